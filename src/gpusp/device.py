@@ -1,0 +1,120 @@
+"""Where kernels run (real GPU, CUDA simulator, or nowhere) and how device work is timed.
+
+``mode()`` is ``"gpu"``, ``"sim"`` (``NUMBA_ENABLE_CUDASIM=1``, set before Numba is imported) or
+``"none"``. :class:`DeviceTimer` brackets device work with CUDA events on a GPU and falls back to the
+wall clock in the simulator and for CPU solvers, saying which clock it used.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import time
+
+
+def _simulated_env() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+@functools.lru_cache(maxsize=1)
+def mode() -> str:
+    """'sim' in the CUDA simulator, 'gpu' when a usable CUDA device exists, else 'none'."""
+    if _simulated_env():
+        return "sim"
+    try:
+        from numba import cuda
+
+        return "gpu" if cuda.is_available() else "none"
+    except Exception:  # no driver, no NVVM, or numba-cuda missing: all mean no GPU
+        return "none"
+
+
+def require_cuda(solver: str) -> None:
+    """Raise a clear error when a GPU solver is asked for with neither a GPU nor the simulator."""
+    if mode() == "none":
+        from .errors import SolverError
+
+        raise SolverError(f"{solver} needs a CUDA GPU; none is usable here "
+                          "(set NUMBA_ENABLE_CUDASIM=1 to run it in the CUDA simulator)")
+
+
+def device_info() -> dict:
+    """GPU name, compute capability, driver and CUDA versions (or the simulator / CPU), for records."""
+    info = {"mode": mode(), "host": platform.node(), "cpu": platform.processor() or platform.machine(),
+            "python": platform.python_version()}
+    try:
+        import numba
+        import numpy
+
+        info.update(numba=numba.__version__, numpy=numpy.__version__)
+        from importlib.metadata import version
+
+        info["numba_cuda"] = version("numba-cuda")
+    except Exception:
+        pass
+    if info["mode"] == "gpu":
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        info.update(gpu=name, compute_capability=".".join(map(str, dev.compute_capability)),
+                    multiprocessors=dev.MULTIPROCESSOR_COUNT)
+        try:
+            info["driver"] = ".".join(map(str, cuda.driver.driver.get_version()))
+        except Exception:
+            pass
+        try:
+            info["cuda_runtime"] = ".".join(map(str, cuda.runtime.get_version()))
+        except Exception:
+            pass
+        try:
+            free, total = cuda.current_context().get_memory_info()
+            info.update(memory_free=int(free), memory_total=int(total))
+        except Exception:
+            pass
+    elif info["mode"] == "sim":
+        info["gpu"] = "CUDA simulator (timings are not GPU timings)"
+    return info
+
+
+def free_device_memory() -> int | None:
+    """Free bytes on the current GPU, None without one (the simulator has no limit worth checking)."""
+    if mode() != "gpu":
+        return None
+    from numba import cuda
+
+    return int(cuda.current_context().get_memory_info()[0])
+
+
+def multiprocessors() -> int:
+    """Streaming multiprocessors of the current GPU (a small stand-in in the simulator)."""
+    if mode() != "gpu":
+        return 2
+    from numba import cuda
+
+    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+
+
+class DeviceTimer:
+    """Times a callable: CUDA events around device work on a GPU, the wall clock otherwise."""
+
+    def __init__(self, on_device: bool):
+        self.events = on_device and mode() == "gpu"
+        self.clock = "cuda-event" if self.events else ("wall-simulated" if mode() == "sim" and on_device
+                                                       else "wall")
+
+    def time(self, fn, *args, **kwargs):
+        """Run ``fn`` and return (milliseconds, its return value)."""
+        if self.events:
+            from numba import cuda
+
+            start, end = cuda.event(), cuda.event()
+            start.record()
+            out = fn(*args, **kwargs)
+            end.record()
+            end.synchronize()
+            return float(cuda.event_elapsed_time(start, end)), out
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        return (time.perf_counter() - t0) * 1e3, out

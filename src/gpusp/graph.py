@@ -1,0 +1,223 @@
+"""Directed weighted graphs in CSR form, the container every reader, generator and solver shares.
+
+A :class:`Graph` holds ``indptr`` (n + 1 offsets), ``indices`` (m targets) and ``weights`` (m integer
+weights) as NumPy arrays; the edges of vertex ``u`` are ``indices[indptr[u]:indptr[u + 1]]``.
+Parallel edges and self-loops are kept as given (solvers must cope with them; ``info`` reports them).
+
+Distances are integers. The weight dtype is picked from the longest possible simple path,
+``bound = (n - 1) * max|w|``: int32 while ``bound < 2**29``, else int64 while ``bound < 2**61``, else
+:class:`~gpusp.errors.WeightOverflowError`. The matching ``INF`` (``2**30 - 1`` or ``2**62 - 1``) leaves
+room so that ``INF + INF`` and ``INF + w`` never overflow and every real distance stays below
+``INF - bound``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import WeightOverflowError
+
+INF32 = np.int32(2**30 - 1)
+INF64 = np.int64(2**62 - 1)
+WEIGHT_KINDS = ("real", "generated", "unit")
+
+
+def inf_for(dtype) -> int:
+    """The unreachable marker for an int32 or int64 distance dtype."""
+    dtype = np.dtype(dtype)
+    if dtype == np.int32:
+        return int(INF32)
+    if dtype == np.int64:
+        return int(INF64)
+    raise TypeError(f"distances are int32 or int64, not {dtype}")
+
+
+def path_bound(n: int, weights: np.ndarray) -> int:
+    """Largest absolute length of a simple path: (n - 1) * max |w| (as a Python int, no overflow)."""
+    if n <= 1 or weights.size == 0:
+        return 0
+    wmax = max(abs(int(weights.max())), abs(int(weights.min())))
+    return (n - 1) * wmax
+
+
+def choose_dtype(n: int, weights: np.ndarray) -> np.dtype:
+    """int32 when every path length fits with room for INF arithmetic, else int64; raise if neither does."""
+    bound = path_bound(n, weights)
+    if bound < 2**29:
+        return np.dtype(np.int32)
+    if bound < 2**61:
+        return np.dtype(np.int64)
+    raise WeightOverflowError(
+        f"path lengths up to {bound} (n={n}, max |w|={bound // max(n - 1, 1)}) could overflow int64 distances"
+    )
+
+
+@dataclass(eq=False)
+class Graph:
+    """A directed graph with integer edge weights in CSR form (see the module docstring)."""
+
+    n: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+    name: str = "graph"
+    weight_kind: str = "real"
+    id_map: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.n = int(self.n)
+        if self.n < 0:
+            raise ValueError("n must be >= 0")
+        m = int(self.indices.size)
+        if self.indptr.shape != (self.n + 1,) or int(self.indptr[0]) != 0 or int(self.indptr[-1]) != m:
+            raise ValueError("indptr must have n + 1 entries, start at 0 and end at m")
+        if self.weights.shape != (m,):
+            raise ValueError("weights must have one entry per edge")
+        if m and (int(self.indices.min()) < 0 or int(self.indices.max()) >= self.n):
+            raise ValueError("edge target out of range 0..n-1")
+        if self.weight_kind not in WEIGHT_KINDS:
+            raise ValueError(f"weight_kind must be one of {WEIGHT_KINDS}")
+        if np.any(np.diff(self.indptr) < 0):
+            raise ValueError("indptr must be non-decreasing")
+
+    # construction -------------------------------------------------------------------------------
+    @classmethod
+    def from_edges(cls, n, src, dst, weight=None, *, name="graph", weight_kind=None, id_map=None, meta=None):
+        """Build a graph from edge arrays (0-based ids); ``weight=None`` gives unit weights.
+
+        Edges keep their input order within each source vertex; the weight dtype follows
+        :func:`choose_dtype`.
+        """
+        n = int(n)
+        src = np.asarray(src)
+        dst = np.asarray(dst)
+        if src.shape != dst.shape or src.ndim != 1:
+            raise ValueError("src and dst must be 1-D arrays of equal length")
+        if weight is None:
+            weight = np.ones(src.size, dtype=np.int64)
+            weight_kind = weight_kind or "unit"
+        weight = np.asarray(weight)
+        if weight.shape != src.shape:
+            raise ValueError("weight must have one entry per edge")
+        if weight.size and not np.issubdtype(weight.dtype, np.integer):
+            if not np.all(np.equal(np.mod(weight, 1), 0)):
+                raise ValueError("weights must be integers")
+            weight = weight.astype(np.int64)
+        for name_, arr in (("src", src), ("dst", dst)):
+            if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
+                raise ValueError(f"{name_} vertex id out of range 0..{n - 1}")
+        wdtype = choose_dtype(n, weight)
+        order = np.argsort(src, kind="stable")
+        counts = np.bincount(src, minlength=n) if src.size else np.zeros(n, dtype=np.int64)
+        idx_dtype = np.int32 if src.size < 2**31 else np.int64
+        indptr = np.zeros(n + 1, dtype=idx_dtype)
+        np.cumsum(counts, out=indptr[1:])
+        return cls(
+            n,
+            indptr,
+            np.ascontiguousarray(dst[order], dtype=np.int32),
+            np.ascontiguousarray(weight[order], dtype=wdtype),
+            name=name,
+            weight_kind=weight_kind or "real",
+            id_map=id_map,
+            meta=dict(meta or {}),
+        )
+
+    # views --------------------------------------------------------------------------------------
+    @property
+    def m(self) -> int:
+        return int(self.indices.size)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Distance dtype (the weight dtype)."""
+        return self.weights.dtype
+
+    @property
+    def inf(self) -> int:
+        return inf_for(self.weights.dtype)
+
+    @property
+    def has_negative_weights(self) -> bool:
+        return bool(self.m and int(self.weights.min()) < 0)
+
+    def out_degree(self) -> np.ndarray:
+        return np.diff(self.indptr).astype(np.int64)
+
+    def coo(self):
+        """(src, dst, weight) arrays in CSR order."""
+        src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.indptr))
+        return src, self.indices, self.weights
+
+    def reverse(self) -> Graph:
+        """The graph of incoming edges (every edge u->v becomes v->u)."""
+        src, dst, w = self.coo()
+        return Graph.from_edges(self.n, dst, src, w, name=f"{self.name}.reverse", weight_kind=self.weight_kind)
+
+    def with_weights(self, weights, weight_kind="generated") -> Graph:
+        """Same edges, new weights (the dtype is chosen again)."""
+        src, dst, _ = self.coo()
+        return Graph.from_edges(self.n, src, dst, weights, name=self.name, weight_kind=weight_kind,
+                                id_map=self.id_map, meta=self.meta)
+
+    def simple(self) -> Graph:
+        """Parallel edges reduced to the lightest one, self-loops dropped unless negative."""
+        src, dst, w = self.coo()
+        keep = (src != dst) | (w < 0)
+        src, dst, w = src[keep], dst[keep], w[keep]
+        order = np.lexsort((w, dst, src))
+        src, dst, w = src[order], dst[order], w[order]
+        first = np.ones(src.size, dtype=bool)
+        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        return Graph.from_edges(self.n, src[first], dst[first], w[first], name=self.name,
+                                weight_kind=self.weight_kind)
+
+    def to_dense(self, dtype=None) -> np.ndarray:
+        """n x n distance matrix for APSP: min over parallel edges, diagonal min(0, self-loop), INF elsewhere."""
+        dtype = np.dtype(dtype or self.dtype)
+        inf = inf_for(dtype)
+        mat = np.full((self.n, self.n), inf, dtype=dtype)
+        src, dst, w = self.coo()
+        np.minimum.at(mat, (src, dst), w.astype(dtype))
+        diag = np.arange(self.n)
+        mat[diag, diag] = np.minimum(mat[diag, diag], 0)
+        return mat
+
+    # identity and statistics --------------------------------------------------------------------
+    def checksum(self) -> str:
+        """sha256 of n and the three CSR arrays (identity of the graph a record was measured on)."""
+        h = hashlib.sha256()
+        h.update(np.int64(self.n).tobytes())
+        for arr in (self.indptr.astype(np.int64), self.indices.astype(np.int32), self.weights.astype(np.int64)):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        return h.hexdigest()
+
+    def stats(self) -> dict:
+        """n, m, degree statistics, weight range, duplicates and self-loops (what ``gpusp info`` prints)."""
+        src, dst, w = self.coo()
+        deg = self.out_degree()
+        pair = src.astype(np.int64) * max(self.n, 1) + dst
+        duplicates = int(pair.size - np.unique(pair).size)
+        return {
+            "name": self.name,
+            "n": self.n,
+            "m": self.m,
+            "out_degree_min": int(deg.min()) if self.n else 0,
+            "out_degree_max": int(deg.max()) if self.n else 0,
+            "out_degree_mean": float(deg.mean()) if self.n else 0.0,
+            "zero_out_degree": int((deg == 0).sum()),
+            "weight_min": int(w.min()) if self.m else None,
+            "weight_max": int(w.max()) if self.m else None,
+            "weight_kind": self.weight_kind,
+            "weight_dtype": str(self.dtype),
+            "duplicate_edges": duplicates,
+            "self_loops": int((src == dst).sum()),
+            "checksum": self.checksum(),
+        }
+
+    def __repr__(self) -> str:
+        return f"Graph(name={self.name!r}, n={self.n}, m={self.m}, dtype={self.dtype}, weights={self.weight_kind})"

@@ -1,0 +1,303 @@
+"""The one table of solvers: names, papers, parameters, constraints and where the code lives.
+
+The CLI, the workflow and the tests all read this table. It imports nothing heavy: the solver class
+named by ``impl`` is imported only by :meth:`SolverSpec.load`, so listing and checking solvers needs
+neither a GPU nor Numba.
+
+Names are ``<family>_<variant>``; a family is one word. Papers (``../shared/seeds``): 000 Bodra,
+001 Okuyama et al., 002 Zuccato & Lena, 003 Sudhanan, 004 An.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import SolverError
+
+PROBLEMS = ("sssp", "apsp")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One solver parameter: default, allowed values (``choices``) or an integer range."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def check(self, value):
+        """Return ``value`` converted to the default's type, or raise SolverError naming the problem."""
+        kind = type(self.default)
+        try:
+            value = kind(value) if not isinstance(value, kind) else value
+        except (TypeError, ValueError):
+            raise SolverError(f"parameter {self.name}={value!r}: expected {kind.__name__}") from None
+        if self.choices is not None and value not in self.choices:
+            raise SolverError(f"parameter {self.name}={value!r}: allowed values are {list(self.choices)}")
+        if self.minimum is not None and value < self.minimum:
+            raise SolverError(f"parameter {self.name}={value!r}: must be >= {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise SolverError(f"parameter {self.name}={value!r}: must be <= {self.maximum}")
+        return value
+
+
+def _zero(n, m, params, itemsize):
+    return 0
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """Everything known about a solver without importing it."""
+
+    name: str
+    problem: str
+    device: str
+    paper: str
+    summary: str
+    impl: str
+    params: tuple[Param, ...] = ()
+    negative_weights: bool = False
+    memory: Callable[[int, int, dict, int], int] = field(default=_zero, compare=False)
+    memory_formula: str = "0"
+    max_n: int | None = None
+
+    @property
+    def family(self) -> str:
+        return self.name.split("_", 1)[0]
+
+    @property
+    def variant(self) -> str:
+        return self.name.split("_", 1)[1]
+
+    def resolve(self, params: dict | None = None) -> dict:
+        """Defaults merged with ``params``, every value checked; unknown names are an error."""
+        params = dict(params or {})
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise SolverError(f"{self.name} has no parameter {unknown[0]!r}; it takes {sorted(known) or 'none'}")
+        return {name: p.check(params.get(name, p.default)) for name, p in known.items()}
+
+    def why_not(self, n: int, m: int, *, negative: bool = False, itemsize: int = 4,
+                params: dict | None = None, free_bytes: int | None = None) -> str | None:
+        """The reason this solver cannot run on such a graph, or None when it can."""
+        if negative and not self.negative_weights:
+            return f"{self.name} does not accept negative weights"
+        if self.max_n is not None and n > self.max_n:
+            return f"{self.name} is limited to n <= {self.max_n} (n = {n})"
+        if free_bytes is not None:
+            need = self.memory(n, m, self.resolve(params), itemsize)
+            if need > free_bytes:
+                return (f"{self.name} needs {need / 2**30:.2f} GiB of device memory ({self.memory_formula}), "
+                        f"only {free_bytes / 2**30:.2f} GiB free")
+        return None
+
+    def load(self):
+        """Import and return the solver class (this is where Numba gets imported)."""
+        module, _, attr = self.impl.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def info(self) -> dict:
+        """A JSON-ready description (what ``gpusp solvers`` and :func:`gpusp.solver_info` show)."""
+        return {
+            "name": self.name,
+            "problem": self.problem,
+            "family": self.family,
+            "variant": self.variant,
+            "device": self.device,
+            "paper": self.paper,
+            "summary": self.summary,
+            "negative_weights": self.negative_weights,
+            "memory": self.memory_formula,
+            "max_n": self.max_n,
+            "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
+                               "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
+                       for p in self.params},
+        }
+
+
+# shared parameter definitions -------------------------------------------------------------------------
+BLOCK = Param("block", 256, "threads per block", choices=(32, 64, 128, 256, 512, 1024))
+ROUNDS = Param("rounds", "early", "'early': stop when a round changes nothing; 'fixed': always |V|-1 rounds "
+               "as in paper 000", choices=("early", "fixed"))
+GRID = Param("grid", 0, "blocks in the grid-stride launch (0: 4 per multiprocessor)", minimum=0)
+TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=(4, 8, 16, 32))
+BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA block side)",
+                 choices=(4, 8, 16, 24, 32))
+
+
+def _csr(n, m, params, itemsize):
+    """CSR graph + distance and parent arrays on the device."""
+    return 4 * (n + 1) + (4 + itemsize) * m + (2 * itemsize + 4 + 4) * n
+
+
+def _coo(n, m, params, itemsize):
+    return (8 + itemsize) * m + (2 * itemsize + 4 + 8) * n
+
+
+def _matrix(n, m, params, itemsize):
+    """Distance matrix and predecessor matrix."""
+    return (itemsize + 4) * n * n
+
+
+def _nsssp(n, m, params, itemsize):
+    """Paper 001: (3N + 1)|V| + 2|E| words plus the inverted graph |V| + 2|E| for path recording."""
+    N = params.get("sources_per_launch", 32)
+    return 4 * ((3 * N + 1) * n + 2 * m) + 4 * (n + 2 * m) + 4 * N * n
+
+
+def _dense(n, m, params, itemsize):
+    return itemsize * n * n + (2 * itemsize + 8) * n
+
+
+SPECS: tuple[SolverSpec, ...] = (
+    # --- reference and serial baselines ---------------------------------------------------------------
+    SolverSpec("scipy_dijkstra", "sssp", "cpu", "-", "SciPy csgraph Dijkstra (Johnson when weights are "
+               "negative): the CPU reference every GPU result is checked against",
+               "gpusp.solvers.cpu:ScipySssp", negative_weights=True),
+    SolverSpec("dijkstra_cpu", "sssp", "cpu", "000", "serial Dijkstra with a binary heap (lazy deletion)",
+               "gpusp.solvers.cpu:DijkstraCpu"),
+    SolverSpec("bellmanford_cpu", "sssp", "cpu", "000", "serial Bellman-Ford over the edge list",
+               "gpusp.solvers.cpu:BellmanFordCpu", params=(ROUNDS,), negative_weights=True),
+    SolverSpec("scipy_apsp", "apsp", "cpu", "-", "SciPy csgraph Dijkstra from every source (Johnson when "
+               "weights are negative)", "gpusp.solvers.cpu:ScipyApsp", negative_weights=True,
+               memory=_matrix, memory_formula="host only"),
+    SolverSpec("floydwarshall_cpu", "apsp", "cpu", "000", "serial Floyd-Warshall on the n x n matrix",
+               "gpusp.solvers.cpu:FloydWarshallCpu", negative_weights=True),
+    # --- paper 000: vertex-parallel Bellman-Ford -----------------------------------------------------
+    SolverSpec("bellmanford_naive", "sssp", "gpu", "000", "thread per vertex relaxes its out-edges from "
+               "prevDistance into distance with atomic min, then a copy kernel; parent kernel at the end",
+               "gpusp.solvers.bellmanford:NaiveSolver", params=(BLOCK, ROUNDS), negative_weights=True,
+               memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+    SolverSpec("bellmanford_stride", "sssp", "gpu", "000", "as naive, with grid-stride loops over vertices "
+               "and a fixed grid size", "gpusp.solvers.bellmanford:StrideSolver",
+               params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
+               memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+    SolverSpec("bellmanford_flag", "sssp", "gpu", "000", "stride with a per-vertex changed flag: only "
+               "vertices whose distance changed last round relax", "gpusp.solvers.bellmanford:FlagSolver",
+               params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
+               memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+    # --- paper 004: edge-parallel and pull/push Bellman-Ford -----------------------------------------
+    SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
+               "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf:CooSolver",
+               params=(BLOCK, Param("edges_per_thread", 1, "edges each thread relaxes (stride = grid size, "
+                                    "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64))),
+               negative_weights=True, memory=_coo, memory_formula="(8+w)m + (2w+12)n bytes"),
+    SolverSpec("edgebf_dense", "sssp", "gpu", "004", "edge-parallel Bellman-Ford on the dense adjacency "
+               "matrix (for complete graphs)", "gpusp.solvers.edgebf:DenseSolver", params=(BLOCK,),
+               negative_weights=True, memory=_dense, memory_formula="w n^2 + (2w+8)n bytes"),
+    SolverSpec("vertexbf_pull", "sssp", "gpu", "004", "thread per vertex reads its incoming edges and "
+               "takes the minimum (no atomics)", "gpusp.solvers.edgebf:PullSolver", params=(BLOCK,),
+               negative_weights=True, memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+    SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
+               "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK,), negative_weights=True,
+               memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+    # --- papers 001 and 003: Harish-Narayanan and the packed atomic ----------------------------------
+    SolverSpec("harish_scattercheck", "sssp", "gpu", "001", "Harish-Narayanan: scatter kernel relaxes "
+               "masked vertices into an update array, check kernel commits, re-masks and sets the flag",
+               "gpusp.solvers.harish:ScatterCheckSolver", params=(BLOCK,), memory=_csr,
+               memory_formula="4(n+1) + (4+w)m + (3w+8)n bytes"),
+    SolverSpec("packed_atomic", "sssp", "gpu", "003", "one 64-bit atomic updates (distance, parent) "
+               "together: dist in the high 32 bits, parent in the low 32",
+               "gpusp.solvers.packed:PackedSolver",
+               params=(BLOCK, Param("method", "min", "'min': 64-bit atomic min; 'cas': compare-and-swap loop",
+                                    choices=("min", "cas"))),
+               memory=_csr, memory_formula="4(n+1) + 8m + 16n bytes"),
+    # --- paper 000: Floyd-Warshall and GPU Dijkstra APSP ---------------------------------------------
+    SolverSpec("floydwarshall_supernaive", "apsp", "gpu", "000", "2-D grid, one thread per (i, j), one "
+               "launch per k", "gpusp.solvers.floydwarshall:SuperNaiveSolver",
+               params=(Param("tile", 16, "block side of the 2-D launch", choices=(4, 8, 16, 32)),),
+               negative_weights=True, memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+    SolverSpec("floydwarshall_supernaiveshared", "apsp", "gpu", "000", "1-D blocks along a row share "
+               "d[i][k] through shared memory, one launch per k",
+               "gpusp.solvers.floydwarshall:SuperNaiveSharedSolver", params=(BLOCK,), negative_weights=True,
+               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+    SolverSpec("floydwarshall_naive", "apsp", "gpu", "000", "one thread per row i loops over j, one launch "
+               "per k", "gpusp.solvers.floydwarshall:NaiveSolver", params=(BLOCK,), negative_weights=True,
+               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+    SolverSpec("floydwarshall_tiledglobal", "apsp", "gpu", "000", "three-phase tiled FW in global memory",
+               "gpusp.solvers.floydwarshall:TiledGlobalSolver", params=(TILE,), negative_weights=True,
+               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+    SolverSpec("floydwarshall_tiledshared", "apsp", "gpu", "000", "three-phase tiled FW with tiles staged "
+               "in shared memory", "gpusp.solvers.floydwarshall:TiledSharedSolver", params=(TILE,),
+               negative_weights=True, memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+    SolverSpec("dijkstra_gpunaive", "apsp", "gpu", "000", "one thread per source runs Dijkstra on the "
+               "adjacency matrix with an O(V^2) linear extract-min", "gpusp.solvers.dijkstragpu:NaiveApspSolver",
+               params=(BLOCK,), memory=lambda n, m, p, w: (2 * w + 5) * n * n,
+               memory_formula="(2w+5) n^2 bytes"),
+    # --- paper 002: blocked Floyd-Warshall -------------------------------------------------------------
+    *(SolverSpec(f"blockedfw_{v}", "apsp", "gpu", "002", summary, f"gpusp.solvers.blockedfw:{cls}",
+                 params=(BLOCKING,), negative_weights=True, memory=_matrix,
+                 memory_formula="(w+4) n_pad^2 bytes, n_pad = n rounded up to B")
+      for v, cls, summary in (
+          ("v10", "V10Solver", "1.0: one launch per block of every phase (global memory)"),
+          ("v11", "V11Solver", "1.1: one launch per phase over the full r x r grid of blocks"),
+          ("v12", "V12Solver", "1.2: rationalised grids of 1, 2r-1 and (r-1)^2 blocks"),
+          ("v20", "V20Solver", "2.0: 1.2 with blocks staged in shared memory"),
+          ("v21", "V21Solver", "2.1: 2.0 with bank-conflict prevention (transposition and padding where "
+                               "the lcm rule predicts a conflict)"),
+          ("v30", "V30Solver", "3.0: phases 2 and 3 split into pieces launched on several streams"),
+          ("v40", "V40Solver", "4.0: the 3.0 launches captured once into a CUDA graph and replayed"),
+          ("v41", "V41Solver", "4.1: CUDA graph with the dependency structure between phase pieces"),
+      )),
+    # --- paper 001: task-parallel N-SSSP APSP --------------------------------------------------------
+    SolverSpec("nsssp_shared", "apsp", "gpu", "001", "N SSSPs per launch, interleaved per-source arrays, "
+               "edges staged in shared memory; recording kernel on the inverted graph",
+               "gpusp.solvers.nsssp:SharedSolver",
+               params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
+                             maximum=1024),
+                       Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
+               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + host n^2 result"),
+    SolverSpec("nsssp_global", "apsp", "gpu", "001", "as nsssp_shared without shared memory",
+               "gpusp.solvers.nsssp:GlobalSolver",
+               params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
+                             maximum=1024),
+                       Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
+               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + host n^2 result"),
+    # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
+    SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
+               "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",
+               params=(Param("transpose", False, "multiply by the transposed operand for coalescing",
+                             choices=(False, True)),),
+               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8) * n * n,
+               memory_formula="(2w+8) n^2 bytes"),
+    SolverSpec("minplus_tiled", "apsp", "gpu", "004", "min-plus squaring with 32 x 32 shared-memory tiles",
+               "gpusp.solvers.minplus:TiledSolver",
+               params=(Param("tile", 32, "tile side", choices=(4, 8, 16, 32)),
+                       Param("transpose", False, "multiply by the transposed operand for coalescing",
+                             choices=(False, True))),
+               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8) * n * n,
+               memory_formula="(2w+8) n^2 bytes"),
+    SolverSpec("bellmanford_allsources", "apsp", "gpu", "004", "an SSSP solver of the Bellman-Ford "
+               "families run from every source", "gpusp.solvers.allsources:AllSourcesSolver",
+               params=(Param("sssp", "edgebf_coo", "the SSSP solver run per source",
+                             choices=("bellmanford_naive", "bellmanford_stride", "bellmanford_flag",
+                                      "edgebf_coo", "vertexbf_pull", "vertexbf_push")),
+                       BLOCK),
+               negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + (w + 4) * n * n,
+               memory_formula="CSR + (w+4) n^2 bytes on the host"),
+)
+
+REGISTRY: dict[str, SolverSpec] = {s.name: s for s in SPECS}
+
+
+def get(name: str) -> SolverSpec:
+    """The spec of a solver, or SolverError listing the close names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        near = [n for n in REGISTRY if n.split("_")[0] == name.split("_")[0]] or sorted(REGISTRY)
+        raise SolverError(f"unknown solver {name!r}; known: {', '.join(near)}") from None
+
+
+def list_solvers(problem: str | None = None, device: str | None = None) -> list[str]:
+    """Solver names, optionally only those for one problem ('sssp'/'apsp') or device ('gpu'/'cpu')."""
+    if problem is not None and problem not in PROBLEMS:
+        raise SolverError(f"problem must be one of {PROBLEMS}, not {problem!r}")
+    return [s.name for s in SPECS if (problem is None or s.problem == problem)
+            and (device is None or s.device == device)]

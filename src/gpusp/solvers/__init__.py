@@ -1,0 +1,1 @@
+"""Solver implementations, one module per algorithm family (see gpusp.registry for the table)."""
