@@ -1,0 +1,77 @@
+"""Offline compile gate: compile every GPU kernel to PTX for sm_90 without a GPU.
+
+The CUDA simulator does no typing, so a kernel can pass every simulator test and still fail to
+compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles
+each kernel every GPU solver module lists in ``compile_targets()`` with ``cuda.compile_ptx(...,
+cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
+``python -m gpusp.compilecheck`` (the test suite does, in a process without the simulator).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import time
+
+
+def _patch_current_device(cc=(9, 0)):
+    """Kernels calling device functions ask for the current device; answer with an sm_90 stand-in."""
+    from numba.cuda import dispatcher
+
+    class _Device:
+        compute_capability = cc
+
+    dispatcher.get_current_device = lambda: _Device()
+
+
+def modules() -> list[str]:
+    """Modules of every registered GPU solver, plus the shared device helpers."""
+    from .registry import SPECS
+
+    names = ["gpusp.solvers.common"]
+    for spec in SPECS:
+        if spec.device == "gpu":
+            mod = spec.impl.split(":")[0]
+            if mod not in names:
+                names.append(mod)
+    return names
+
+
+def main(argv=None) -> int:
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        print("compilecheck: unset NUMBA_ENABLE_CUDASIM (the simulator cannot compile PTX)", file=sys.stderr)
+        return 2
+    from numba import cuda
+
+    _patch_current_device()
+    only = set(argv or sys.argv[1:])
+    failures, count = [], 0
+    for name in modules():
+        if only and name not in only:
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            failures.append(f"{name}: import failed: {exc}")
+            continue
+        targets = getattr(module, "compile_targets", None)
+        if targets is None:
+            failures.append(f"{name}: has no compile_targets()")
+            continue
+        for label, kernel, sig in targets():
+            t0 = time.perf_counter()
+            try:
+                ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0))
+                count += 1
+                print(f"ok   {name}:{label} ({len(ptx)} chars PTX, {time.perf_counter() - t0:.2f} s)")
+            except Exception as exc:  # report every failure, not just the first
+                failures.append(f"{name}:{label}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+    for f in failures:
+        print(f"FAIL {f}")
+    print(f"compiled {count} kernels for sm_90, {len(failures)} failures")
+    return 1 if failures or count == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Device pieces shared by the GPU solvers: graph upload, array fill, and the shortest-path tree.
+
+The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an
+in-edge that is tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do,
+since distances strictly decrease along a parent chain, so one pass suffices (O(m) work). With zero or
+negative weights a zero-weight cycle can be all tight and a local pick could close a loop, so the tree
+is grown level by level from the source over tight edges instead (one launch per tree level; the first
+frontier vertex to claim a vertex with an atomic compare-and-swap becomes its parent).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ..graph import Graph
+from .base import launch_grid
+
+
+@cuda.jit
+def fill(arr, value):
+    """Set every element of a 1-D array to ``value``."""
+    i = cuda.grid(1)
+    if i < arr.size:
+        arr[i] = value
+
+
+@cuda.jit
+def put(arr, index, value):
+    """Set one element (e.g. the source's distance) without a host round trip."""
+    if cuda.grid(1) == 0:
+        arr[index] = value
+
+
+@cuda.jit
+def tight_parents(indptr, indices, weights, dist, parent, inf):
+    """Thread per vertex u: become the parent of each out-neighbour reached over a tight edge."""
+    u = cuda.grid(1)
+    if u >= dist.size:
+        return
+    du = dist[u]
+    if du == inf:
+        return
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if v != u and du + weights[e] == dist[v]:
+            parent[v] = u  # benign race: every writer holds a tight edge, any one is a valid parent
+
+
+@cuda.jit
+def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew):
+    """Thread per vertex u on the frontier (level == depth): claim untreed tight out-neighbours."""
+    u = cuda.grid(1)
+    if u >= dist.size or level[u] != depth:
+        return
+    du = dist[u]
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if du + weights[e] == dist[v] and level[v] == -1:
+            # atomic: only the first frontier vertex to reach v becomes its parent
+            if cuda.atomic.cas(level, v, -1, depth + 1) == -1:
+                parent[v] = u
+                grew[0] = 1
+
+
+class DeviceGraph:
+    """The CSR arrays of a graph on the device, uploaded once."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.n = graph.n
+        self.m = graph.m
+        self.inf = graph.dtype.type(graph.inf)
+        self.nonpositive = bool(graph.m and int(graph.weights.min()) <= 0)
+        self.indptr = self.indices = self.weights = None
+
+    def upload(self):
+        self.indptr = cuda.to_device(self.graph.indptr)
+        self.indices = cuda.to_device(self.graph.indices)
+        self.weights = cuda.to_device(self.graph.weights)
+        return self
+
+
+def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256) -> int:
+    """Fill ``parent`` (device, int32) with a shortest-path tree of ``dist``; returns launches used."""
+    grid = launch_grid(dg.n, block)
+    fill[grid, block](parent, -1)
+    if not dg.nonpositive:
+        tight_parents[grid, block](dg.indptr, dg.indices, dg.weights, dist, parent, dg.inf)
+        put[1, 1](parent, source, -1)
+        return 2
+    level = cuda.device_array(dg.n, dtype=np.int32)
+    fill[grid, block](level, -1)
+    put[1, 1](level, source, 0)
+    grew = cuda.device_array(1, dtype=np.int32)
+    depth, launches = 0, 3
+    while True:
+        put[1, 1](grew, 0, 0)
+        tight_tree_level[grid, block](dg.indptr, dg.indices, dg.weights, dist, level, parent, depth, grew)
+        launches += 2
+        if int(grew.copy_to_host()[0]) == 0:
+            return launches
+        depth += 1
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        csr = f"int32[::1], int32[::1], {w}[::1], {w}[::1]"
+        out += [
+            (f"fill[{w}]", fill, f"void({w}[::1], {w})"),
+            (f"put[{w}]", put, f"void({w}[::1], int64, {w})"),
+            (f"tight_parents[{w}]", tight_parents, f"void({csr}, int32[::1], {w})"),
+            (f"tight_tree_level[{w}]", tight_tree_level, f"void({csr}, int32[::1], int32[::1], int64, int32[::1])"),
+        ]
+    out.append(("fill[int32 parent]", fill, "void(int32[::1], int32)"))
+    return out

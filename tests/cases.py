@@ -1,0 +1,74 @@
+"""Small graphs with the awkward cases every solver must survive, and one check for any answer.
+
+Each case is (label, graph, source). Sizes stay tiny because the CUDA simulator costs about a
+millisecond per simulated thread.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import gpusp
+from gpusp.validate import check_apsp, check_sssp
+
+
+def _g(n, edges, name):
+    src, dst, w = (np.array(c, dtype=np.int64) for c in zip(*edges)) if edges else ([], [], [])
+    return gpusp.Graph.from_edges(n, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+                                  np.asarray(w, dtype=np.int64), name=name)
+
+
+def random_graph(n, m, seed, wmin=1, wmax=20, name=None):
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    w = rng.integers(wmin, wmax + 1, m)
+    return gpusp.Graph.from_edges(n, src, dst, w, name=name or f"random-{n}-{m}-{seed}")
+
+
+def sssp_cases(negative: bool = False):
+    """Graphs with unreachable vertices, zero weights, duplicates, self-loops, n = 1, odd sizes."""
+    cases = [
+        ("n1", _g(1, [], "n1"), 0),
+        ("n1-selfloop", _g(1, [(0, 0, 3)], "n1-loop"), 0),
+        ("unreachable", _g(6, [(0, 1, 2), (1, 2, 2), (3, 4, 1), (4, 5, 1)], "unreach"), 0),
+        ("zero-weights", _g(5, [(0, 1, 0), (1, 2, 0), (2, 3, 4), (0, 3, 4), (3, 4, 0)], "zeros"), 0),
+        ("zero-cycle", _g(5, [(0, 1, 1), (1, 2, 0), (2, 1, 0), (2, 3, 0), (3, 1, 0), (3, 4, 2)], "zcycle"), 0),
+        ("duplicates-selfloops", _g(4, [(0, 1, 5), (0, 1, 2), (0, 1, 9), (1, 1, 1), (1, 2, 3), (2, 2, 0),
+                                        (1, 3, 7), (2, 3, 1), (2, 3, 1)], "dups"), 0),
+        ("random-13", random_graph(13, 40, seed=1, wmin=0, wmax=9), 3),
+        ("random-37", random_graph(37, 110, seed=2), 5),
+    ]
+    if negative:
+        cases += [
+            ("negative", _g(5, [(0, 1, 4), (0, 2, 2), (2, 1, -3), (1, 3, 2), (3, 4, -1), (2, 4, 5)], "neg"), 0),
+            ("negative-zero-cycle", _g(4, [(0, 1, 1), (1, 2, -2), (2, 1, 2), (2, 3, 1)], "negzero"), 0),
+            ("random-neg", _random_dag_negative(17, 50, seed=3), 0),
+        ]
+    return cases
+
+
+def _random_dag_negative(n, m, seed):
+    """Random DAG (edges low -> high id) with weights in [-5, 9]: negative but no cycles."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, m)
+    b = rng.integers(0, n, m)
+    keep = a != b
+    src, dst = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+    return gpusp.Graph.from_edges(n, src, dst, rng.integers(-5, 10, src.size), name=f"dagneg-{n}")
+
+
+def negative_cycle_graph():
+    """0 -> 1 -> 2 -> 1 with the 1-2-1 cycle of weight -1, reachable from 0; vertex 3 hangs off it."""
+    return _g(4, [(0, 1, 1), (1, 2, 2), (2, 1, -3), (2, 3, 1)], "negcycle")
+
+
+def assert_sssp_ok(graph, source, result):
+    """The result's distances equal SciPy's and its parents pass the five tree checks."""
+    verdict = check_sssp(graph, source, result.dist, result.parent)
+    assert verdict.ok, f"{graph.name} from {source}: {verdict.checks} {verdict.mismatches}"
+
+
+def assert_apsp_ok(graph, result):
+    verdict = check_apsp(graph, result.dist, result.parent)
+    assert verdict.ok, f"{graph.name}: {verdict.checks} {verdict.mismatches}"
