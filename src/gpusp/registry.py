@@ -193,7 +193,8 @@ SPECS: tuple[SolverSpec, ...] = (
                negative_weights=True, memory=_dense, memory_formula="w n^2 + (2w+8)n bytes"),
     SolverSpec("vertexbf_pull", "sssp", "gpu", "004", "thread per vertex reads its incoming edges and "
                "takes the minimum (no atomics)", "gpusp.solvers.edgebf:PullSolver", params=(BLOCK,),
-               negative_weights=True, memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+               negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n,
+               memory_formula="4(n+1) + (4+w)m + (2w+16)n bytes (reverse CSR, two distance buffers)"),
     SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
                "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK,), negative_weights=True,
                memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
@@ -252,13 +253,15 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
                              maximum=1024),
                        Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
-               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + host n^2 result"),
+               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result "
+               "on the device if it fits, else on the host"),
     SolverSpec("nsssp_global", "apsp", "gpu", "001", "as nsssp_shared without shared memory",
                "gpusp.solvers.nsssp:GlobalSolver",
                params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
                              maximum=1024),
                        Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
-               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + host n^2 result"),
+               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result "
+               "on the device if it fits, else on the host"),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",

@@ -1,0 +1,126 @@
+"""Records -> tidy tables (one row per timing sample) and a per-configuration summary, with pandas.
+
+The summary has one row per (graph, solver, parameter set): median and IQR over every sample of every
+source, the separately measured compile and transfer costs, the validation verdict, speed-up over the
+CPU baseline on the same graph (SciPy for the problem), and relaxations per second. Skipped
+combinations appear with their reason. Records of one solver made by different code versions are not
+mixed unless ``allow_mixed`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import GpuspError
+
+BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
+
+
+def load_records(paths) -> list[dict]:
+    out = []
+    for p in paths:
+        with open(p) as fh:
+            rec = json.load(fh)
+        rec["_path"] = str(p)
+        verdict_path = Path(str(p).removesuffix(".json") + ".verdict.json")
+        if verdict_path.exists():
+            with open(verdict_path) as fh:
+                rec["_verdict"] = json.load(fh)
+        out.append(rec)
+    return out
+
+
+def samples_table(records: list[dict]) -> pd.DataFrame:
+    """One row per timing sample (tidy), with provenance columns."""
+    rows = []
+    for rec in records:
+        verdict = rec.get("_verdict")
+        base = {
+            "graph": rec["graph"]["name"], "graph_label": rec.get("graph_label", rec["graph"]["name"]),
+            "n": rec["graph"]["n"], "m": rec["graph"]["m"], "solver": rec["solver"], "family": rec["family"],
+            "variant": rec["variant"], "problem": rec["problem"], "device": rec["device"], "paper": rec["paper"],
+            "params": rec.get("params_label") or json.dumps(rec["params"], sort_keys=True),
+            "status": rec["status"], "reason": rec.get("reason"),
+            "mode": rec["machine"].get("mode"), "gpu": rec["machine"].get("gpu", "cpu"),
+            "code_hash": rec["code_hash"], "git_commit": rec["git_commit"], "created": rec["created"],
+            "validated": (verdict["ok"] if verdict else rec["summary"].get("validated")),
+        }
+        for key, value in rec["params"].items():
+            base[f"param_{key}"] = value
+        if not rec["runs"]:
+            rows.append({**base, "source": None, "sample": None, "time_ms": np.nan})
+        for run in rec["runs"]:
+            t = run["timings"]
+            for i, ms in enumerate(t["samples_ms"]):
+                rows.append({**base, "source": run["source"], "sample": i, "time_ms": ms, "clock": t["clock"],
+                             "compile_s": t["compile_s"], "h2d_ms": t["h2d_ms"], "d2h_ms": t["d2h_ms"],
+                             "iterations": run["counters"].get("iterations"),
+                             "relaxations": run["counters"].get("relaxations")})
+    return pd.DataFrame(rows)
+
+
+def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
+    """Refuse tables in which one solver was measured by more than one version of its code."""
+    if table.empty or allow_mixed:
+        return
+    versions = table.groupby("solver")["code_hash"].nunique()
+    mixed = versions[versions > 1]
+    if len(mixed):
+        raise GpuspError(f"records of {', '.join(mixed.index)} come from different code versions; re-run them "
+                         "or aggregate with --allow-mixed")
+
+
+def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None) -> pd.DataFrame:
+    """Median, IQR and derived rates per (graph, solver, parameter set), plus skipped rows."""
+    keys = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params"]
+    timed = samples.dropna(subset=["time_ms"])
+    if timed.empty:
+        summary = pd.DataFrame(columns=keys + ["median_ms"])
+    else:
+        g = timed.groupby(keys, dropna=False)
+        summary = g.agg(n=("n", "first"), m=("m", "first"), median_ms=("time_ms", "median"),
+                        q1_ms=("time_ms", lambda s: s.quantile(0.25)), q3_ms=("time_ms", lambda s: s.quantile(0.75)),
+                        samples=("time_ms", "size"), sources=("source", "nunique"),
+                        compile_s=("compile_s", "max"), h2d_ms=("h2d_ms", "max"), d2h_ms=("d2h_ms", "median"),
+                        iterations=("iterations", "median"), relaxations=("relaxations", "median"),
+                        validated=("validated", "all"), status=("status", "first"), mode=("mode", "first"),
+                        clock=("clock", "first"), gpu=("gpu", "first")).reset_index()
+        summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
+        summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
+        summary["speedup_vs_cpu"] = np.nan
+        for (graph, problem), part in summary.groupby(["graph", "problem"]):
+            base = part[part["solver"] == BASELINE[problem]]
+            if len(base):
+                ref = float(base["median_ms"].min())
+                summary.loc[part.index, "speedup_vs_cpu"] = ref / part["median_ms"]
+    failed = samples[samples["status"].isin(["skipped", "negative-cycle", "error"]) & samples["time_ms"].isna()]
+    extra = [{"graph": r["graph"], "solver": r["solver"], "params": r["params"], "problem": r["problem"],
+              "status": r["status"], "reason": r["reason"]} for _, r in failed.iterrows()]
+    extra += [{**s, "status": "skipped"} for s in (skipped or [])]
+    if extra:
+        summary = pd.concat([summary, pd.DataFrame(extra)], ignore_index=True)
+    return summary.sort_values(["problem", "graph", "median_ms"], na_position="last").reset_index(drop=True)
+
+
+def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False) -> dict:
+    """Write samples.csv, samples.parquet and summary.csv under ``out_dir`` (atomically)."""
+    from .atomic import atomic_path
+
+    samples = samples_table(load_records(records_paths))
+    check_code_versions(samples, allow_mixed)
+    summary = summary_table(samples, skipped)
+    out_dir = Path(out_dir)
+    written = {}
+    for name, frame, kind in (("samples.csv", samples, "csv"), ("samples.parquet", samples, "parquet"),
+                              ("summary.csv", summary, "csv")):
+        with atomic_path(out_dir / name) as tmp:
+            if kind == "csv":
+                frame.to_csv(tmp, index=False)
+            else:
+                frame.astype({c: "string" for c in frame.columns if frame[c].dtype == object}).to_parquet(tmp)
+        written[name] = out_dir / name
+    return written

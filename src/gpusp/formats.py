@@ -1,0 +1,718 @@
+"""Graph file formats: strict, vectorised readers and atomic writers.
+
+Formats (picked from the file extension, a trailing ``.gz`` ignored, or from ``format=``):
+
+``gr`` (``.gr``)
+    9th DIMACS Implementation Challenge shortest-path graphs: ``c`` comment lines, exactly one
+    ``p sp N M`` problem line before the arcs, then exactly ``M`` lines ``a u v w``. Node ids are
+    1-based (1..N) and become 0-based. Weights must be integers ``>= 0`` (the challenge files use
+    ``>= 1``; zero is accepted because generators and tests use it; negative weights are refused,
+    write such graphs as ``plain``, ``snap`` or ``npz``).
+``co`` (``.co``)
+    DIMACS coordinates: ``p aux sp co N`` then exactly ``N`` lines ``v id x y`` (ids 1..N, each once).
+    Not a graph: read it with :func:`read_coordinates`, which gives an ``(N, 2)`` int64 array whose
+    row ``i`` belongs to vertex ``i`` (DIMACS id ``i + 1``).
+``snap`` (``.txt``, ``.tsv``, ``.edges``, ``.el``, ``.snap``)
+    SNAP edge lists: ``#`` comment lines, then ``from to`` or ``from to weight`` per line (tabs or
+    spaces; every data line must have the same number of fields). Ids are non-negative integers that
+    need not be contiguous. When the ``# Nodes: N Edges: M`` header is present (and ``check_header``),
+    ``M`` must equal the number of edge lines; if every id is below ``N`` the ids are kept as they are
+    and ``n = N`` (so isolated vertices survive); otherwise, or without a header, the distinct ids are
+    mapped to ``0..n-1`` in sorted order and the original ids are kept in ``Graph.id_map`` (``None``
+    when the ids already are exactly ``0..n-1``). Two columns give unit weights (``weight_kind
+    'unit'``); a third column holds integer weights, negative ones allowed. ``symmetrize=True`` adds
+    the reverse of every edge whose reverse (same weight) is not already there (undirected graphs).
+``plain`` (``.plain``)
+    The papers' C++ tools' format: a first line ``N M``, then ``M`` lines ``u v w`` with 0-based ids
+    and integer weights (negative allowed). A header without a trailing newline is accepted; gpusp
+    writes a newline after every line. ``#`` comment lines and blank lines are tolerated on reading
+    (never written). ``plain -> Graph -> plain`` is byte-identical for files gpusp wrote.
+``npz`` (``.npz``)
+    Binary cache: an uncompressed ``np.savez`` archive of ``n``, ``indptr``, ``indices``,
+    ``weights``, optional ``id_map`` and ``header`` (a JSON string with the format version, name,
+    weight_kind and meta). Loads in milliseconds and keeps every attribute and dtype.
+
+Every reader accepts gzip input, recognised by its magic bytes (``1f 8b``) whatever the name; a file
+named ``.gz`` that is not gzip is a :class:`~gpusp.errors.GraphFormatError`. Writers compress when
+the path ends with ``.gz`` (level 6, no name, mtime 0: the same graph always gives the same bytes;
+``npz`` archives hold zip timestamps, so only text formats are byte-reproducible).
+
+Text lines may end with ``\\n`` or ``\\r\\n``; a missing final newline is accepted, blank lines are
+skipped, a leading UTF-8 byte order mark is ignored. Duplicate edges and self-loops are kept
+(``Graph.stats()`` counts them). Numbers must be plain decimal integers (``1.0``, ``1e3``, ``0x10``
+are refused). Every problem raises
+``GraphFormatError(path, line, problem)`` with the 1-based line number where one applies: missing
+or duplicate ``p`` lines, header counts that disagree with the body (fewer lines: reported at the
+header line, more lines: at the first surplus line), ids out of range (0 in DIMACS), non-numeric
+fields, wrong field counts, negative ``gr`` weights, NUL or control bytes (binary data), stray
+``\\r``, empty files, corrupt or fake gzip.
+
+Parsing is vectorised: the whole (decompressed) file is split into lines with NumPy, the data lines
+are checked byte-wise and handed to pandas' C parser; only when that fast path finds a problem does a
+slower per-line scan run to name the first bad line. Writers build the text with NumPy digit
+arithmetic and write through :func:`gpusp.atomic.atomic_path`, so a failed write leaves nothing under
+the final name. The whole file is held in memory while reading.
+
+:func:`load_cached` parses a text graph once and afterwards loads an ``.npz`` cache stamped with the
+source's size, mtime and the read options.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import warnings
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .atomic import atomic_path
+from .errors import GraphFormatError
+from .graph import WEIGHT_KINDS, Graph
+
+__all__ = ["FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",
+           "read_graph", "write_graph"]
+
+FORMATS = ("gr", "co", "snap", "plain", "npz")
+NPZ_VERSION = 1
+_EXTENSIONS = {".gr": "gr", ".co": "co", ".txt": "snap", ".tsv": "snap", ".edges": "snap", ".el": "snap",
+               ".snap": "snap", ".plain": "plain", ".npz": "npz"}
+_GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = b"PK\x03\x04"
+_CHUNK_ROWS = 1 << 20
+
+# byte classes inside data lines: 0 blank (space, tab, CR, LF), 1 digit, 2 sign, 3 anything else
+_CLASS = np.full(256, 3, dtype=np.uint8)
+_CLASS[[9, 10, 13, 32]] = 0
+_CLASS[48:58] = 1
+_CLASS[[43, 45]] = 2
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 32]] = True
+_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
+_FIELD_SPLIT = re.compile(rb"[ \t]+")
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+_SHORT = {"tail id": "u", "head id": "v", "source id": "from", "target id": "to", "node id": "id", "weight": "w"}
+
+
+# --------------------------------------------------------------------------------------------------
+# format detection and raw bytes
+# --------------------------------------------------------------------------------------------------
+def detect_format(path, format=None) -> str:
+    """The format name for ``path``: ``format`` if given, else from the extension (``.gz`` ignored)."""
+    if format is not None:
+        fmt = str(format).lower()
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown graph format {format!r}; known formats: {', '.join(FORMATS)}")
+        return fmt
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    ext = os.path.splitext(name)[1]
+    if ext in _EXTENSIONS:
+        return _EXTENSIONS[ext]
+    known = ", ".join(sorted(_EXTENSIONS))
+    raise GraphFormatError(path, None, f"cannot tell the graph format from the name (known extensions: {known}, "
+                                       f"optionally + .gz); pass format= one of {', '.join(FORMATS)}")
+
+
+def _stem(path) -> str:
+    name = Path(path).name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    stem, ext = os.path.splitext(name)
+    return stem if ext.lower() in _EXTENSIONS and stem else name
+
+
+def _read_bytes(path) -> bytes:
+    """The file's bytes, gunzipped when they start with the gzip magic."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            return gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise GraphFormatError(path, None, f"corrupt or truncated gzip data ({exc})") from None
+    if str(path).lower().endswith(".gz"):
+        raise GraphFormatError(path, None, "the name ends in .gz but the file is not gzip data "
+                                           "(no 1f 8b magic bytes)")
+    return raw
+
+
+# --------------------------------------------------------------------------------------------------
+# vectorised line splitting and record parsing
+# --------------------------------------------------------------------------------------------------
+def _show(raw: bytes, limit: int = 60) -> str:
+    text = raw.decode("latin-1")
+    return ascii(text if len(text) <= limit else text[:limit] + "...")
+
+
+class _Lines:
+    """A text file split into lines: ``starts``/``ends`` (end excludes LF and one trailing CR) and
+    ``kind``, the first non-blank byte of each line (0 for blank lines)."""
+
+    def __init__(self, path, data: bytes):
+        self.path = path
+        if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
+            data = data[3:]
+        self.data = data
+        if not data:
+            raise GraphFormatError(path, None, "empty file")
+        a = np.frombuffer(data, dtype=np.uint8)
+        self.a = a
+        ends = np.flatnonzero(a == 10)
+        if not data.endswith(b"\n"):
+            ends = np.append(ends, a.size)
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        self.starts = starts
+        if b"\r" in data:
+            cr = (ends > starts) & (a[np.maximum(ends - 1, 0)] == 13)
+            if int(cr.sum()) != data.count(b"\r"):
+                stray = np.flatnonzero(a == 13)
+                stray = stray[~np.isin(stray, ends[cr] - 1)][0]
+                self.fail(self.line_of(stray), "stray carriage return (\\r) inside a line")
+            ends = ends - cr
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            self.fail(self.line_of(nul), "NUL byte: binary data, not a text graph file")
+        ctrl = _CONTROL.search(data, 0, 1 << 16)  # a binary file shows itself early
+        if ctrl:
+            self.fail(self.line_of(ctrl.start()), f"control byte 0x{data[ctrl.start()]:02x}: binary data, "
+                                                  "not a text graph file")
+        self.ends = ends
+        pos = starts.copy()
+        open_ = np.flatnonzero(pos < ends)
+        open_ = open_[_BLANK[a[pos[open_]]]]
+        while open_.size:  # skip leading blanks (rare): one step per leading blank byte
+            pos[open_] += 1
+            open_ = open_[pos[open_] < ends[open_]]
+            open_ = open_[_BLANK[a[pos[open_]]]]
+        self.first = pos
+        nonblank = pos < ends
+        kind = np.zeros(starts.size, dtype=np.uint8)
+        kind[nonblank] = a[pos[nonblank]]
+        self.kind = kind
+        if not nonblank.any():
+            raise GraphFormatError(path, None, "empty file (only blank lines)")
+
+    def __len__(self):
+        return int(self.starts.size)
+
+    def line_of(self, offset: int) -> int:
+        """0-based index of the line holding a byte offset."""
+        return int(np.searchsorted(self.starts, offset, side="right")) - 1
+
+    def raw(self, i) -> bytes:
+        return self.data[int(self.starts[i]):int(self.ends[i])]
+
+    def fields(self, i) -> list[bytes]:
+        raw = self.raw(i).strip(b" \t")
+        return _FIELD_SPLIT.split(raw) if raw else []
+
+    def fail(self, line, problem):
+        """Raise GraphFormatError; ``line`` is a 0-based line index (int/np.integer) or None."""
+        raise GraphFormatError(self.path, None if line is None else int(line) + 1, problem)
+
+    # records --------------------------------------------------------------------------------------
+    def records(self, idx: np.ndarray, names: tuple, prefix: bytes = b"", what: str = "lines") -> list:
+        """Parse lines ``idx`` (sorted 0-based line indices), each ``[prefix] int int ...`` with exactly
+        ``len(names)`` integer fields; returns one int64 array per field."""
+        k = len(names)
+        if idx.size == 0:
+            return [np.empty(0, dtype=np.int64) for _ in range(k)]
+        first, last = int(idx[0]), int(idx[-1])
+        lo, hi = int(self.starts[first]), int(self.ends[last])
+        region = np.frombuffer(bytearray(self.data[lo:hi]), dtype=np.uint8)
+        if last - first + 1 != idx.size:  # other lines in between: turn them into blank lines
+            sel = np.zeros(last - first + 1, dtype=bool)
+            sel[idx - first] = True
+            other = np.flatnonzero(~sel) + first
+            lengths = self.ends[other] - self.starts[other]
+            total = int(lengths.sum())
+            if total:
+                base = np.repeat(self.starts[other] - lo - np.cumsum(lengths) + lengths, lengths)
+                region[base + np.arange(total)] = 32
+        if prefix:
+            p = self.first[idx]
+            after = p + len(prefix)
+            ok = after < self.ends[idx]
+            ok[ok] = _BLANK[self.a[after[ok]]]
+            if not ok.all():
+                self._diagnose(idx, names, prefix, what, None)
+            for j in range(len(prefix)):
+                region[p - lo + j] = 32
+        cls = _CLASS[region]
+        if (cls == 3).any():
+            self._diagnose(idx, names, prefix, what, None)
+        filled = cls != 0
+        ntok = int(np.count_nonzero(filled[1:] & ~filled[:-1])) + int(filled[0])
+        if ntok != k * idx.size:
+            self._diagnose(idx, names, prefix, what, None)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                df = pd.read_csv(io.BytesIO(region), sep=r"\s+", header=None, names=list(range(k)),
+                                 dtype=np.int64, engine="c", quoting=csv.QUOTE_NONE, na_filter=False,
+                                 index_col=False, skip_blank_lines=True)
+        except (ValueError, OverflowError, TypeError, pd.errors.ParserError) as exc:
+            self._diagnose(idx, names, prefix, what, exc)
+        if len(df) != idx.size:
+            self._diagnose(idx, names, prefix, what, f"{len(df)} rows for {idx.size} lines")
+        return [df[j].to_numpy(dtype=np.int64) for j in range(k)]
+
+    def _diagnose(self, idx, names, prefix, what, exc):
+        """Slow path: find and report the first bad line among ``idx``."""
+        k = len(names)
+        spec = " ".join(([prefix.decode()] if prefix else []) + [_SHORT.get(n, n) for n in names])
+        truncated = not self.data.endswith(b"\n")
+        last_line = len(self) - 1
+        for i in idx.tolist():
+            hint = " (truncated file?)" if truncated and i == last_line else ""
+            raw = self.raw(i).strip(b" \t")
+            if prefix:
+                if not raw.startswith(prefix) or raw[len(prefix):len(prefix) + 1] not in (b" ", b"\t"):
+                    self.fail(i, f"expected a line '{spec}', found {_show(raw)}{hint}")
+                raw = raw[len(prefix):].strip(b" \t")
+            fields = _FIELD_SPLIT.split(raw) if raw else []
+            if len(fields) != k:
+                self.fail(i, f"expected {k} fields '{spec}', found {len(fields)}: {_show(raw)}{hint}")
+            for name, field in zip(names, fields):
+                if not _INT_RE.match(field):
+                    self.fail(i, f"{name} {_show(field)} is not an integer{hint}")
+                if not -(2**63) <= int(field) < 2**63:
+                    self.fail(i, f"{name} {field.decode()} does not fit in 64 bits")
+        raise GraphFormatError(self.path, None, f"could not parse the {what} ({exc})")
+
+    def gpusp_weight_kind(self, comment_char: int):
+        """weight_kind recorded by a gpusp writer in a leading comment line, or None."""
+        for i in np.flatnonzero(self.kind == comment_char)[:100].tolist():
+            m = re.search(rb"gpusp.*weight_kind=(\w+)", self.raw(i))
+            if m and m.group(1).decode() in WEIGHT_KINDS:
+                return m.group(1).decode()
+        return None
+
+
+def _parse_counts(lines: _Lines, i, fields, expect: list, counts: int, usage: str) -> list[int]:
+    """Check a header line: the leading words ``expect`` then ``counts`` non-negative integers."""
+    ok = len(fields) == len(expect) + counts and [f.lower() for f in fields[:len(expect)]] == expect
+    ok = ok and all(f.isdigit() for f in fields[len(expect):])
+    if not ok:
+        lines.fail(i, f"malformed header line {_show(lines.raw(i))}, expected '{usage}'")
+    return [int(f) for f in fields[len(expect):]]
+
+
+def _single_line(lines: _Lines, char: bytes, usage: str) -> int:
+    where = np.flatnonzero(lines.kind == ord(char))
+    if where.size == 0:
+        lines.fail(None, f"missing problem line '{usage}'")
+    if where.size > 1:
+        lines.fail(where[1], f"duplicate problem line (the first is line {int(where[0]) + 1})")
+    return int(where[0])
+
+
+def _check_kinds(lines: _Lines, allowed: bytes, what: str):
+    ok = np.isin(lines.kind, np.frombuffer(allowed + b"\x00", dtype=np.uint8))
+    if not ok.all():
+        i = int(np.argmin(ok))
+        lines.fail(i, f"unexpected line {_show(lines.raw(i))} ({what})")
+
+
+def _check_body_count(lines: _Lines, body, count: int, header: int, noun: str):
+    """More body lines than the header announces: fail at the first surplus line."""
+    if body.size > count:
+        lines.fail(body[count], f"more {noun} lines than the {count} announced on line {header + 1} "
+                                f"(header counts disagree with the body)")
+
+
+def _check_body_short(lines: _Lines, body, count: int, header: int, noun: str):
+    if body.size < count:
+        lines.fail(header, f"header announces {count} {noun} lines but the file has only {body.size} "
+                           f"(truncated file? header counts disagree with the body)")
+
+
+def _first_bad(lines: _Lines, body, bad: np.ndarray, message):
+    if bad.any():
+        j = int(np.argmax(bad))
+        lines.fail(body[j], message(j))
+
+
+# --------------------------------------------------------------------------------------------------
+# readers
+# --------------------------------------------------------------------------------------------------
+def _read_gr(path, data):
+    lines = _Lines(path, data)
+    _check_kinds(lines, b"cpa", "a .gr line starts with 'c', 'p' or 'a'")
+    p = _single_line(lines, b"p", "p sp N M")
+    n, m = _parse_counts(lines, p, lines.fields(p), [b"p", b"sp"], 2, "p sp N M")
+    arcs = np.flatnonzero(lines.kind == ord("a"))
+    if arcs.size and arcs[0] < p:
+        lines.fail(arcs[0], f"arc line before the problem line (line {p + 1})")
+    _check_body_count(lines, arcs, m, p, "arc ('a')")
+    u, v, w = lines.records(arcs, ("tail id", "head id", "weight"), prefix=b"a", what="arc lines")
+    _check_body_short(lines, arcs, m, p, "arc ('a')")
+    for ids in (u, v):
+        bad = (ids < 1) | (ids > n)
+        _first_bad(lines, arcs, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 1..{n}"
+                   + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
+    _first_bad(lines, arcs, w < 0, lambda j: f"negative weight {w[j]} (.gr weights must be >= 0)")
+    return n, u - 1, v - 1, w, None, lines.gpusp_weight_kind(ord("c")) or "real", {}
+
+
+def read_coordinates(path) -> np.ndarray:
+    """DIMACS ``.co`` coordinates as an ``(N, 2)`` int64 array; row ``i`` is DIMACS vertex ``i + 1``."""
+    lines = _Lines(path, _read_bytes(path))
+    _check_kinds(lines, b"cpv", "a .co line starts with 'c', 'p' or 'v'")
+    p = _single_line(lines, b"p", "p aux sp co N")
+    (n,) = _parse_counts(lines, p, lines.fields(p), [b"p", b"aux", b"sp", b"co"], 1, "p aux sp co N")
+    body = np.flatnonzero(lines.kind == ord("v"))
+    if body.size and body[0] < p:
+        lines.fail(body[0], f"coordinate line before the problem line (line {p + 1})")
+    _check_body_count(lines, body, n, p, "coordinate ('v')")
+    ids, x, y = lines.records(body, ("node id", "x", "y"), prefix=b"v", what="coordinate lines")
+    _check_body_short(lines, body, n, p, "coordinate ('v')")
+    bad = (ids < 1) | (ids > n)
+    _first_bad(lines, body, bad, lambda j: f"node id {ids[j]} out of range 1..{n}"
+               + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
+    order = np.argsort(ids, kind="stable")
+    dup = np.zeros(ids.size, dtype=bool)
+    dup[order[1:]] = ids[order[1:]] == ids[order[:-1]]
+    _first_bad(lines, body, dup, lambda j: f"node id {ids[j]} listed twice")
+    out = np.empty((n, 2), dtype=np.int64)
+    out[ids - 1, 0] = x
+    out[ids - 1, 1] = y
+    return out
+
+
+_SNAP_HEADER = re.compile(rb"Nodes:\s*([0-9]+)\s+Edges:\s*([0-9]+)")
+
+
+def _read_snap(path, data, check_header=True):
+    lines = _Lines(path, data)
+    comments = np.flatnonzero(lines.kind == ord("#"))
+    header_nodes = header_edges = header_line = None
+    for i in comments[:100].tolist():
+        hit = _SNAP_HEADER.search(lines.raw(i))
+        if hit:
+            header_nodes, header_edges, header_line = int(hit.group(1)), int(hit.group(2)), i
+            break
+    body = np.flatnonzero((lines.kind != 0) & (lines.kind != ord("#")))
+    k = 2
+    if body.size:
+        k = len(lines.fields(body[0]))
+        if k not in (2, 3):
+            lines.fail(body[0], f"expected 'from to' or 'from to weight', found {k} fields: "
+                                f"{_show(lines.raw(body[0]))}")
+    cols = lines.records(body, ("source id", "target id", "weight")[:k], what="edge lines")
+    src, dst = cols[0], cols[1]
+    meta = {}
+    if check_header and header_line is not None:
+        meta["snap_header"] = {"nodes": header_nodes, "edges": header_edges}
+        if header_edges != body.size:
+            lines.fail(header_line, f"header says Edges: {header_edges} but the file has {body.size} edge "
+                                    f"lines (header counts disagree with the body"
+                                    + ("; truncated file?)" if body.size < header_edges else ")"))
+    for ids in (src, dst):
+        _first_bad(lines, body, ids < 0, lambda j, ids=ids: f"node id {ids[j]} is negative "
+                                                            f"(SNAP ids must be >= 0)")
+    id_map = None
+    top = max(int(src.max()), int(dst.max())) if body.size else -1
+    if check_header and header_nodes is not None and top < header_nodes:
+        n = header_nodes
+    else:
+        uniq = np.unique(np.concatenate([src, dst]))
+        n = int(uniq.size)
+        if check_header and header_nodes is not None and n > header_nodes:
+            lines.fail(header_line, f"header says Nodes: {header_nodes} but the edges use {n} distinct ids "
+                                    f"(header counts disagree with the body)")
+        if n and int(uniq[-1]) != n - 1:
+            src = np.searchsorted(uniq, src)
+            dst = np.searchsorted(uniq, dst)
+            id_map = uniq
+    weights = cols[2] if k == 3 else None
+    kind = lines.gpusp_weight_kind(ord("#")) if k == 3 or not body.size else None
+    kind = kind or ("real" if k == 3 else "unit")
+    return n, src, dst, weights, id_map, kind, meta
+
+
+def _read_plain(path, data):
+    lines = _Lines(path, data)
+    useful = np.flatnonzero((lines.kind != 0) & (lines.kind != ord("#")))
+    if useful.size == 0:
+        lines.fail(None, "no header line 'N M'")
+    h = int(useful[0])
+    n, m = _parse_counts(lines, h, lines.fields(h), [], 2, "N M (vertex and edge counts)")
+    body = useful[1:]
+    _check_body_count(lines, body, m, h, "edge")
+    u, v, w = lines.records(body, ("tail id", "head id", "weight"), what="edge lines")
+    _check_body_short(lines, body, m, h, "edge")
+    for ids in (u, v):
+        bad = (ids < 0) | (ids >= n)
+        _first_bad(lines, body, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 0..{n - 1}")
+    return n, u, v, w, None, "real", {}
+
+
+def _symmetrize(n, src, dst, w):
+    """Add (v, u, w) for every edge (u, v, w), u != v, whose reverse with that weight is missing."""
+    m = src.size
+    if m == 0:
+        return src, dst, w
+    w0 = np.zeros(m, dtype=np.int64) if w is None else np.asarray(w, dtype=np.int64)
+    nl = np.flatnonzero(src != dst)
+    n64 = np.int64(max(n, 1))
+    keys = np.concatenate([src.astype(np.int64) * n64 + dst, dst[nl].astype(np.int64) * n64 + src[nl]])
+    wts = np.concatenate([w0, w0[nl]])
+    tag = np.concatenate([np.zeros(m, dtype=np.int8), np.ones(nl.size, dtype=np.int8)])
+    order = np.lexsort((tag, wts, keys))
+    ks, ws, tg = keys[order], wts[order], tag[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = (ks[1:] != ks[:-1]) | (ws[1:] != ws[:-1])
+    group = np.cumsum(new) - 1
+    has_forward = np.zeros(int(group[-1]) + 1, dtype=bool)
+    has_forward[group[tg == 0]] = True
+    add = np.sort(order[(tg == 1) & ~has_forward[group]] - m)
+    rev = nl[add]
+    src2 = np.concatenate([src, dst[rev]])
+    dst2 = np.concatenate([dst, src[rev]])
+    w2 = None if w is None else np.concatenate([w, w[rev]])
+    return src2, dst2, w2
+
+
+def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=False, check_header=True) -> Graph:
+    """Read a graph file into a :class:`Graph` (see the module docstring for the formats).
+
+    ``name`` defaults to the file name without ``.gz`` and the format extension; ``weight_kind``
+    overrides the kind the file implies ('real', or 'unit' for 2-column SNAP, or what a gpusp writer
+    recorded); ``symmetrize`` adds missing reverse edges; ``check_header=False`` ignores SNAP's
+    ``# Nodes: N Edges: M`` header. Raises :class:`GraphFormatError` for malformed files.
+    """
+    fmt = detect_format(path, format)
+    if fmt == "co":
+        raise GraphFormatError(path, None, "a .co file holds coordinates, not a graph; use read_coordinates()")
+    if weight_kind is not None and weight_kind not in WEIGHT_KINDS:
+        raise ValueError(f"weight_kind must be one of {WEIGHT_KINDS}")
+    data = _read_bytes(path)
+    if fmt == "npz":
+        graph, _ = _load_npz(path, data)
+        if name is not None or weight_kind is not None:
+            graph.name = name or graph.name
+            graph.weight_kind = weight_kind or graph.weight_kind
+        if symmetrize:
+            src, dst, w = graph.coo()
+            src, dst, w = _symmetrize(graph.n, src, dst, w)
+            graph = Graph.from_edges(graph.n, src, dst, w, name=graph.name, weight_kind=graph.weight_kind,
+                                     id_map=graph.id_map, meta={**graph.meta, "symmetrized": True})
+        return graph
+    if fmt == "gr":
+        n, src, dst, w, id_map, kind, meta = _read_gr(path, data)
+    elif fmt == "snap":
+        n, src, dst, w, id_map, kind, meta = _read_snap(path, data, check_header=check_header)
+    else:
+        n, src, dst, w, id_map, kind, meta = _read_plain(path, data)
+    del data
+    if symmetrize:
+        src, dst, w = _symmetrize(n, src, dst, w)
+        meta["symmetrized"] = True
+    meta = {"source_format": fmt, "source": Path(path).name, **meta}
+    return Graph.from_edges(n, src, dst, w, name=name or _stem(path), weight_kind=weight_kind or kind,
+                            id_map=id_map, meta=meta)
+
+
+# --------------------------------------------------------------------------------------------------
+# writers
+# --------------------------------------------------------------------------------------------------
+def _format_rows(columns, sep: bytes = b" ", prefix: bytes = b"", end: bytes = b"\n") -> bytes:
+    """ASCII lines ``prefix c0 sep c1 ... end`` for integer columns, built with NumPy (no per-row loop)."""
+    cols = [np.asarray(c, dtype=np.int64) for c in columns]
+    rows = cols[0].size
+    if rows == 0:
+        return b""
+    negs = [c < 0 for c in cols]
+    mags = [np.abs(c) for c in cols]
+    digits = [np.maximum(np.searchsorted(_POW10, x, side="right"), 1) for x in mags]
+    rowlen = np.full(rows, len(prefix) + len(end) + len(sep) * (len(cols) - 1), dtype=np.int64)
+    for d, ng in zip(digits, negs):
+        rowlen += d + ng
+    offsets = np.zeros(rows, dtype=np.int64)
+    np.cumsum(rowlen[:-1], out=offsets[1:])
+    out = np.empty(int(offsets[-1] + rowlen[-1]), dtype=np.uint8)
+    cur = offsets
+    for j, byte in enumerate(prefix):
+        out[cur + j] = byte
+    cur = cur + len(prefix)
+    for i, (x, d, ng) in enumerate(zip(mags, digits, negs)):
+        if ng.any():
+            out[cur[ng]] = ord("-")
+        last = cur + ng + d - 1
+        cur = last + 1
+        pos, val, left = last, x, d
+        for k in range(int(d.max())):
+            if k:
+                keep = left > k
+                pos, val, left = pos[keep], val[keep], left[keep]
+            out[pos - k] = val % 10 + 48
+            val = val // 10
+        tail = sep if i < len(cols) - 1 else end
+        for j, byte in enumerate(tail):
+            out[cur + j] = byte
+        cur = cur + len(tail)
+    return out.tobytes()
+
+
+def _row_chunks(graph: Graph, head: bytes, cols_of, **fmt):
+    """``head`` then the edges in CSR order, ``_CHUNK_ROWS`` per chunk; cols_of(src, dst, w) -> columns."""
+    yield head
+    src, dst, w = graph.coo()
+    for lo in range(0, graph.m, _CHUNK_ROWS):
+        hi = lo + _CHUNK_ROWS
+        yield _format_rows(cols_of(src[lo:hi], dst[lo:hi], w[lo:hi]), **fmt)
+
+
+def _npz_bytes(graph: Graph, extra: dict | None = None) -> bytes:
+    header = {"format": "gpusp-graph", "version": NPZ_VERSION, "name": graph.name,
+              "weight_kind": graph.weight_kind, "meta": graph.meta, **(extra or {})}
+    arrays = {"n": np.int64(graph.n), "indptr": graph.indptr, "indices": graph.indices, "weights": graph.weights,
+              "header": np.array(json.dumps(header, sort_keys=True, default=_json_default))}
+    if graph.id_map is not None:
+        id_map = np.asarray(graph.id_map)
+        arrays["id_map"] = id_map.astype(str) if id_map.dtype == object else id_map
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (Path, set, tuple)):
+        return str(obj) if isinstance(obj, Path) else list(obj)
+    return str(obj)
+
+
+def _load_npz(path, data: bytes):
+    """(Graph, header dict) from the bytes of a gpusp .npz archive."""
+    if data[:4] != _ZIP_MAGIC:
+        raise GraphFormatError(path, None, "not an .npz archive (no zip magic bytes)")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            header = json.loads(str(z["header"][()]))
+            if header.get("format") != "gpusp-graph":
+                raise ValueError("not a gpusp graph archive")
+            if int(header.get("version", 0)) > NPZ_VERSION:
+                raise ValueError(f"written by a newer gpusp (archive version {header['version']}, "
+                                 f"this reader knows {NPZ_VERSION})")
+            graph = Graph(int(z["n"]), z["indptr"], z["indices"], z["weights"], name=header["name"],
+                          weight_kind=header["weight_kind"],
+                          id_map=z["id_map"] if "id_map" in z.files else None, meta=header.get("meta") or {})
+    except GraphFormatError:
+        raise
+    except (ValueError, KeyError, OSError, TypeError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph ({exc})") from None
+    return graph, header
+
+
+def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6) -> None:
+    """Write ``graph`` atomically in the format of the extension or ``format=`` (gzip if ``.gz``).
+
+    gr and plain write vertex ids 0..n-1 (gr: 1..n) and drop ``id_map``; snap writes the original ids
+    from ``id_map`` (cannot hold isolated vertices when an id_map is present) and 2 columns only for
+    unit weights; npz keeps everything. gr refuses negative weights (ValueError).
+    """
+    fmt = detect_format(path, format)
+    if fmt == "co":
+        raise ValueError("gpusp does not write .co coordinate files")
+    src_w = graph.weights
+    if fmt == "gr":
+        if graph.has_negative_weights:
+            raise ValueError(f"{graph.name} has negative weights, which .gr cannot hold; use plain, snap or npz")
+        head = f"c written by gpusp: weight_kind={graph.weight_kind}\np sp {graph.n} {graph.m}\n".encode()
+        chunks = _row_chunks(graph, head, lambda s, d, w: (s.astype(np.int64) + 1, d.astype(np.int64) + 1, w),
+                             prefix=b"a ")
+    elif fmt == "plain":
+        chunks = _row_chunks(graph, f"{graph.n} {graph.m}\n".encode(), lambda s, d, w: (s, d, w))
+    elif fmt == "snap":
+        weighted = graph.weight_kind != "unit" or bool(graph.m and (src_w.min() != 1 or src_w.max() != 1))
+        ids = None
+        if graph.id_map is not None:
+            ids = np.asarray(graph.id_map)
+            if ids.shape != (graph.n,) or not np.issubdtype(ids.dtype, np.integer):
+                raise ValueError("snap output needs an integer id_map with one entry per vertex")
+        head = ("# gpusp edge list\n"
+                f"# gpusp: weight_kind={graph.weight_kind if weighted else 'unit'}\n"
+                f"# Nodes: {graph.n} Edges: {graph.m}\n"
+                f"# FromNodeId\tToNodeId{chr(9) + 'Weight' if weighted else ''}\n").encode()
+
+        def cols_of(s, d, w):
+            if ids is not None:
+                s, d = ids[s], ids[d]
+            return (s, d, w) if weighted else (s, d)
+
+        chunks = _row_chunks(graph, head, cols_of, sep=b"\t")
+    else:
+        chunks = iter([_npz_bytes(graph)])
+    gz = str(path).lower().endswith(".gz")
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        if gz:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=compresslevel, mtime=0) as out:
+                for chunk in chunks:
+                    out.write(chunk)
+        else:
+            for chunk in chunks:
+                fh.write(chunk)
+
+
+# --------------------------------------------------------------------------------------------------
+# npz cache
+# --------------------------------------------------------------------------------------------------
+def cache_path(path, cache_dir=None, **options) -> Path:
+    """Where :func:`load_cached` keeps the cache of ``path``: ``<name>.npz`` beside it or in
+    ``cache_dir``; non-default read options add a short hash, ``<name>.<hash>.npz``."""
+    path = Path(path)
+    folder = Path(cache_dir) if cache_dir is not None else path.parent
+    if options:
+        digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:10]
+        return folder / f"{path.name}.{digest}.npz"
+    return folder / f"{path.name}.npz"
+
+
+def load_cached(path, cache_dir=None, **options) -> Graph:
+    """``read_graph(path, **options)`` through an ``.npz`` cache (see :func:`cache_path`).
+
+    The cache is used only when it records this source (resolved path), its size and mtime (ns), the
+    same options and the current archive version; otherwise the source is parsed and the cache
+    rewritten atomically. If the cache cannot be written (read-only folder) a warning is issued and
+    the parsed graph returned.
+    """
+    path = Path(path)
+    if detect_format(path, options.get("format")) == "npz":
+        return read_graph(path, **options)
+    st = path.stat()
+    stamp = json.loads(json.dumps({"source": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                                   "options": options, "version": NPZ_VERSION}, sort_keys=True, default=str))
+    cache = cache_path(path, cache_dir, **options)
+    if cache.exists():
+        try:
+            graph, header = _load_npz(cache, cache.read_bytes())
+            if header.get("cache") == stamp:
+                return graph
+        except GraphFormatError:
+            pass
+    graph = read_graph(path, **options)
+    try:
+        data = _npz_bytes(graph, extra={"cache": stamp})
+        with atomic_path(cache) as tmp:
+            tmp.write_bytes(data)
+    except OSError as exc:
+        warnings.warn(f"could not write the graph cache {cache}: {exc}", RuntimeWarning, stacklevel=2)
+    return graph

@@ -1,0 +1,385 @@
+"""Seeded synthetic graph generators for the benchmark experiments.
+
+Every generator is deterministic: the same arguments and ``seed`` give identical CSR arrays (and so
+byte-identical graph files). All randomness comes from one ``numpy.random.default_rng(seed)`` per
+call (never the global random state): the topology is drawn first, then the weights, in CSR order
+(vertex 0's edges first, see :mod:`gpusp.weights`). Because the weights come last, changing only
+``wmin``/``wmax`` never changes the topology. For the fixed topologies (``complete``, ``ring``,
+``grid``) the weights are exactly ``random_weights(m, wmin, wmax, seed)``, i.e. what
+:func:`gpusp.weights.replace_weights` would give the unweighted graph.
+
+Generators (all vectorised NumPy; ``m`` is the number of edges produced):
+
+``complete(n)``
+    Paper 000's ``random N`` input (a dense graph): all ``n(n-1)`` ordered pairs
+    ``i != j`` in row-major order (``i``, then ``j`` ascending) with random weights in ``[1, 100]``.
+    ``n == 1`` gives a vertex without edges. O(n^2) time and memory.
+``random_sparse(n, k, wmax, seed)`` (kind ``"random"``)
+    Paper 001's random graph (DIMACS-challenge style): ``|E| = k |V|`` edges with uniformly random
+    endpoints. Rule: exactly ``k*n`` *distinct* ordered pairs, no self-loops, i.e. a uniformly random
+    simple digraph with ``k*n`` edges (duplicates and loops are rejected and resampled). This needs
+    ``k <= n - 1``. O(m log m) expected time.
+``rmat(scale)`` / ``powerlaw(n, m)``
+    Power-law R-MAT / Kronecker graph with the Graph500 parameters (A=0.57, B=0.19, C=0.19,
+    D=0.05), ``n = 2**scale``, ``m = edge_factor * n``: the scale-free (skewed-degree) synthetic
+    input, next to the uniform random, ring and grid ones. Follows
+    the Graph500 reference ``kronecker_generator``: one vectorised pass per scale bit (in blocks of
+    65536 edges), then a random relabelling of the vertices. As in Graph500, self-loops
+    and parallel edges are kept (``simple=True`` drops them, leaving fewer than ``m`` edges).
+    :func:`powerlaw` handles any ``n``: it generates on ``2**ceil(log2 n)`` vertices, relabels
+    randomly and folds every id ``>= n`` onto ``id - n`` (so ``2**S - n`` randomly chosen vertices
+    absorb a second R-MAT vertex each). O(m * scale) time.
+``ring(n)``
+    Paper 001's ring topology: the directed cycle ``i -> (i + 1) mod n``; every vertex has exactly
+    one out-edge, so SSSP needs ``n - 1`` rounds (worst case for frontier methods). ``n == 1`` gives
+    the self-loop ``0 -> 0``. O(n).
+``grid(rows, cols)``
+    Paper 003's 2-D grid graph: vertex ``r*cols + c`` connects to its up/down/left/right neighbours
+    in both directions (``2 * (2*rows*cols - rows - cols)`` edges), each direction with its own
+    independent weight; each vertex's edges are listed by ascending target (up, left, right, down).
+    ``directed_both_ways=False`` keeps only the right and down edges (a DAG with
+    ``2*rows*cols - rows - cols`` edges). O(rows * cols).
+
+Each generator returns a :class:`~gpusp.graph.Graph` with ``weight_kind='generated'``, a descriptive
+``name`` (e.g. ``rmat-s10-ef16-seed1``; a non-default weight range adds ``-w{wmin}_{wmax}`` and other
+non-default options add their own part before the seed) and ``meta``::
+
+    {"generator": kind, "params": {every argument, defaults included},
+     "weights": {"min": wmin, "max": wmax, "seed": seed}}
+
+:data:`GENERATORS` maps each kind to its function and :func:`generate` dispatches with checked
+parameters. Bad parameters raise :class:`GeneratorError` (a ``ValueError``). No generator produces
+more than :data:`MAX_EDGES` edges (a guard against accidental multi-gigabyte requests).
+
+The numbers come from NumPy's ``PCG64`` ``Generator``; they are reproducible for a given NumPy
+version (NumPy does not promise the same ``Generator`` streams across releases - record the version
+next to generated data) and do not reproduce the original papers' generators' numbers, only their
+distributions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+
+from .errors import GpuspError
+from .graph import Graph
+from .weights import _as_int, check_range, draw_weights
+
+__all__ = ["ALIASES", "GENERATORS", "MAX_EDGES", "GeneratorError", "complete", "generate", "grid", "powerlaw",
+           "random_sparse", "ring", "rmat"]
+
+MAX_EDGES = 2**31 - 1
+"""Largest edge count any generator will produce (edge offsets stay within int32)."""
+
+_DEFAULT_W = (1, 100)
+
+
+class GeneratorError(GpuspError, ValueError):
+    """A generator was asked for something impossible (unknown kind, bad or missing parameter)."""
+
+
+# helpers ----------------------------------------------------------------------------------------
+def _int(name: str, value, minimum: int | None = None) -> int:
+    return _as_int(name, value, minimum=minimum, error=GeneratorError)
+
+
+def _bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise GeneratorError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+
+def _weights_ok(wmin, wmax, seed) -> tuple[int, int, int]:
+    return check_range(wmin, wmax, seed, error=GeneratorError)
+
+
+def _check_m(kind: str, m: int) -> None:
+    if m > MAX_EDGES:
+        raise GeneratorError(f"{kind}: {m} edges requested, more than the limit of {MAX_EDGES}")
+
+
+def _check_n(kind: str, n: int) -> None:
+    # vertex ids are stored as int32
+    if n > 2**31 - 1:
+        raise GeneratorError(f"{kind}: n = {n} vertices is more than int32 vertex ids allow")
+
+
+def _name(base: str, wmin: int, wmax: int, seed: int, *extra: str) -> str:
+    parts = [base, *extra]
+    if (wmin, wmax) != _DEFAULT_W:
+        parts.append(f"w{wmin}_{wmax}")
+    parts.append(f"seed{seed}")
+    return "-".join(parts)
+
+
+def _build(kind, n, src, dst, rng, wmin, wmax, seed, name, params) -> Graph:
+    """Graph from the edge arrays, with weights drawn from ``rng`` in CSR order."""
+    order = np.argsort(src, kind="stable")  # the CSR order Graph.from_edges will use
+    src, dst = src[order], dst[order]
+    w = draw_weights(rng, src.size, wmin, wmax)
+    meta = {"generator": kind, "params": params, "weights": {"min": wmin, "max": wmax, "seed": seed}}
+    return Graph.from_edges(n, src, dst, w, name=name, weight_kind="generated", meta=meta)
+
+
+# generators -------------------------------------------------------------------------------------
+def complete(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
+    """All ``n(n-1)`` ordered pairs ``i != j`` (row-major), random weights in ``[wmin, wmax]`` (paper 000).
+
+    ``n == 1``: one vertex, no edges.
+    """
+    n = _int("n", n, 1)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    m = n * (n - 1)
+    _check_n("complete", n)
+    _check_m("complete", m)
+    idt = np.int32 if n < 2**31 else np.int64
+    src = np.repeat(np.arange(n, dtype=idt), n - 1)
+    j = np.tile(np.arange(max(n - 1, 0), dtype=idt), n)
+    dst = j + (j >= src)
+    params = {"n": n, "wmin": wmin, "wmax": wmax, "seed": seed}
+    return _build("complete", n, src, dst, np.random.default_rng(seed), wmin, wmax, seed,
+                  _name(f"complete-n{n}", wmin, wmax, seed), params)
+
+
+def random_sparse(n: int, k: int, wmax: int = 100, seed: int = 0, wmin: int = 1) -> Graph:
+    """``k*n`` distinct random edges without self-loops, weights in ``[wmin, wmax]`` (paper 001).
+
+    The edge set is a uniformly random ``k*n``-subset of the ``n(n-1)`` ordered pairs ``u != v``
+    (duplicates are rejected and resampled), so ``k <= n - 1`` is required. Each vertex's edges
+    appear in the order they were drawn.
+    """
+    n = _int("n", n, 1)
+    k = _int("k", k, 1)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    _check_n("random_sparse", n)
+    m = k * n
+    pairs = n * (n - 1)
+    if m > pairs:
+        raise GeneratorError(
+            f"random_sparse: k*n = {m} distinct edges without self-loops do not fit in n = {n} vertices "
+            f"(at most n(n-1) = {pairs}; k must be <= n - 1 = {n - 1})"
+        )
+    _check_m("random_sparse", m)
+    rng = np.random.default_rng(seed)
+    # a pair index e in [0, n(n-1)) encodes u = e // (n-1), v = j + (j >= u) with j = e % (n-1)
+    if 2 * m >= pairs:
+        # dense: sample without replacement directly (population at most 2m)
+        codes = rng.choice(pairs, size=m, replace=False)
+    else:
+        codes = np.empty(0, dtype=np.int64)
+        while codes.size < m:
+            need = m - codes.size
+            # oversample by the expected duplicate rate so one or two rounds usually suffice
+            density = (codes.size + need) / pairs
+            draw = int(need / max(1.0 - density, 0.5) * 1.05) + 16
+            cand = np.concatenate([codes, rng.integers(0, pairs, size=draw, dtype=np.int64)])
+            _, first = np.unique(cand, return_index=True)
+            first.sort()  # keep first occurrences, in draw order
+            codes = cand[first[:m]] if first.size >= m else cand[first]
+    codes = np.asarray(codes, dtype=np.int64)
+    src = codes // (n - 1)  # n >= 2 here: k >= 1 and k <= n - 1
+    j = codes % (n - 1)
+    dst = j + (j >= src)
+    params = {"n": n, "k": k, "wmax": wmax, "seed": seed, "wmin": wmin}
+    return _build("random", n, src, dst, rng, wmin, wmax, seed,
+                  _name(f"random-n{n}-k{k}", wmin, wmax, seed), params)
+
+
+def _check_abc(a, b, c) -> tuple[float, float, float, float]:
+    try:
+        a, b, c = float(a), float(b), float(c)
+    except (TypeError, ValueError):
+        raise GeneratorError(f"R-MAT probabilities must be numbers, got a={a!r}, b={b!r}, c={c!r}") from None
+    d = 1.0 - a - b - c
+    if min(a, b, c) < 0 or d < -1e-12 or not all(map(math.isfinite, (a, b, c))):
+        raise GeneratorError(
+            f"R-MAT probabilities must be >= 0 with a + b + c <= 1 (d = 1 - a - b - c), got a={a}, b={b}, c={c}"
+        )
+    return a, b, c, max(d, 0.0)
+
+
+_RMAT_CHUNK = 1 << 16
+"""Edges generated per vectorised block in R-MAT (keeps the per-bit arrays in cache). Part of the
+random stream's definition: changing it changes the graphs a seed gives."""
+
+
+def _rmat_edges(rng: np.random.Generator, scale: int, m: int, a: float, b: float, c: float):
+    """Graph500 ``kronecker_generator``, then a random relabelling of the vertices.
+
+    For every edge and every bit one uniform ``r`` picks the quadrant: ``[0, a)`` -> (row 0, col 0),
+    ``[a, a+b)`` -> (0, 1), ``[a+b, a+b+c)`` -> (1, 0), else (1, 1) - the same distribution as the
+    reference code's two draws per bit. Edges are generated in blocks of :data:`_RMAT_CHUNK`, looping
+    over the scale bits inside each block. The reference's final shuffle of the edge list is left
+    out: the edges are i.i.d., so it would not change the distribution.
+    """
+    ab, abc = a + b, a + b + c
+    src = np.empty(m, dtype=np.int32)
+    dst = np.empty(m, dtype=np.int32)
+    for start in range(0, m, _RMAT_CHUNK):
+        size = min(_RMAT_CHUNK, m - start)
+        s = np.zeros(size, dtype=np.int32)
+        d = np.zeros(size, dtype=np.int32)
+        for bit in range(scale):
+            r = rng.random(size)
+            row = r >= ab
+            col = (r >= a) ^ row ^ (r >= abc)  # r in [a, a+b) or r >= a+b+c
+            s |= row.astype(np.int32) << bit
+            d |= col.astype(np.int32) << bit
+        src[start:start + size] = s
+        dst[start:start + size] = d
+    perm = rng.permutation(1 << scale).astype(np.int32)
+    return perm[src], perm[dst]
+
+
+def _drop_loops_and_duplicates(n: int, src: np.ndarray, dst: np.ndarray):
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    _, first = np.unique(src.astype(np.int64) * n + dst, return_index=True)
+    first.sort()
+    return src[first], dst[first]
+
+
+def rmat(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19, c: float = 0.19,
+         seed: int = 0, wmin: int = 1, wmax: int = 100, simple: bool = False) -> Graph:
+    """Graph500 R-MAT/Kronecker graph: ``n = 2**scale``, ``m = edge_factor * n`` edges, power-law degrees.
+
+    ``d = 1 - a - b - c``. Self-loops and parallel edges are kept as in Graph500 (exactly ``m``
+    edges); ``simple=True`` drops them (keeping the first occurrence), so fewer edges remain.
+    """
+    scale = _int("scale", scale, 0)
+    edge_factor = _int("edge_factor", edge_factor, 1)
+    a, b, c, _ = _check_abc(a, b, c)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    simple = _bool("simple", simple)
+    if scale > 30:
+        raise GeneratorError(f"rmat: scale = {scale} is more than int32 vertex ids allow (max 30)")
+    n = 1 << scale
+    m = edge_factor * n
+    _check_m("rmat", m)
+    rng = np.random.default_rng(seed)
+    src, dst = _rmat_edges(rng, scale, m, a, b, c)
+    if simple:
+        src, dst = _drop_loops_and_duplicates(n, src, dst)
+    extra = []
+    if (a, b, c) != (0.57, 0.19, 0.19):
+        extra.append(f"abc{a:g}_{b:g}_{c:g}")
+    if simple:
+        extra.append("simple")
+    params = {"scale": scale, "edge_factor": edge_factor, "a": a, "b": b, "c": c, "seed": seed,
+              "wmin": wmin, "wmax": wmax, "simple": bool(simple)}
+    return _build("rmat", n, src, dst, rng, wmin, wmax, seed,
+                  _name(f"rmat-s{scale}-ef{edge_factor}", wmin, wmax, seed, *extra), params)
+
+
+def powerlaw(n: int, m: int, a: float = 0.57, b: float = 0.19, c: float = 0.19, seed: int = 0,
+             wmin: int = 1, wmax: int = 100, simple: bool = False) -> Graph:
+    """R-MAT graph with any ``n``: generate ``m`` edges on ``2**ceil(log2 n)`` vertices, fold ids ``>= n``.
+
+    After the random Graph500 relabelling every id ``v >= n`` becomes ``v - n``, so the fold merges
+    randomly chosen pairs of R-MAT vertices and keeps the heavy-tailed degrees. Exactly ``m`` edges
+    (self-loops and parallel edges kept) unless ``simple=True``. ``n`` a power of two gives the same
+    edges as ``rmat`` with ``edge_factor = m / n``.
+    """
+    n = _int("n", n, 1)
+    m = _int("m", m, 0)
+    a, b, c, _ = _check_abc(a, b, c)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    simple = _bool("simple", simple)
+    _check_n("powerlaw", n)
+    _check_m("powerlaw", m)
+    scale = (n - 1).bit_length()
+    rng = np.random.default_rng(seed)
+    src, dst = _rmat_edges(rng, scale, m, a, b, c)
+    src = np.where(src >= n, src - n, src)
+    dst = np.where(dst >= n, dst - n, dst)
+    if simple:
+        src, dst = _drop_loops_and_duplicates(n, src, dst)
+    extra = []
+    if (a, b, c) != (0.57, 0.19, 0.19):
+        extra.append(f"abc{a:g}_{b:g}_{c:g}")
+    if simple:
+        extra.append("simple")
+    params = {"n": n, "m": m, "a": a, "b": b, "c": c, "seed": seed, "wmin": wmin, "wmax": wmax,
+              "simple": bool(simple)}
+    return _build("powerlaw", n, src, dst, rng, wmin, wmax, seed,
+                  _name(f"powerlaw-n{n}-m{m}", wmin, wmax, seed, *extra), params)
+
+
+def ring(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
+    """Directed cycle ``i -> (i + 1) mod n`` (paper 001's ring); ``n == 1`` is the self-loop ``0 -> 0``."""
+    n = _int("n", n, 1)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    _check_n("ring", n)
+    src = np.arange(n, dtype=np.int64)
+    dst = (src + 1) % n
+    params = {"n": n, "wmin": wmin, "wmax": wmax, "seed": seed}
+    return _build("ring", n, src, dst, np.random.default_rng(seed), wmin, wmax, seed,
+                  _name(f"ring-n{n}", wmin, wmax, seed), params)
+
+
+def grid(rows: int, cols: int, wmin: int = 1, wmax: int = 100, seed: int = 0,
+         directed_both_ways: bool = True) -> Graph:
+    """2-D 4-neighbour grid (paper 003), vertex ``r*cols + c``, independent weights per directed edge.
+
+    Both ways: ``2 * (2*rows*cols - rows - cols)`` edges, each vertex's listed up, left, right, down.
+    ``directed_both_ways=False``: only right and down edges (``2*rows*cols - rows - cols``).
+    """
+    rows = _int("rows", rows, 1)
+    cols = _int("cols", cols, 1)
+    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
+    directed_both_ways = _bool("directed_both_ways", directed_both_ways)
+    n = rows * cols
+    _check_n("grid", n)
+    one_way = 2 * n - rows - cols
+    _check_m("grid", 2 * one_way if directed_both_ways else one_way)
+    ids = np.arange(n, dtype=np.int64).reshape(rows, cols)
+    right_s, right_d = ids[:, :-1].ravel(), ids[:, 1:].ravel()
+    down_s, down_d = ids[:-1, :].ravel(), ids[1:, :].ravel()
+    if directed_both_ways:
+        # concatenated up, left, right, down: the stable CSR sort keeps each vertex's targets ascending
+        src = np.concatenate([down_d, right_d, right_s, down_s])
+        dst = np.concatenate([down_s, right_s, right_d, down_d])
+    else:
+        src = np.concatenate([right_s, down_s])
+        dst = np.concatenate([right_d, down_d])
+    extra = [] if directed_both_ways else ["oneway"]
+    params = {"rows": rows, "cols": cols, "wmin": wmin, "wmax": wmax, "seed": seed,
+              "directed_both_ways": bool(directed_both_ways)}
+    return _build("grid", n, src, dst, np.random.default_rng(seed), wmin, wmax, seed,
+                  _name(f"grid-{rows}x{cols}", wmin, wmax, seed, *extra), params)
+
+
+GENERATORS = {
+    "complete": complete,
+    "random": random_sparse,
+    "rmat": rmat,
+    "powerlaw": powerlaw,
+    "ring": ring,
+    "grid": grid,
+}
+"""Generator kind -> function (the kind is what ``meta['generator']`` records and what the graph
+name starts with)."""
+
+ALIASES = {"random_sparse": "random"}
+"""Other names :func:`generate` accepts for a kind."""
+
+
+def generate(kind: str, **params) -> Graph:
+    """Run generator ``kind`` (a :data:`GENERATORS` key or an :data:`ALIASES` name) with keyword
+    ``params``; unknown kinds, unknown or missing parameters and bad values raise GeneratorError."""
+    try:
+        fn = GENERATORS[ALIASES.get(kind, kind)]
+    except (KeyError, TypeError):
+        raise GeneratorError(f"unknown generator {kind!r}; known: {', '.join(sorted(GENERATORS))}") from None
+    sig = inspect.signature(fn)
+    accepted = list(sig.parameters)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise GeneratorError(f"{kind}: unknown parameter(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}")
+    missing = [p.name for p in sig.parameters.values() if p.default is p.empty and p.name not in params]
+    if missing:
+        raise GeneratorError(f"{kind}: missing required parameter(s) {', '.join(missing)}")
+    return fn(**params)

@@ -1,0 +1,143 @@
+"""Seaborn figures of a sweep: time per solver with spread, speed-up, tile heat map, scaling, rates.
+
+Every figure says in its title when the timings come from the CUDA simulator, so nobody reads them as
+GPU timings. Figures are written atomically; a figure with no data says so instead of failing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from .atomic import atomic_path  # noqa: E402
+
+FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
+TILE_PARAMS = ("param_block_size", "param_tile", "param_block", "param_edges_per_thread")
+
+
+def _label(samples: pd.DataFrame) -> str:
+    modes = set(samples.get("mode", pd.Series(dtype=str)).dropna())
+    return " [SIMULATED: CUDA simulator, not GPU timings]" if "sim" in modes else ""
+
+
+def _save(fig, path):
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+    plt.close(fig)
+
+
+def _empty(path, text):
+    fig, ax = plt.subplots(figsize=(6, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center")
+    _save(fig, path)
+
+
+def time_per_solver(samples, summary, path, note):
+    data = samples.dropna(subset=["time_ms"])
+    if data.empty:
+        return _empty(path, "no timings")
+    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
+    graphs = sorted(data["graph"].unique())
+    height = max(2.5, 0.28 * data["config"].nunique())
+    fig, axes = plt.subplots(1, len(graphs), figsize=(6 * len(graphs), height), squeeze=False)
+    for ax, graph in zip(axes[0], graphs):
+        part = data[data["graph"] == graph]
+        order = part.groupby("config")["time_ms"].median().sort_values().index
+        sns.boxplot(data=part, y="config", x="time_ms", order=order, ax=ax, color="#9ecae1", fliersize=2)
+        sns.stripplot(data=part, y="config", x="time_ms", order=order, ax=ax, color="#08306b", size=2.5)
+        ax.set_xscale("log")
+        ax.set_xlabel("time per run (ms, log; every sample)")
+        ax.set_ylabel("")
+        ax.set_title(graph)
+    fig.suptitle("Time per solver and parameter set" + note)
+    _save(fig, path)
+
+
+def speedup(samples, summary, path, note):
+    data = summary.dropna(subset=["speedup_vs_cpu"])
+    data = data[data["device"] == "gpu"] if "device" in data else data
+    if data.empty:
+        return _empty(path, "no speed-up: the CPU baseline (scipy) was not in the sweep")
+    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(data))))
+    sns.barplot(data=data, y="config", x="speedup_vs_cpu", hue="graph", ax=ax)
+    ax.axvline(1, color="k", lw=1, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("speed-up over SciPy on the same graph and sources (median / median, log)")
+    ax.set_ylabel("")
+    ax.set_title("Speed-up over the CPU baseline" + note)
+    _save(fig, path)
+
+
+def tile_heatmap(samples, summary, path, note):
+    data = samples.dropna(subset=["time_ms"])
+    col = next((c for c in TILE_PARAMS if c in data and data[c].notna().any()), None)
+    if col is None:
+        return _empty(path, "no tile/block-size parameter in the sweep")
+    data = data[data[col].notna()]
+    table = data.groupby(["solver", col])["time_ms"].median().unstack(col)
+    fig, ax = plt.subplots(figsize=(1.2 * table.shape[1] + 4, 0.45 * table.shape[0] + 1.5))
+    sns.heatmap(np.log10(table), annot=table.round(2), fmt="", cmap="viridis_r", ax=ax,
+                cbar_kws={"label": "log10 median ms"})
+    ax.set_xlabel(col.removeprefix("param_"))
+    ax.set_title(f"Median time by {col.removeprefix('param_')} (all graphs)" + note)
+    _save(fig, path)
+
+
+def scaling(samples, summary, path, note):
+    data = summary.dropna(subset=["median_ms"])
+    if data.empty or data["n"].nunique() < 2:
+        return _empty(path, "scaling needs at least two graph sizes")
+    best = data.sort_values("median_ms").groupby(["solver", "graph"], as_index=False).first()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for ax, x in zip(axes, ("n", "m")):
+        sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylabel("best median time (ms)")
+        ax.legend(fontsize=7)
+    fig.suptitle("Scaling with n and m" + note)
+    _save(fig, path)
+
+
+def throughput(samples, summary, path, note, peak=None):
+    data = summary.dropna(subset=["relaxations_per_s"])
+    data = data[data["relaxations_per_s"] > 0]
+    if data.empty:
+        return _empty(path, "no relaxation counts recorded")
+    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(data))))
+    sns.barplot(data=data, y="config", x="relaxations_per_s", hue="graph", ax=ax)
+    ref = peak or float(data["relaxations_per_s"].max())
+    ax.axvline(ref, color="r", lw=1, ls="--")
+    ax.text(ref, -0.6, " measured peak" if peak else " best in this sweep", color="r", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("relaxations (edges examined; n^3 for FW) per second, log")
+    ax.set_ylabel("")
+    ax.set_title("Relaxation rate" + note)
+    _save(fig, path)
+
+
+def make_figures(samples: pd.DataFrame, summary: pd.DataFrame, out_dir, peak=None) -> dict:
+    """Write every figure as ``<out_dir>/<name>.png``; returns name -> path."""
+    out_dir = Path(out_dir)
+    note = _label(samples)
+    sns.set_theme(style="whitegrid", context="paper")
+    paths = {}
+    for name in FIGURES:
+        path = out_dir / f"{name}.png"
+        fn = globals()[name]
+        if name == "throughput":
+            fn(samples, summary, path, note, peak)
+        else:
+            fn(samples, summary, path, note)
+        paths[name] = path
+    return paths

@@ -1,0 +1,181 @@
+"""The workflow's logic, kept out of the Snakefile: config -> graphs, parameter matrix, jobs and skips.
+
+The config (``config/config.yaml``, schema ``workflow/schemas/config.schema.yaml``) names graphs and
+solvers with parameter grids. :func:`expand_jobs` turns it into one job per (graph, solver, parameter
+set) and a list of combinations that cannot run, each with the reason (negative weights on Dijkstra,
+an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up in
+file paths and shell commands, so :func:`check_name` admits safe identifiers only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import registry
+from .errors import GpuspError, SolverError
+
+SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9.\-]*"
+SAFE_VALUE = r"[A-Za-z0-9][A-Za-z0-9._\-]*"
+PARAMSET = r"default|[A-Za-z0-9_.\-+]+"
+_SAFE = re.compile(rf"^{SAFE_NAME}$")
+_SAFE_VALUE = re.compile(rf"^{SAFE_VALUE}$")
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """Return ``name`` if it is a safe identifier (letters, digits, '.', '-'), else raise."""
+    if not isinstance(name, str) or not _SAFE.match(name) or ".." in name:
+        raise GpuspError(f"{what} {name!r} is not a safe identifier: use letters, digits, '.' and '-' "
+                         "(it becomes part of file paths and shell commands)")
+    return name
+
+
+def paramset_label(params: dict) -> str:
+    """Stable path label of a parameter set: ``key-value`` pairs joined by '+', sorted by key."""
+    if not params:
+        return "default"
+    parts = []
+    for key in sorted(params):
+        value = params[key]
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if not _SAFE_VALUE.match(text):
+            raise GpuspError(f"parameter value {key}={value!r} is not a safe identifier")
+        parts.append(f"{key}-{text}")
+    return "+".join(parts)
+
+
+def parse_paramset(label: str) -> dict:
+    """Inverse of :func:`paramset_label` (values stay strings; the registry converts them)."""
+    if label == "default":
+        return {}
+    return dict(part.split("-", 1) for part in label.split("+"))
+
+
+@dataclass(frozen=True)
+class Job:
+    graph: str
+    solver: str
+    params: dict
+    label: str
+
+    @property
+    def problem(self) -> str:
+        return registry.get(self.solver).problem
+
+
+def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
+    """(n, m, may_have_negative_weights) known before the graph exists, for DAG-time skip decisions."""
+    negative = bool(spec.get("weights") and int(spec["weights"].get("min", 1)) < 0)
+    if "dataset" in spec:
+        from .datasets import get_dataset
+
+        entry = get_dataset(spec["dataset"])
+        factor = 2 if spec.get("symmetrize") else 1
+        return int(entry["nodes"]), int(entry["edges"]) * factor, negative
+    if "generate" in spec:
+        p = dict(spec.get("params", {}))
+        negative = negative or int(p.get("wmin", 1)) < 0
+        kind = spec["generate"]
+        if kind == "rmat":
+            n = 2 ** int(p["scale"])
+            return n, n * int(p.get("edge_factor", 16)), negative
+        if kind == "grid":
+            r, c = int(p["rows"]), int(p["cols"])
+            return r * c, 2 * (2 * r * c - r - c), negative
+        n = int(p.get("n", 0)) or None
+        if n is None:
+            return None, None, negative
+        m = {"complete": n * (n - 1), "ring": n, "random": n * int(p.get("k", 1))}.get(kind)
+        return n, m, negative
+    return None, None, negative
+
+
+def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
+    """All runnable jobs and the skipped combinations (with reasons) of a validated config."""
+    graphs = config.get("graphs", {})
+    for name in graphs:
+        check_name(name, "graph name")
+    free = int(float(config.get("gpu_memory_gb", 80)) * 2**30)
+    jobs, skipped = [], []
+    for entry in config.get("solvers", []):
+        solver = check_name(entry["name"], "solver name")
+        try:
+            spec = registry.get(solver)
+        except SolverError as exc:
+            raise GpuspError(str(exc)) from None
+        grid = entry.get("params", {}) or {}
+        keys = sorted(grid)
+        values = [v if isinstance(v, list) else [v] for v in (grid[k] for k in keys)]
+        only = entry.get("graphs")
+        for combo in itertools.product(*values):
+            raw = dict(zip(keys, combo))
+            label = paramset_label(raw)
+            for gname, gspec in graphs.items():
+                if only and gname not in only:
+                    continue
+                base = {"graph": gname, "solver": solver, "params": label, "problem": spec.problem}
+                try:
+                    params = spec.resolve(raw)
+                except SolverError as exc:
+                    skipped.append({**base, "reason": str(exc)})
+                    continue
+                n, m, negative = graph_size(gname, gspec)
+                itemsize = 8 if gspec.get("int64") else 4
+                reason = None
+                if n is not None:
+                    reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,
+                                          free_bytes=free if spec.device == "gpu" else None)
+                    limit = config.get("max_apsp_n")
+                    if reason is None and spec.problem == "apsp" and limit and n > int(limit):
+                        reason = f"APSP limited to n <= {limit} by max_apsp_n (n = {n})"
+                if reason:
+                    skipped.append({**base, "reason": reason})
+                else:
+                    jobs.append(Job(gname, solver, raw, label))
+    return jobs, skipped
+
+
+def graph_spec_json(config: dict, name: str) -> str:
+    """The graph's config entry as JSON for ``gpusp prepare --spec``."""
+    return json.dumps(config["graphs"][check_name(name, "graph name")], sort_keys=True)
+
+
+def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
+    """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
+    from .formats import read_graph, write_graph
+    from .weights import add_weights, replace_weights, symmetrize
+
+    if "file" in spec:
+        graph = read_graph(spec["file"], format=spec.get("format"))
+    elif "dataset" in spec:
+        from .datasets import fetch, get_dataset
+
+        entry = get_dataset(spec["dataset"])
+        path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
+        graph = read_graph(path, format=entry.get("format"))
+        graph.name = spec["dataset"]
+    elif "generate" in spec:
+        from .generate import generate
+
+        graph = generate(spec["generate"], seed=spec.get("seed", 0), **spec.get("params", {}))
+    else:
+        raise GpuspError("a graph needs one of: file, dataset, generate")
+    if spec.get("symmetrize"):
+        graph = symmetrize(graph)
+    w = spec.get("weights")
+    if w:
+        action = w.get("action", "add" if graph.weight_kind == "unit" else "replace")
+        if action != "keep":
+            fn = add_weights if action == "add" else replace_weights
+            graph = fn(graph, int(w.get("min", 1)), int(w.get("max", 100)), int(w.get("seed", 0)))
+    if spec.get("name"):
+        graph.name = spec["name"]
+    write_graph(graph, output, format="npz")
+    return graph
+
+
+def results_dir(config: dict) -> Path:
+    return Path(config.get("results", "results"))

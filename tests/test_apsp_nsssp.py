@@ -1,0 +1,136 @@
+"""Paper 001's N-SSSP APSP (nsssp_shared / nsssp_global) and BF from every source (bellmanford_allsources).
+
+Simulator budget: N=4, B=2 (8 threads per block) and N=3, B=1 on graphs with n <= 17.
+"""
+
+import numpy as np
+import pytest
+from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+
+import gpusp
+from gpusp import registry
+from gpusp.errors import NegativeCycleError, SolverError
+from gpusp.solvers import nsssp
+from gpusp.solvers.allsources import AllSourcesSolver
+from gpusp.solvers.cpu import BellmanFordCpu
+
+SMALL = dict(sources_per_launch=4, groups_per_block=2)
+CASES = [c for c in sssp_cases() if c[1].n <= 17]  # random-37 costs ~20 s in the simulator
+POSITIVE_13 = random_graph(13, 40, seed=5)  # weights >= 1: parents from the inverted graph, 13 % 4 != 0
+
+
+def _star():
+    """Hub 0 with 11 out-edges (degree > 3N for N = 3: several staged chunks), a zero-weight 2-cycle."""
+    edges = [(0, v, v) for v in range(1, 12)] + [(3, 4, 0), (4, 3, 0), (4, 12, 2), (12, 0, 1), (5, 12, 1)]
+    return _g(13, edges, "star")
+
+
+def _solve(graph, name, **params):
+    return gpusp.solve(graph, name, None, warmup=0, **params)
+
+
+@pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_nsssp_cases(name, label, graph, source):
+    res = _solve(graph, name, **SMALL)
+    assert_apsp_ok(graph, res)
+    assert res.counters["groups"] == -(-graph.n // 4)
+    assert res.counters["iterations"] >= res.counters["groups"]
+
+
+def test_shared_and_global_agree_on_partial_group():
+    shared = _solve(POSITIVE_13, "nsssp_shared", **SMALL)
+    glob = _solve(POSITIVE_13, "nsssp_global", **SMALL)
+    for res in (shared, glob):
+        assert_apsp_ok(POSITIVE_13, res)
+        assert res.counters["tree_levels"] == 0  # positive weights: one recording launch per group
+    np.testing.assert_array_equal(shared.dist, glob.dist)
+    assert shared.counters["iterations"] == glob.counters["iterations"]
+    assert shared.counters["groups"] == glob.counters["groups"] == 4
+
+
+@pytest.mark.parametrize("graph", [_star(), POSITIVE_13], ids=["star", "positive-13"])
+def test_shared_n3_b1(graph):
+    """N = 3 is not a power of two; the hub's 11 edges are staged in four chunks of three."""
+    res = _solve(graph, "nsssp_shared", sources_per_launch=3, groups_per_block=1)
+    assert_apsp_ok(graph, res)
+    assert res.counters["groups"] == 5
+
+
+def test_global_n3_b1_star():
+    assert_apsp_ok(_star(), _solve(_star(), "nsssp_global", sources_per_launch=3, groups_per_block=1))
+
+
+@pytest.mark.parametrize("graph", [sssp_cases()[4][1], POSITIVE_13], ids=["zero-cycle", "positive-13"])
+def test_host_result_path_and_repeated_runs(monkeypatch, graph):
+    """Rows staged on the device and copied to pinned host memory; run() twice resets its state."""
+    monkeypatch.setattr(nsssp, "RESULT_ON_DEVICE", False)
+    res = gpusp.solve(graph, "nsssp_shared", None, warmup=1, trials=1, **SMALL)
+    assert_apsp_ok(graph, res)
+    assert res.counters["result_on_device"] == 0 and "host_copy_ms" in res.counters
+
+
+@pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
+def test_nsssp_refuses_negative_weights(name):
+    with pytest.raises(SolverError, match="negative weights"):
+        _solve(sssp_cases(negative=True)[-3][1], name, **SMALL)
+
+
+def test_nsssp_block_too_large():
+    with pytest.raises(SolverError, match="threads per block"):
+        _solve(sssp_cases()[0][1], "nsssp_shared", sources_per_launch=512, groups_per_block=4)
+
+
+def test_compile_targets_cover_test_shapes():
+    labels = {label for label, _, _ in nsssp.compile_targets()}
+    for shape in ("N=32,B=4", "N=4,B=2", "N=3,B=1"):
+        for w in ("int32", "int64"):
+            for k in ("init", "scatter_global", "scatter_shared", "record", "tree_level"):
+                assert f"{k}[{shape},{w}]" in labels
+
+
+# --- bellmanford_allsources -------------------------------------------------------------------------
+class StubSssp(BellmanFordCpu):
+    """Stands in for an SSSP solver module that does not exist yet (serial BF, takes ``block``)."""
+
+    def __init__(self, graph, block=256):
+        super().__init__(graph, rounds="early")
+        self.block = block
+
+
+def _inner(monkeypatch, name):
+    """The real registered solver when its module imports, else the stub under the same name."""
+    try:
+        registry.get(name).load()
+    except (ImportError, AttributeError):
+        stub = registry.SolverSpec(name, "sssp", "gpu", "004", "test stub", f"{__name__}:StubSssp",
+                                   params=(registry.BLOCK,), negative_weights=True)
+        monkeypatch.setitem(registry.REGISTRY, name, stub)
+    return name
+
+
+INNER = ["edgebf_coo", "bellmanford_naive"]
+ALL_CASES = [c for c in sssp_cases(negative=True)
+             if c[0] in ("unreachable", "zero-cycle", "duplicates-selfloops", "random-13", "negative",
+                         "negative-zero-cycle", "random-neg")]
+
+
+@pytest.mark.parametrize("sssp", INNER)
+@pytest.mark.parametrize("label,graph,source", ALL_CASES, ids=[c[0] for c in ALL_CASES])
+def test_allsources_cases(monkeypatch, sssp, label, graph, source):
+    res = _solve(graph, "bellmanford_allsources", sssp=_inner(monkeypatch, sssp), block=32)
+    assert_apsp_ok(graph, res)
+    assert res.counters["sources"] == graph.n and res.counters["iterations"] >= graph.n
+
+
+@pytest.mark.parametrize("sssp", INNER)
+def test_allsources_negative_cycle(monkeypatch, sssp):
+    with pytest.raises(NegativeCycleError):
+        _solve(negative_cycle_graph(), "bellmanford_allsources", sssp=_inner(monkeypatch, sssp), block=32)
+
+
+def test_allsources_passes_block(monkeypatch):
+    solver = AllSourcesSolver(sssp_cases()[2][1], sssp=_inner(monkeypatch, "edgebf_coo"), block=64)
+    assert solver.inner_params["block"] == 64
+    with pytest.raises(SolverError, match="SSSP solver"):
+        AllSourcesSolver(sssp_cases()[2][1], sssp="nsssp_shared")

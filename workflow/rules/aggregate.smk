@@ -1,0 +1,65 @@
+rule write_skipped:
+    """Combinations that cannot run, each with its reason (they appear in the report)."""
+    output:
+        skipped=f"{RESULTS}/tables/skipped.json",
+    log:
+        f"{RESULTS}/logs/write_skipped.log",
+    params:
+        skipped=json.dumps(SKIPPED, sort_keys=True),
+    run:
+        from gpusp.atomic import atomic_open
+
+        with atomic_open(output.skipped) as fh:
+            fh.write(params.skipped)
+        with open(log[0], "w") as fh:
+            fh.write(f"{len(SKIPPED)} skipped combinations\n")
+
+
+rule aggregate_records:
+    """Every record and verdict into tidy tables (refuses mixed code versions of one solver)."""
+    input:
+        records=record_paths(),
+        verdicts=verdict_paths(),
+        skipped=rules.write_skipped.output.skipped,
+    output:
+        samples=f"{RESULTS}/tables/samples.csv",
+        parquet=f"{RESULTS}/tables/samples.parquet",
+        summary=report(
+            f"{RESULTS}/tables/summary.csv",
+            caption="../report/summary.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/aggregate_records.log",
+    params:
+        out_dir=f"{RESULTS}/tables",
+        allow_mixed="--allow-mixed" if config.get("allow_mixed_code_versions") else "",
+    shell:
+        "gpusp aggregate {input.records:q} --skipped {input.skipped:q} --out-dir {params.out_dir:q} "
+        "{params.allow_mixed} > {log:q} 2>&1"
+
+
+rule plot_results:
+    """Seaborn figures of the sweep (labelled SIMULATED when the simulator stood in for a GPU)."""
+    input:
+        samples=rules.aggregate_records.output.parquet,
+        summary=rules.aggregate_records.output.summary,
+    output:
+        **{
+            name: report(
+                f"{RESULTS}/plots/{name}.png",
+                caption=f"../report/{name}.rst",
+                category="Figures",
+            )
+            for name in ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
+        },
+    log:
+        f"{RESULTS}/logs/plot_results.log",
+    params:
+        out_dir=f"{RESULTS}/plots",
+        peak=f"--peak {config['gpu_peak_relaxations_per_s']}"
+        if config.get("gpu_peak_relaxations_per_s")
+        else "",
+    shell:
+        "gpusp plot --samples {input.samples:q} --summary {input.summary:q} "
+        "--out-dir {params.out_dir:q} {params.peak} > {log:q} 2>&1"

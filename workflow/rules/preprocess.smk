@@ -1,0 +1,39 @@
+def dataset_input(wildcards):
+    spec = config["graphs"][wildcards.graph]
+    if "dataset" in spec:
+        return {"download": f"{RESULTS}/downloads/{spec['dataset']}"}
+    if "file" in spec:
+        return {"file": spec["file"]}
+    return {}
+
+
+rule prepare_graph:
+    """Parse, weight (seeded) and convert one configured graph to the binary CSR cache (.npz)."""
+    input:
+        unpack(dataset_input),
+    output:
+        graph=f"{RESULTS}/graphs/{{graph}}.npz",
+    log:
+        f"{RESULTS}/logs/prepare_graph/{{graph}}.log",
+    params:
+        spec=lambda wc: graph_spec_json(config, wc.graph),
+        downloads=lambda wc, input: input.get("download", f"{RESULTS}/downloads"),
+    shell:
+        "gpusp prepare --spec {params.spec:q} --output {output.graph:q} "
+        "--downloads {params.downloads:q} > {log:q} 2>&1"
+
+
+rule pick_sources:
+    """Seeded SSSP sources among vertices with out-degree > 0, shared by solver and verifier."""
+    input:
+        graph=rules.prepare_graph.output.graph,
+    output:
+        sources=f"{RESULTS}/graphs/{{graph}}.sources.txt",
+    log:
+        f"{RESULTS}/logs/pick_sources/{{graph}}.log",
+    params:
+        count=lambda wc: graph_sources(wc.graph)[0],
+        seed=lambda wc: graph_sources(wc.graph)[1],
+    shell:
+        "gpusp sources {input.graph:q} {output.sources:q} --count {params.count} "
+        "--seed {params.seed} > {log:q} 2>&1"
