@@ -353,6 +353,20 @@ def cmd_plot(args):
     return 0
 
 
+def cmd_bench(args):
+    import yaml
+
+    from .bench import run_config
+
+    config = yaml.safe_load(Path(args.config).read_text())
+    for item in args.set or ():
+        key, value = item.split("=", 1)
+        config[key] = _scalar(value)
+    written = run_config(config, Path(args.out), only_graphs=args.graphs)
+    print("wrote " + ", ".join(str(p) for p in written.values()))
+    return 0
+
+
 def cmd_compile_check(args):
     from .compilecheck import main
 
@@ -483,6 +497,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out-dir", required=True)
     q.add_argument("--peak", type=float, default=None, help="measured peak relaxations/s for the rate plot")
     q.set_defaults(fn=cmd_plot)
+
+    q = sub.add_parser("bench", help="run a workflow config's matrix without Snakemake (e.g. on a GPU box)")
+    q.add_argument("--config", required=True, help="a workflow config (graphs + solver grids)")
+    q.add_argument("--out", required=True, help="output folder (graphs, runs, tables)")
+    q.add_argument("--graphs", nargs="*", help="only these graphs of the config")
+    q.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a top-level config key")
+    q.set_defaults(fn=cmd_bench)
 
     q = sub.add_parser("compile-check", help="compile every GPU kernel for sm_90 offline (needs [cu13])")
     q.add_argument("modules", nargs="*")

@@ -92,7 +92,7 @@ from numba import cuda
 
 from ..device import mode
 from ..errors import NegativeCycleError, SolverError
-from ..graph import inf_for
+from ..graph import choose_dtype, inf_for
 from .base import Solver
 from .cpu import dense_predecessors
 
@@ -579,7 +579,14 @@ class _BlockedFW(Solver):
         self.n = graph.n
         self.r = -(-self.n // self.B)
         self.n_pad = self.r * self.B
-        self.dtype = np.dtype(graph.dtype)
+        # hop tie-break (see the module docstring): only needed when a zero-weight cycle can exist
+        self.scale = self.n + 1 if graph.m and int(graph.weights.min()) <= 0 else 0
+        if self.scale:
+            w = graph.weights.astype(np.int64)
+            ends = np.array([int(w.min()) * self.scale + 1, int(w.max()) * self.scale + 1], dtype=np.int64)
+            self.dtype = choose_dtype(self.n, ends)
+        else:
+            self.dtype = np.dtype(graph.dtype)
         self.dtype_name = self.dtype.name
         self.inf = inf_for(self.dtype)
         self.launches = 0
@@ -592,9 +599,14 @@ class _BlockedFW(Solver):
         np.fill_diagonal(d0, 0)
         p0 = np.full((npad, npad), -1, dtype=np.int32)
         if n:
-            dense = self.graph.to_dense(self.dtype)
-            d0[:n, :n] = dense
-            p0[:n, :n] = dense_predecessors(dense, self.inf)
+            dense = self.graph.to_dense(np.int64)
+            p0[:n, :n] = dense_predecessors(dense, inf_for(np.int64))
+            if self.scale:  # w -> w (n + 1) + 1 on edges; the diagonal (0 or a negative self-loop) likewise
+                finite = dense != inf_for(np.int64)
+                diag = np.diagonal(dense).copy()
+                dense = np.where(finite, dense * self.scale + 1, self.inf)
+                np.fill_diagonal(dense, np.where(diag < 0, diag * self.scale + 1, 0))
+            d0[:n, :n] = np.where(dense == inf_for(np.int64), self.inf, dense)
         return d0, p0
 
     def upload(self):
@@ -629,7 +641,8 @@ class _BlockedFW(Solver):
             raise NegativeCycleError(vertex=v)
 
     def counters(self, **extra):
-        out = {"iterations": self.r, "launches": self.launches, "relaxations": self.n_pad ** 3}
+        out = {"iterations": self.r, "launches": self.launches, "relaxations": self.n_pad ** 3,
+               "hop_tiebreak": bool(self.scale), "matrix_dtype": self.dtype_name}
         out.update(extra)
         return out
 
@@ -650,9 +663,11 @@ class _BlockedFW(Solver):
         n = self.n
         if n == 0:
             return np.zeros((0, 0), dtype=self.dtype), np.zeros((0, 0), dtype=np.int32)
-        dist = np.ascontiguousarray(self.d.copy_to_host()[:n, :n])
+        dist = self.d.copy_to_host()[:n, :n]
         parent = np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
-        return dist, parent
+        if self.scale:  # d' = d (n + 1) + hops with 0 <= hops < n + 1
+            dist = np.where(dist == self.inf, self.graph.inf, dist // self.scale)
+        return np.ascontiguousarray(dist, dtype=self.graph.dtype), parent
 
 
 class V10Solver(_BlockedFW):

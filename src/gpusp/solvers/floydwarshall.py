@@ -625,7 +625,8 @@ def compile_targets():
             for name, kern in zip(("supernaive", "supernaiveshared", "naive"), _row_kernels(w, neg)):
                 out.append((f"{name}[{tag}]", kern, step))
             for T in TILES:
-                for variant, factory in (("tiledglobal", _tiled_global_kernels), ("tiledshared", _tiled_shared_kernels)):
+                for variant, factory in (("tiledglobal", _tiled_global_kernels),
+                                         ("tiledshared", _tiled_shared_kernels)):
                     for ph, kern in enumerate(factory(T, w, neg), start=1):
                         out.append((f"{variant}.phase{ph}[T={T},{tag}]", kern, step))
     out.append(("park_parents", park_parents, "void(int32[:, ::1])"))
