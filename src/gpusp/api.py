@@ -89,6 +89,8 @@ def solve_many(graph: Graph, name: str, sources, *, trials: int = 1, warmup: int
     if reason:
         raise SolverError(reason)
     sources = list(sources)
+    if not sources:
+        raise SolverError("no sources given")
     if spec.problem == "sssp":
         for s in sources:
             if s is None or not 0 <= int(s) < graph.n:

@@ -288,8 +288,11 @@ def cmd_solve(args):
     if validation_s is not None:
         print(f"validation: {'ok' if status == 'ok' else status} ({validation_s:.2f} s)")
     if status == "negative-cycle":
-        print(f"gpusp: {reason}", file=sys.stderr)
-        return 0 if args.record else EXIT_ERROR
+        if args.record:
+            print(f"gpusp: {reason} (recorded)", file=sys.stderr)
+            return 0
+        print(f"gpusp: error: {reason}", file=sys.stderr)
+        return EXIT_ERROR
     if status == "failed-validation":
         print(f"gpusp: error: validation failed: {reason}", file=sys.stderr)
         return EXIT_ERROR
@@ -303,8 +306,18 @@ def cmd_validate(args):
     from .validate import check_sssp, reference_distances
 
     graph = _read(args.graph, args.format)
-    with np.load(args.answer) as ans:
-        sources, dist, parent = ans["sources"], ans["dist"], ans["parent"]
+    try:
+        with np.load(args.answer) as ans:
+            sources, dist, parent = ans["sources"], ans["dist"], ans["parent"]
+    except (KeyError, ValueError, OSError) as exc:
+        raise GpuspError(f"{args.answer}: not a gpusp answer (.npz with sources, dist, parent): {exc}") from None
+    if len(sources) == 0:
+        out = {"graph_checksum": graph.checksum(), "answer": str(args.answer), "ok": None, "sources": [],
+               "verdicts": [], "status": "not validated: the run was skipped (no answer)"}
+        if args.output:
+            write_record(out, args.output)
+        print("validation: nothing to check (the run was skipped)")
+        return 0
     t0 = time.perf_counter()
     ref = reference_distances(graph, sources)
     ref_s = time.perf_counter() - t0
@@ -528,6 +541,9 @@ def main(argv=None) -> int:
                 child.append(a)
             return _solve_with_budget(args, child)
         return int(args.fn(args) or 0)
+    except BrokenPipeError:
+        sys.stdout = open(__import__("os").devnull, "w")
+        return 0
     except (GpuspError, OSError, ValueError, KeyError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"gpusp: error: {msg}", file=sys.stderr)

@@ -19,30 +19,56 @@ from . import registry
 from .errors import GpuspError, SolverError
 
 SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9.\-]*"
+SOLVER_NAME = r"[a-z0-9]+_[a-z0-9]+"
 SAFE_VALUE = r"[A-Za-z0-9][A-Za-z0-9._\-]*"
-PARAMSET = r"default|[A-Za-z0-9_.\-+]+"
+PARAM_KEY = r"[a-z][a-z0-9_]*"
+# a parameter-set label as a wildcard; never one ending like another output of the same job
+PARAMSET = r"(?:default|[A-Za-z0-9_.\-+]+)(?<!\.verdict)(?<!\.answer)"
 _SAFE = re.compile(rf"^{SAFE_NAME}$")
+_SOLVER = re.compile(rf"^{SOLVER_NAME}$")
 _SAFE_VALUE = re.compile(rf"^{SAFE_VALUE}$")
+_NUMBER = re.compile(r"^-?[0-9][0-9.e\-]*$")
+_PARAM_KEY = re.compile(rf"^{PARAM_KEY}$")
 
 
-def check_name(name: str, what: str = "name") -> str:
+def check_name(name: str, what: str = "name", pattern: re.Pattern = _SAFE) -> str:
     """Return ``name`` if it is a safe identifier (letters, digits, '.', '-'), else raise."""
-    if not isinstance(name, str) or not _SAFE.match(name) or ".." in name:
-        raise GpuspError(f"{what} {name!r} is not a safe identifier: use letters, digits, '.' and '-' "
+    if not isinstance(name, str) or not pattern.match(name) or ".." in name:
+        allowed = "lower-case letters and digits around one '_'" if pattern is _SOLVER else \
+            "letters, digits, '.' and '-' (no '..', not starting with '.' or '-')"
+        raise GpuspError(f"{what} {name!r} is not a safe identifier: use {allowed} "
                          "(it becomes part of file paths and shell commands)")
     return name
 
 
+def check_solver_name(name: str) -> str:
+    return check_name(name, "solver name", _SOLVER)
+
+
 def paramset_label(params: dict) -> str:
-    """Stable path label of a parameter set: ``key-value`` pairs joined by '+', sorted by key."""
+    """Stable path label of a parameter set: ``key-value`` pairs joined by '+', sorted by key.
+
+    Values must be safe identifiers (or numbers, which may be negative); booleans become
+    ``true``/``false``. :func:`parse_paramset` inverts it (values come back as strings).
+    """
     if not params:
         return "default"
     parts = []
     for key in sorted(params):
         value = params[key]
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        if not _SAFE_VALUE.match(text):
-            raise GpuspError(f"parameter value {key}={value!r} is not a safe identifier")
+        if not isinstance(key, str) or not _PARAM_KEY.match(key):
+            raise GpuspError(f"parameter name {key!r} is not a safe identifier (use a-z, 0-9 and '_')")
+        if isinstance(value, bool):
+            text = str(value).lower()
+        elif isinstance(value, (int, float)):
+            text = str(value)
+            if not _NUMBER.match(text):  # inf, nan, 1e+20 ('+' separates pairs)
+                raise GpuspError(f"parameter value {key}={value!r} cannot be part of a path label")
+        else:
+            text = str(value)
+            if not _SAFE_VALUE.match(text):
+                raise GpuspError(f"parameter value {key}={value!r} is not a safe identifier: use letters, "
+                                 "digits, '.', '_' and '-' (it becomes part of file paths and shell commands)")
         parts.append(f"{key}-{text}")
     return "+".join(parts)
 
@@ -67,9 +93,56 @@ class Job:
         return registry.get(self.solver).problem
 
 
+def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
+    """(n, m, negative) of a graph file read cheaply at planning time: the ``p sp`` line of DIMACS,
+    the ``N M`` header of plain files, the arrays of an npz cache. Anything else: unknown."""
+    import gzip
+
+    path = Path(spec["file"])
+    fmt = spec.get("format")
+    name = path.name.removesuffix(".gz")
+    if fmt is None:
+        fmt = {".gr": "gr", ".plain": "plain", ".npz": "npz"}.get(Path(name).suffix)
+    try:
+        if fmt == "npz":
+            import numpy as np
+
+            with np.load(path, allow_pickle=False) as z:
+                weights = z["weights"]
+                return int(z["n"]), int(z["indices"].size), bool(weights.size and weights.min() < 0)
+        if fmt not in ("gr", "plain"):
+            return None, None, None
+        with open(path, "rb") as raw:
+            gz = raw.read(2) == b"\x1f\x8b"
+        with (gzip.open(path, "rt") if gz else open(path)) as fh:
+            for i, line in enumerate(fh):
+                if i > 10000:
+                    break
+                parts = line.split()
+                if not parts or parts[0] in ("c", "#"):
+                    continue
+                if fmt == "gr" and parts[0] == "p" and len(parts) >= 4:
+                    return int(parts[2]), int(parts[3]), False  # DIMACS weights are >= 0
+                if fmt == "plain" and len(parts) == 2:
+                    return int(parts[0]), int(parts[1]), None
+                if fmt == "plain":
+                    break
+    except (OSError, ValueError, KeyError, EOFError):
+        pass  # a missing or broken file fails in prepare_graph with a proper message
+    return None, None, None
+
+
 def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
     """(n, m, may_have_negative_weights) known before the graph exists, for DAG-time skip decisions."""
-    negative = bool(spec.get("weights") and int(spec["weights"].get("min", 1)) < 0)
+    w = spec.get("weights") or {}
+    negative = bool(w and w.get("action", "add") != "keep" and int(w.get("min", 1)) < 0)
+    if "file" in spec:
+        n, m, neg = _file_size_hint(spec)
+        if w and w.get("action", "add") != "keep":
+            neg = negative  # the weights are replaced
+        if n is not None and spec.get("symmetrize"):
+            m = None if m is None else 2 * m
+        return n, m, bool(neg)
     if "dataset" in spec:
         from .datasets import get_dataset
 
@@ -96,13 +169,14 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
 
 def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
     """All runnable jobs and the skipped combinations (with reasons) of a validated config."""
-    graphs = config.get("graphs", {})
+    graphs = config.get("graphs") or {}
     for name in graphs:
         check_name(name, "graph name")
+    sizes = {name: graph_size(name, spec) for name, spec in graphs.items()}
     free = int(float(config.get("gpu_memory_gb", 80)) * 2**30)
-    jobs, skipped = [], []
-    for entry in config.get("solvers", []):
-        solver = entry["name"]
+    jobs, skipped, seen = [], [], set()
+    for entry in config.get("solvers") or []:
+        solver = check_solver_name(entry["name"])
         try:
             spec = registry.get(solver)  # registered names are safe identifiers
         except SolverError as exc:
@@ -111,22 +185,31 @@ def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
         keys = sorted(grid)
         values = [v if isinstance(v, list) else [v] for v in (grid[k] for k in keys)]
         only = entry.get("graphs")
+        for gname in only or ():
+            if gname not in graphs:
+                raise GpuspError(f"solver {solver} lists graph {gname!r}, which is not in `graphs` "
+                                 f"({', '.join(sorted(graphs)) or 'none'})")
         for combo in itertools.product(*values):
             raw = dict(zip(keys, combo))
             label = paramset_label(raw)
             for gname, gspec in graphs.items():
                 if only and gname not in only:
                     continue
+                if (gname, solver, label) in seen:
+                    continue  # the same combination listed twice
+                seen.add((gname, solver, label))
                 base = {"graph": gname, "solver": solver, "params": label, "problem": spec.problem}
                 try:
                     params = spec.resolve(raw)
                 except SolverError as exc:
                     skipped.append({**base, "reason": str(exc)})
                     continue
-                n, m, negative = graph_size(gname, gspec)
+                n, m, negative = sizes[gname]
                 itemsize = 8 if gspec.get("int64") else 4
                 reason = None
-                if n is not None:
+                if n is None and negative and not spec.negative_weights:
+                    reason = f"{solver} does not accept negative weights"
+                elif n is not None:
                     reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,
                                           free_bytes=free if spec.device == "gpu" else None)
                     limit = config.get("max_apsp_n")

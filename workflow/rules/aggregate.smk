@@ -51,15 +51,23 @@ rule plot_results:
                 caption=f"../report/{name}.rst",
                 category="Figures",
             )
-            for name in ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
+            for name in (
+                "time_per_solver",
+                "speedup",
+                "tile_heatmap",
+                "scaling",
+                "throughput",
+            )
         },
     log:
         f"{RESULTS}/logs/plot_results.log",
     params:
         out_dir=f"{RESULTS}/plots",
-        peak=f"--peak {config['gpu_peak_relaxations_per_s']}"
-        if config.get("gpu_peak_relaxations_per_s")
-        else "",
+        peak=(
+            f"--peak {config['gpu_peak_relaxations_per_s']}"
+            if config.get("gpu_peak_relaxations_per_s")
+            else ""
+        ),
     shell:
         "gpusp plot --samples {input.samples:q} --summary {input.summary:q} "
         "--out-dir {params.out_dir:q} {params.peak} > {log:q} 2>&1"

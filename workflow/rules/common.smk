@@ -1,9 +1,11 @@
 import json
 import os
+import shlex
 
 from gpusp.workflow import (
     PARAMSET,
     SAFE_NAME,
+    SOLVER_NAME,
     expand_jobs,
     graph_spec_json,
     results_dir,
@@ -11,26 +13,42 @@ from gpusp.workflow import (
 
 RESULTS = str(results_dir(config))
 JOBS, SKIPPED = expand_jobs(config)
+JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 MIRROR = config.get("mirror") or os.environ.get("GPUSP_MIRROR") or ""
 
 
 wildcard_constraints:
     graph=SAFE_NAME,
-    solver=r"[a-z0-9]+_[a-z0-9]+",
+    solver=SOLVER_NAME,
     params=PARAMSET,
     dataset=SAFE_NAME,
 
 
+def config_job(wildcards):
+    """The configured job behind a solve/validate path (never trust parameters parsed from it)."""
+    key = (wildcards.graph, wildcards.solver, wildcards.params)
+    if key not in JOB_INDEX:
+        raise ValueError(f"no such job in the config: {'/'.join(key)}")
+    return JOB_INDEX[key]
+
+
 def job_params(wildcards):
-    """--param flags of one job, from the config matrix (never from the path)."""
-    for job in JOBS:
-        if (job.graph, job.solver, job.label) == (
-            wildcards.graph,
-            wildcards.solver,
-            wildcards.params,
-        ):
-            return " ".join(f"--param {k}={v}" for k, v in sorted(job.params.items()))
-    raise ValueError(f"no such job in the config: {wildcards}")
+    """--param flags of one job, from the config matrix (values are schema-checked safe tokens)."""
+    job = config_job(wildcards)
+    return " ".join(
+        f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())
+    )
+
+
+def job_budget(wildcards):
+    """Seconds one solve may take: the solver's time_budget_s, else the top-level one."""
+    budget = getattr(config_job(wildcards), "budget", None)
+    return float(budget or config.get("time_budget_s", 600))
+
+
+def job_runtime(wildcards, attempt):
+    """SLURM minutes of a solve job: the budget plus start-up slack, more on a retry."""
+    return 10 + int(job_budget(wildcards) / 60 + 1) * attempt
 
 
 def record_paths():
@@ -49,11 +67,19 @@ def graph_sources(graph):
     )
 
 
+def mirror_flag():
+    return f"--mirror {shlex.quote(MIRROR)}" if MIRROR else ""
+
+
 def solve_env():
     """The CUDA simulator stands in for a GPU when none is found (records then say 'sim')."""
     sim = config.get("simulate", "auto")
     if sim is True or sim == "always":
         return "NUMBA_ENABLE_CUDASIM=1"
     if sim == "auto":
-        return 'NUMBA_ENABLE_CUDASIM=$(python -c "import gpusp.device as d; print(int(d.mode() != \'gpu\'))")'
+        # decided on the machine that runs the job (a GPU node on a cluster), not at planning time
+        return (
+            'NUMBA_ENABLE_CUDASIM=$(python -c "import gpusp.device as d; '
+            "print(int(d.mode() != 'gpu'))\")"
+        )
     return "NUMBA_ENABLE_CUDASIM=0"

@@ -18,9 +18,10 @@ rule prepare_graph:
     params:
         spec=lambda wc: graph_spec_json(config, wc.graph),
         downloads=lambda wc, input: input.get("download", f"{RESULTS}/downloads"),
+        mirror=mirror_flag(),
     shell:
         "gpusp prepare --spec {params.spec:q} --output {output.graph:q} "
-        "--downloads {params.downloads:q} > {log:q} 2>&1"
+        "--downloads {params.downloads:q} {params.mirror} > {log:q} 2>&1"
 
 
 rule pick_sources:
@@ -32,8 +33,8 @@ rule pick_sources:
     log:
         f"{RESULTS}/logs/pick_sources/{{graph}}.log",
     params:
-        count=lambda wc: graph_sources(wc.graph)[0],
+        n_sources=lambda wc: graph_sources(wc.graph)[0],
         seed=lambda wc: graph_sources(wc.graph)[1],
     shell:
-        "gpusp sources {input.graph:q} {output.sources:q} --count {params.count} "
+        "gpusp sources {input.graph:q} {output.sources:q} --count {params.n_sources} "
         "--seed {params.seed} > {log:q} 2>&1"

@@ -586,15 +586,17 @@ class _TiledSolver(_DenseApsp):
         T = self.params.get("tile", 32)
         phase1, phase2, phase3 = type(self).factory(T, self.dt, self.negative)
         nt = launch_grid(self.n, T)
-        launches = 0
+        one = phase1[(1, 1), (T, T)]
+        if nt == 1:  # a single tile: phase 1 is the whole algorithm
+            one(self.d, self.p, 0, self.inf)
+            return 1, 1
+        two = phase2[(nt - 1, 2), (T, T)]
+        three = phase3[(nt - 1, nt - 1), (T, T)]
         for r in range(nt):
-            phase1[(1, 1), (T, T)](self.d, self.p, r, self.inf)
-            launches += 1
-            if nt > 1:
-                phase2[(nt - 1, 2), (T, T)](self.d, self.p, r, self.inf)
-                phase3[(nt - 1, nt - 1), (T, T)](self.d, self.p, r, self.inf)
-                launches += 2
-        return nt, launches
+            one(self.d, self.p, r, self.inf)
+            two(self.d, self.p, r, self.inf)
+            three(self.d, self.p, r, self.inf)
+        return nt, 3 * nt
 
 
 class TiledGlobalSolver(_TiledSolver):
