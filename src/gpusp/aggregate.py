@@ -40,7 +40,10 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
     for rec in records:
         verdict = rec.get("_verdict")
         base = {
-            "graph": rec["graph"]["name"], "graph_label": rec.get("graph_label", rec["graph"]["name"]),
+            # the config's name of the graph (paths, skips and the report use it); the name stored in
+            # the graph file stays in graph_name
+            "graph": rec.get("graph_label") or rec["graph"]["name"], "graph_name": rec["graph"]["name"],
+            "graph_label": rec.get("graph_label") or rec["graph"]["name"],
             "n": rec["graph"]["n"], "m": rec["graph"]["m"], "solver": rec["solver"], "family": rec["family"],
             "variant": rec["variant"], "problem": rec["problem"], "device": rec["device"], "paper": rec["paper"],
             "params": rec.get("params_label") or json.dumps(rec["params"], sort_keys=True),

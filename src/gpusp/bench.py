@@ -48,8 +48,8 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
             record.parent.mkdir(parents=True, exist_ok=True)
             budget = float(job.budget or config.get("time_budget_s", 600))
             cmd = [sys.executable, "-m", "gpusp.cli", "solve", "--graph", str(gpath), "--solver", job.solver,
-                   "--sources", str(spath), "--trials", str(config.get("trials", 5)),
-                   "--warmup", str(config.get("warmup", 1)), "--validate",
+                   "--sources", str(spath), "--trials", str(job.trials or config.get("trials", 5)),
+                   "--warmup", str(job.warmup if job.warmup is not None else config.get("warmup", 1)), "--validate",
                    "--validate-rows", str(config.get("validate", {}).get("apsp_rows", 16)),
                    "--time-budget", str(budget), "--params-label", job.label, "--graph-label", gname,
                    "--record", str(record)]

@@ -11,6 +11,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -46,9 +47,11 @@ def time_per_solver(samples, summary, path, note):
         return _empty(path, "no timings")
     data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
     graphs = sorted(data["graph"].unique())
-    height = max(2.5, 0.28 * data["config"].nunique())
-    fig, axes = plt.subplots(1, len(graphs), figsize=(6 * len(graphs), height), squeeze=False)
-    for ax, graph in zip(axes[0], graphs):
+    rows = [max(2, data.loc[data["graph"] == g, "config"].nunique()) for g in graphs]
+    # one panel per graph, stacked: long configuration labels never run into the next panel
+    fig, axes = plt.subplots(len(graphs), 1, figsize=(9, 1.2 + 0.3 * sum(rows) + 0.6 * len(graphs)),
+                             squeeze=False, gridspec_kw={"height_ratios": rows}, layout="constrained")
+    for ax, graph in zip(axes[:, 0], graphs):
         part = data[data["graph"] == graph]
         order = part.groupby("config")["time_ms"].median().sort_values().index
         sns.boxplot(data=part, y="config", x="time_ms", order=order, ax=ax, color="#9ecae1", fliersize=2)
@@ -83,6 +86,9 @@ def tile_heatmap(samples, summary, path, note):
     if col is None:
         return _empty(path, "no tile/block-size parameter in the sweep")
     data = data[data[col].notna()]
+    values = pd.to_numeric(data[col], errors="coerce")
+    if values.notna().all() and (values == values.round()).all():
+        data = data.assign(**{col: values.astype(int)})  # 4, not 4.0 (NaN made the column float)
     table = data.groupby(["solver", col])["time_ms"].median().unstack(col)
     fig, ax = plt.subplots(figsize=(1.2 * table.shape[1] + 4, 0.45 * table.shape[0] + 1.5))
     sns.heatmap(np.log10(table), annot=table.round(2), fmt="", cmap="viridis_r", ax=ax,
@@ -97,13 +103,16 @@ def scaling(samples, summary, path, note):
     if data.empty or data["n"].nunique() < 2:
         return _empty(path, "scaling needs at least two graph sizes")
     best = data.sort_values("median_ms").groupby(["solver", "graph"], as_index=False).first()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
     for ax, x in zip(axes, ("n", "m")):
-        sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax)
+        sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax, legend=x == "m")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xticks(sorted(best[x].unique()))
         ax.set_ylabel("best median time (ms)")
-        ax.legend(fontsize=7)
+    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="solver")
     fig.suptitle("Scaling with n and m" + note)
     _save(fig, path)
 

@@ -233,8 +233,10 @@ SPECS: tuple[SolverSpec, ...] = (
                memory_formula="(2w+5) n^2 bytes"),
     # --- paper 002: blocked Floyd-Warshall -------------------------------------------------------------
     *(SolverSpec(f"blockedfw_{v}", "apsp", "gpu", "002", summary, f"gpusp.solvers.blockedfw:{cls}",
-                 params=(BLOCKING,), negative_weights=True, memory=_matrix,
-                 memory_formula="(w+4) n_pad^2 bytes, n_pad = n rounded up to B")
+                 params=(BLOCKING,), negative_weights=True,
+                 memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // p["block_size"]) * p["block_size"]) ** 2,
+                 memory_formula="2 (w+4) n_pad^2 bytes (matrices + pristine copies), n_pad = n rounded up "
+                                "to B; w = 8 when zero/negative weights force the hop tie-break")
       for v, cls, summary in (
           ("v10", "V10Solver", "1.0: one launch per block of every phase (global memory)"),
           ("v11", "V11Solver", "1.1: one launch per phase over the full r x r grid of blocks"),

@@ -87,6 +87,8 @@ class Job:
     params: dict
     label: str
     budget: float | None = None
+    trials: int | None = None
+    warmup: int | None = None
 
     @property
     def problem(self) -> str:
@@ -218,8 +220,17 @@ def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
                 if reason:
                     skipped.append({**base, "reason": reason})
                 else:
-                    jobs.append(Job(gname, solver, raw, label, entry.get("time_budget_s")))
+                    jobs.append(Job(gname, solver, raw, label, entry.get("time_budget_s"), entry.get("trials"),
+                                    entry.get("warmup")))
     return jobs, skipped
+
+
+def find_job(jobs, graph: str, solver: str, label: str) -> Job:
+    """The job a workflow path names (parameters always come from the config, never from the path)."""
+    for job in jobs:
+        if (job.graph, job.solver, job.label) == (graph, solver, label):
+            return job
+    raise GpuspError(f"no job {solver}/{label} on graph {graph} in the config")
 
 
 def graph_spec_json(config: dict, name: str) -> str:
@@ -263,3 +274,15 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
 
 def results_dir(config: dict) -> Path:
     return Path(config.get("results", "results"))
+
+
+def write_skipped(path, skipped: list[dict], log=None) -> None:
+    """Write the skipped combinations (with reasons) as JSON, atomically; one summary line to ``log``."""
+    from .atomic import atomic_open
+
+    with atomic_open(path) as fh:
+        json.dump(skipped, fh, sort_keys=True, indent=1)
+    if log:
+        with open(log, "w") as fh:
+            fh.write(f"{len(skipped)} skipped combinations\n")
+            fh.writelines(f"{s['graph']} {s['solver']} {s['params']}: {s['reason']}\n" for s in skipped)

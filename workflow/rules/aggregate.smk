@@ -7,12 +7,7 @@ rule write_skipped:
     params:
         skipped=json.dumps(SKIPPED, sort_keys=True),
     run:
-        from gpusp.atomic import atomic_open
-
-        with atomic_open(output.skipped) as fh:
-            fh.write(params.skipped)
-        with open(log[0], "w") as fh:
-            fh.write(f"{len(SKIPPED)} skipped combinations\n")
+        write_skipped_json(output.skipped, json.loads(params.skipped), log[0])
 
 
 rule aggregate_records:
@@ -31,12 +26,14 @@ rule aggregate_records:
         ),
     log:
         f"{RESULTS}/logs/aggregate_records.log",
+    conda:
+        "../envs/gpusp.yaml"
     params:
-        out_dir=f"{RESULTS}/tables",
-        allow_mixed="--allow-mixed" if config.get("allow_mixed_code_versions") else "",
+        out_dir=lambda wc, output: os.path.dirname(output.summary),
+        allow_mixed="--allow-mixed" if config["allow_mixed_code_versions"] else "",
     shell:
-        "gpusp aggregate {input.records:q} --skipped {input.skipped:q} --out-dir {params.out_dir:q} "
-        "{params.allow_mixed} > {log:q} 2>&1"
+        "gpusp aggregate {input.records:q} --skipped {input.skipped:q} "
+        "--out-dir {params.out_dir:q} {params.allow_mixed} > {log:q} 2>&1"
 
 
 rule plot_results:
@@ -51,18 +48,14 @@ rule plot_results:
                 caption=f"../report/{name}.rst",
                 category="Figures",
             )
-            for name in (
-                "time_per_solver",
-                "speedup",
-                "tile_heatmap",
-                "scaling",
-                "throughput",
-            )
+            for name in FIGURES
         },
     log:
         f"{RESULTS}/logs/plot_results.log",
+    conda:
+        "../envs/gpusp.yaml"
     params:
-        out_dir=f"{RESULTS}/plots",
+        out_dir=lambda wc, output: os.path.dirname(output[0]),
         peak=(
             f"--peak {config['gpu_peak_relaxations_per_s']}"
             if config.get("gpu_peak_relaxations_per_s")

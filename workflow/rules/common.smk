@@ -9,12 +9,15 @@ from gpusp.workflow import (
     expand_jobs,
     graph_spec_json,
     results_dir,
+    write_skipped as write_skipped_json,
 )
 
 RESULTS = str(results_dir(config))
 JOBS, SKIPPED = expand_jobs(config)
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 MIRROR = config.get("mirror") or os.environ.get("GPUSP_MIRROR") or ""
+# the figures of plot_results (gpusp.plots.FIGURES; not imported here: that would load matplotlib)
+FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
 
 
 wildcard_constraints:
@@ -65,6 +68,15 @@ def graph_sources(graph):
     return int(spec.get("count", default.get("count", 2))), int(
         spec.get("seed", default.get("seed", 0))
     )
+
+
+def dataset_input(wildcards):
+    spec = config["graphs"][wildcards.graph]
+    if "dataset" in spec:
+        return {"download": f"{RESULTS}/downloads/{spec['dataset']}"}
+    if "file" in spec:
+        return {"file": spec["file"]}
+    return {}
 
 
 def mirror_flag():

@@ -4,6 +4,8 @@ rule fetch_dataset:
         download=directory(f"{RESULTS}/downloads/{{dataset}}"),
     log:
         f"{RESULTS}/logs/fetch_dataset/{{dataset}}.log",
+    conda:
+        "../envs/gpusp.yaml"
     resources:
         runtime=60,
     params:

@@ -1,12 +1,3 @@
-def dataset_input(wildcards):
-    spec = config["graphs"][wildcards.graph]
-    if "dataset" in spec:
-        return {"download": f"{RESULTS}/downloads/{spec['dataset']}"}
-    if "file" in spec:
-        return {"file": spec["file"]}
-    return {}
-
-
 rule prepare_graph:
     """Parse, weight (seeded) and convert one configured graph to the binary CSR cache (.npz)."""
     input:
@@ -15,6 +6,8 @@ rule prepare_graph:
         graph=f"{RESULTS}/graphs/{{graph}}.npz",
     log:
         f"{RESULTS}/logs/prepare_graph/{{graph}}.log",
+    conda:
+        "../envs/gpusp.yaml"
     params:
         spec=lambda wc: graph_spec_json(config, wc.graph),
         downloads=lambda wc, input: input.get("download", f"{RESULTS}/downloads"),
@@ -32,6 +25,8 @@ rule pick_sources:
         sources=f"{RESULTS}/graphs/{{graph}}.sources.txt",
     log:
         f"{RESULTS}/logs/pick_sources/{{graph}}.log",
+    conda:
+        "../envs/gpusp.yaml"
     params:
         n_sources=lambda wc: graph_sources(wc.graph)[0],
         seed=lambda wc: graph_sources(wc.graph)[1],

@@ -11,6 +11,8 @@ rule solve_graph:
         answer=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.answer.npz",
     log:
         f"{RESULTS}/logs/solve_graph/{{graph}}/{{solver}}/{{params}}.log",
+    conda:
+        "../envs/gpusp.yaml"
     resources:
         gpu=1,
         slurm_partition=config["slurm"]["gpu_partition"],

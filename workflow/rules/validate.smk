@@ -7,6 +7,8 @@ rule validate_answer:
         verdict=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.verdict.json",
     log:
         f"{RESULTS}/logs/validate_answer/{{graph}}/{{solver}}/{{params}}.log",
+    conda:
+        "../envs/gpusp.yaml"
     shell:
         "gpusp validate --graph {input.graph:q} --answer {input.answer:q} "
         "--output {output.verdict:q} > {log:q} 2>&1"

@@ -55,7 +55,7 @@ from .common import DeviceGraph, build_parents
 
 
 # --- kernels shared by every variant -------------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def init_rounds(prev, dist, changed, source, inf):
     """Grid-stride: every distance INF except the source's 0; clear the round stamp."""
     i = cuda.grid(1)
@@ -71,7 +71,7 @@ def init_rounds(prev, dist, changed, source, inf):
         i += stride
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def init_rounds_flag(prev, dist, flag, changed, source, inf):
     """Grid-stride: as init_rounds, and only the source's flag set (it relaxes in round 1)."""
     i = cuda.grid(1)
@@ -91,7 +91,7 @@ def init_rounds_flag(prev, dist, flag, changed, source, inf):
 
 
 # --- naive: one thread per vertex -------------------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def relax_naive(indptr, indices, weights, prev, dist, inf):
     """Thread per vertex u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
     u = cuda.grid(1)
@@ -107,7 +107,7 @@ def relax_naive(indptr, indices, weights, prev, dist, inf):
             cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] in this round
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def copy_naive(prev, dist, changed, stamp):
     """Thread per vertex: prev <- dist, stamping changed[0] with this round's number on an improvement."""
     i = cuda.grid(1)
@@ -120,7 +120,7 @@ def copy_naive(prev, dist, changed, stamp):
 
 
 # --- stride: grid-stride loops over vertices ---------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def relax_stride(indptr, indices, weights, prev, dist, inf):
     """Grid-stride over vertices u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
     u = cuda.grid(1)
@@ -137,7 +137,7 @@ def relax_stride(indptr, indices, weights, prev, dist, inf):
         u += stride
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def copy_stride(prev, dist, changed, stamp):
     """Grid-stride: prev <- dist, stamping changed[0] with this round's number on an improvement."""
     i = cuda.grid(1)
@@ -152,7 +152,7 @@ def copy_stride(prev, dist, changed, stamp):
 
 
 # --- stride with flag --------------------------------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
     """Grid-stride over vertices u whose distance changed last round: relax their out-edges."""
     u = cuda.grid(1)
@@ -170,7 +170,7 @@ def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
         u += stride
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def copy_flag(prev, dist, flag, changed, stamp):
     """Grid-stride: prev <- dist; flag[i] = whether i improved this round; stamp changed[0] if any did."""
     i = cuda.grid(1)

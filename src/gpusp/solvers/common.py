@@ -17,7 +17,7 @@ from ..graph import Graph
 from .base import launch_grid
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def fill(arr, value):
     """Set every element of a 1-D array to ``value``."""
     i = cuda.grid(1)
@@ -25,14 +25,14 @@ def fill(arr, value):
         arr[i] = value
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def put(arr, index, value):
     """Set one element (e.g. the source's distance) without a host round trip."""
     if cuda.grid(1) == 0:
         arr[index] = value
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def tight_parents(indptr, indices, weights, dist, parent, inf):
     """Thread per vertex u: become the parent of each out-neighbour reached over a tight edge."""
     u = cuda.grid(1)
@@ -47,7 +47,7 @@ def tight_parents(indptr, indices, weights, dist, parent, inf):
             parent[v] = u  # benign race: every writer holds a tight edge, any one is a valid parent
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew):
     """Thread per vertex u on the frontier (level == depth): claim untreed tight out-neighbours."""
     u = cuda.grid(1)

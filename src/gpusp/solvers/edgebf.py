@@ -71,7 +71,7 @@ MAX_GRID_Y = 65535
 
 
 # ---- state reset and relaxation kernels ---------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def reset(dist, mask, nxt, flag, source, inf):
     """Thread per vertex: dist INF (0 at the source), stamps -1 (0 at the source = in round 1's mask)."""
     v = cuda.grid(1)
@@ -89,7 +89,7 @@ def reset(dist, mask, nxt, flag, source, inf):
         flag[1] = 0
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
     """Thread t relaxes edges t, t + T, ... (T threads in all) whose source changed in round r - 1."""
     e = cuda.grid(1)
@@ -114,7 +114,7 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
         e += stride
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
     """Thread per matrix entry (i, j) (x = column j): relax i -> j when row i changed in round r - 1."""
     j, i = cuda.grid(2)
@@ -140,7 +140,7 @@ def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
         i += rows
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def pull_relax(rindptr, rindices, rweights, dist, dist_next, mask, nxt, flag, r, inf, floor):
     """Thread per vertex v: dist_next[v] = min(dist[v], dist[u] + w over in-edges from masked u); no atomics."""
     v = cuda.grid(1)
@@ -168,7 +168,7 @@ def pull_relax(rindptr, rindices, rweights, dist, dist_next, mask, nxt, flag, r,
         flag[0] = r  # benign race: every writer stores r
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
     """Thread per vertex u that changed in round r - 1: atomic-min dist[u] + w into every out-neighbour."""
     u = cuda.grid(1)
@@ -194,7 +194,7 @@ def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
 
 
 # ---- shortest-path tree from in-edges (pull and dense; no forward CSR on the device) ------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def tree_init(level, parent, grew, source):
     """Thread per vertex: no parent; level 0 at the source, -1 (not in the tree) elsewhere; grew cleared."""
     v = cuda.grid(1)
@@ -206,7 +206,7 @@ def tree_init(level, parent, grew, source):
         grew[0] = 0
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def pull_tight_parents(rindptr, rindices, rweights, dist, parent, inf):
     """Thread per vertex v (all weights > 0): parent = first in-neighbour u != v with dist[u] + w == dist[v]."""
     v = cuda.grid(1)
@@ -227,7 +227,7 @@ def pull_tight_parents(rindptr, rindices, rweights, dist, parent, inf):
     parent[v] = found  # the source has no tight in-edge when every weight is positive
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def pull_tree_level(rindptr, rindices, rweights, dist, level, parent, depth, grew, inf):
     """Thread per vertex v not yet in the tree: join under an in-neighbour on level depth over a tight edge."""
     v = cuda.grid(1)
@@ -249,7 +249,7 @@ def pull_tree_level(rindptr, rindices, rweights, dist, level, parent, depth, gre
         e += 1
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def dense_tight_parents(mat, dist, parent, inf):
     """Thread per vertex j (all weights > 0): parent = first row i != j with dist[i] + mat[i, j] == dist[j]."""
     j = cuda.grid(1)
@@ -270,7 +270,7 @@ def dense_tight_parents(mat, dist, parent, inf):
     parent[j] = found
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def dense_tree_level(mat, dist, level, parent, depth, grew, inf):
     """Thread per vertex j not yet in the tree: join under a row i on level depth over a tight entry."""
     j = cuda.grid(1)

@@ -151,8 +151,7 @@ def park_parents(p):
 
 @cuda.jit
 def attach_round(in_indptr, in_src, in_w, d, p, inf, changed):
-    """Thread per parked (s, v): hang v under its parked predecessor when that one is in s's tree (or is s),
-    else under any in-neighbour in the tree over a tight edge; raise ``changed`` when it attached."""
+    """Thread per parked (s, v): attach v under its old predecessor or a tight in-neighbour in s's tree."""
     v, s = cuda.grid(2)
     n = d.shape[0]
     if s >= n or v >= n:
@@ -293,8 +292,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
 
     @cuda.jit
     def phase2(d, p, r, inf):
-        """Block (b, 0): tile (r, c) of the primary row; block (b, 1): tile (c, r) of the primary column;
-        c = b, or b + 1 past the primary tile."""
+        """Block (b, 0): row tile (r, c); block (b, 1): column tile (c, r); c skips the primary tile."""
         b = cuda.blockIdx.x
         c = b + 1 if b >= r else b
         base = r * T
@@ -308,8 +306,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
 
     @cuda.jit
     def phase3(d, p, r, inf):
-        """Tile (a, c) off the primary row and column: d[i][k] from tile (a, r), d[k][j] from tile (r, c),
-        both final after phase 2, so no barrier; d[i][j] lives in a register."""
+        """Tile (a, c): d[i][k] from tile (a, r), d[k][j] from tile (r, c), both final, so no barrier."""
         bx = cuda.blockIdx.x
         by = cuda.blockIdx.y
         c = bx + 1 if bx >= r else bx

@@ -38,7 +38,7 @@ from .base import Solver, launch_grid
 from .common import DeviceGraph, build_parents
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def reset(Ma, Ca, Ua, flag, source, inf):
     """Thread per vertex: cost INF (0 at the source) in Ca and Ua, only the source masked, flag cleared."""
     v = cuda.grid(1)
@@ -56,7 +56,7 @@ def reset(Ma, Ca, Ua, flag, source, inf):
         flag[0] = 0
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
     """Thread per vertex v: if masked, unmask it and atomic-min Ca[v] + w into Ua of each out-neighbour."""
     v = cuda.grid(1)
@@ -77,7 +77,7 @@ def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
         e += 1
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def check(Ma, Ca, Ua, flag, r):
     """Thread per vertex v: commit Ua[v] < Ca[v] into Ca, re-mask v and stamp the flag with round r."""
     v = cuda.grid(1)

@@ -108,6 +108,7 @@ def _naive_kernel(dt: str, negative: bool, transpose: bool):
 def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
     """One block per TILE x TILE output tile, input tiles staged in shared memory."""
     T = tile
+    T1 = tile + 1  # padded row length (a shape must be a closure constant, not an expression)
     plus = plus_fn(dt, negative)
     DT = getattr(numba, dt)
     TRANSPOSE = transpose
@@ -116,7 +117,7 @@ def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
     def square(a, b, p, out_d, out_p, changed, inf):
         """Block (bx, by): output tile; steps over k tiles, staging a[i-tile, k-tile] and B[k-tile, j-tile]."""
         sa = cuda.shared.array((T, T), DT)
-        sb = cuda.shared.array((T, T + 1), DT)  # padded: the transposed store below hits distinct banks
+        sb = cuda.shared.array((T, T1), DT)  # padded: the transposed store below hits distinct banks
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         i = cuda.blockIdx.y * T + ty
@@ -156,12 +157,13 @@ def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
 def _transpose_kernel(tile: int, dt: str):
     """Tiled transpose through shared memory (Ruetsch & Micikevicius): both sides coalesced."""
     T = tile
+    T1 = tile + 1  # padded row length
     DT = getattr(numba, dt)
 
     @cuda.jit
     def transpose(src, dst):
         """Block (bx, by): dst[x-tile, y-tile] = src[y-tile, x-tile] transposed."""
-        buf = cuda.shared.array((T, T + 1), DT)  # padded against bank conflicts on the transposed read
+        buf = cuda.shared.array((T, T1), DT)  # padded against bank conflicts on the transposed read
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         n = src.shape[0]

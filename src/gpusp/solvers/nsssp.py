@@ -93,7 +93,7 @@ MEMORY_MARGIN = 256 * 2**20  # bytes left free beside the device result
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def check_shared(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost and re-mask; one global flag write per block."""
     idx = cuda.grid(1)
@@ -112,7 +112,7 @@ def check_shared(ma, ca, ua, flag):
         flag[0] = 1
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def check_global(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost, re-mask and raise the global flag directly."""
     idx = cuda.grid(1)
@@ -129,7 +129,7 @@ def check_global(ma, ca, ua, flag):
 def _kernels(N: int, B: int):
     """Kernels for N problems per launch (B only fixes the block shape; these index by cuda.grid)."""
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def init(ma, ca, ua, base, inf):
         """Thread (v, j): cost INF and mask 0, except cost 0 and mask 1 at v == source base + j."""
         idx = cuda.grid(1)
@@ -146,7 +146,7 @@ def _kernels(N: int, B: int):
             ua[idx] = inf
             ma[idx] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def scatter_global(indptr, indices, weights, ma, ca, ua):
         """Thread (v, j): if masked, relax v's out-edges in problem j from global memory."""
         idx = cuda.grid(1)
@@ -160,7 +160,7 @@ def _kernels(N: int, B: int):
             # atomic: other vertices relax the same target in problem j concurrently
             cuda.atomic.min(ua, indices[e] * N + j, cv + weights[e])
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def record(rindptr, rindices, rweights, ca, ma, out_dist, out_parent, row0, base, inf, search):
         """Thread (v, j): copy the cost into result row row0 + j; parent from a tight in-edge or -1."""
         idx = cuda.grid(1)
@@ -189,7 +189,7 @@ def _kernels(N: int, B: int):
             ma[idx] = 0 if v == s else -1  # tree level: the source is the depth-0 frontier
         out_parent[r, v] = p
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def tree_level(indptr, indices, weights, ca, level, out_parent, row0, depth, grew):
         """Thread (u, j) on the frontier (level == depth): claim untreed tight out-neighbours."""
         idx = cuda.grid(1)
@@ -215,7 +215,7 @@ def _scatter_shared(N: int, B: int, wname: str):
     WTYPE = _WTYPES[wname]
     SLOTS = B * N
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def scatter_shared(indptr, indices, weights, ma, ca, ua):
         """Block of B groups x N threads: stage each active vertex's edges N at a time, then relax."""
         t = cuda.threadIdx.x

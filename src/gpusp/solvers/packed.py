@@ -84,7 +84,7 @@ def unpack(words: np.ndarray):
     return dist, parent
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
     """Thread per vertex: word INF/no parent, cost INF, mask clear; the source gets 0/-1 and its mask."""
     i = cuda.grid(1)
@@ -102,7 +102,7 @@ def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
         mask[i] = 0
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def relax_min(indptr, indices, weights, cost, mask, word):
     """Thread per masked vertex u: lower word[v] to (cost[u] + w, u) with a 64-bit atomic min."""
     u = cuda.grid(1)
@@ -118,7 +118,7 @@ def relax_min(indptr, indices, weights, cost, mask, word):
             cuda.atomic.min(word, v, (nd << _SHIFT) | me)  # atomic: (dist, parent) updated together
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def relax_cas(indptr, indices, weights, cost, mask, word):
     """Thread per masked vertex u: compare-and-swap (cost[u] + w, u) into word[v] while strictly better."""
     u = cuda.grid(1)
@@ -138,7 +138,7 @@ def relax_cas(indptr, indices, weights, cost, mask, word):
             old = seen
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def commit_packed(word, cost, mask, changed, stamp):
     """Thread per vertex: cost <- packed distance if it dropped, mask = whether it did, stamp changed."""
     i = cuda.grid(1)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run a gpusp config on the lent H200 (no Snakemake there): `gpusp bench` with the project's pins.
+# usage (on the device, from the repo root): benchmarks/h200/run.sh CONFIG NAME [GRAPH ...]
+# Needs, carried along: .whl/ (numpy 2.3.5 cp312: the image's NumPy 2.5 breaks numba-cuda 0.30.4)
+# and .devdata/ (a copy of the offline mirror of real graphs).
+set -euo pipefail
+config=$1 name=$2
+shift 2
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0
+export GPUSP_COMMIT=${GPUSP_COMMIT:-unknown}
+export NUMBA_CACHE_DIR=/tmp/numba-cache
+out=${OUT:-/tmp/out}
+work=/tmp/bench-$name
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/$name-gpu.txt"
+python3 -c "import numpy, numba, scipy, importlib.metadata as m; print('numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', m.version('numba-cuda'), 'scipy', scipy.__version__)" | tee -a "$out/$name-gpu.txt"
+graphs=()
+[ $# -gt 0 ] && graphs=(--graphs "$@")
+python3 -m gpusp.cli bench --config "$config" --out "$work" --set mirror=.devdata "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt"
+cp "$work/tables/summary.csv" "$out/$name-summary.csv"
+cp "$work/tables/samples.csv" "$out/$name-samples.csv"
+tar czf "$out/$name-records.tar.gz" -C "$work" runs skipped.json
