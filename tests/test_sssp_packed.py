@@ -44,7 +44,7 @@ def test_refuses_negative_weights():
 
 
 def test_refuses_int64_distances():
-    graph = _g(3, [(0, 1, 2**28), (1, 2, 2**28)], "big")
+    graph = _g(3, [(0, 1, 2**29), (1, 2, 2**29)], "big")
     assert graph.dtype == np.int64
     with pytest.raises(SolverError, match="int32"):
         gpusp.solve(graph, "packed_atomic", 0, block=32)

@@ -26,6 +26,8 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
 
     out = Path(out)
     jobs, skipped = expand_jobs(config)
+    if only_graphs:
+        skipped = [s for s in skipped if s["graph"] in only_graphs]
     graphs_dir, runs_dir = out / "graphs", out / "runs"
     graphs_dir.mkdir(parents=True, exist_ok=True)
     default_src = config.get("sources", {})

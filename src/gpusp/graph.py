@@ -4,11 +4,11 @@ A :class:`Graph` holds ``indptr`` (n + 1 offsets), ``indices`` (m targets) and `
 weights) as NumPy arrays; the edges of vertex ``u`` are ``indices[indptr[u]:indptr[u + 1]]``.
 Parallel edges and self-loops are kept as given (solvers must cope with them; ``info`` reports them).
 
-Distances are integers. The weight dtype is picked from the longest possible simple path,
-``bound = (n - 1) * max|w|``: int32 while ``bound < 2**29``, else int64 while ``bound < 2**61``, else
-:class:`~gpusp.errors.WeightOverflowError`. The matching ``INF`` (``2**30 - 1`` or ``2**62 - 1``) leaves
-room so that ``INF + INF`` and ``INF + w`` never overflow and every real distance stays below
-``INF - bound``.
+Distances are integers. The weight dtype is picked from the longest possible simple path (the sum
+over vertices of the largest |out-weight|, at most ``(n - 1) * max|w|``): int32 while that bound stays
+below ``INF32 = 2**30 - 1`` (below ``2**29`` with negative weights), else int64 while it stays below
+``2**61``, else :class:`~gpusp.errors.WeightOverflowError`. ``INF + INF`` and ``INF + w`` never
+overflow the chosen dtype, and no real distance reaches ``INF``.
 """
 
 from __future__ import annotations
@@ -35,24 +35,39 @@ def inf_for(dtype) -> int:
     raise TypeError(f"distances are int32 or int64, not {dtype}")
 
 
-def path_bound(n: int, weights: np.ndarray) -> int:
-    """Largest absolute length of a simple path: (n - 1) * max |w| (as a Python int, no overflow)."""
+def path_bound(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) -> int:
+    """Largest absolute length of a simple path, as a Python int.
+
+    A simple path leaves each vertex at most once, so with CSR offsets it is at most the sum over
+    vertices of their largest |out-weight| (far tighter than ``(n - 1) * max|w|`` on road graphs);
+    the smaller of the two bounds is returned.
+    """
     if n <= 1 or weights.size == 0:
         return 0
     wmax = max(abs(int(weights.max())), abs(int(weights.min())))
-    return (n - 1) * wmax
+    bound = (n - 1) * wmax
+    if indptr is not None:
+        starts = np.asarray(indptr[:-1], dtype=np.int64)
+        rows = starts[np.diff(indptr) > 0]
+        per_vertex = np.maximum.reduceat(np.abs(weights.astype(np.int64)), rows)
+        bound = min(bound, int(per_vertex.sum()) - (int(per_vertex.min()) if per_vertex.size == n else 0))
+    return bound
 
 
-def choose_dtype(n: int, weights: np.ndarray) -> np.dtype:
-    """int32 when every path length fits with room for INF arithmetic, else int64; raise if neither does."""
-    bound = path_bound(n, weights)
-    if bound < 2**29:
+def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) -> np.dtype:
+    """int32 when every path length fits below INF32, else int64; raise if neither does.
+
+    Non-negative weights need ``bound < INF32`` (sums of two values below INF32 still fit in int32);
+    with negative weights the bound must stay below 2**29 so that a value derived from INF can never
+    pass for a real distance.
+    """
+    bound = path_bound(n, weights, indptr)
+    negative = weights.size and int(weights.min()) < 0
+    if bound < (2**29 if negative else int(INF32)):
         return np.dtype(np.int32)
     if bound < 2**61:
         return np.dtype(np.int64)
-    raise WeightOverflowError(
-        f"path lengths up to {bound} (n={n}, max |w|={bound // max(n - 1, 1)}) could overflow int64 distances"
-    )
+    raise WeightOverflowError(f"simple paths up to {bound} long (n={n}) could overflow int64 distances")
 
 
 @dataclass(eq=False)
@@ -110,17 +125,17 @@ class Graph:
         for name_, arr in (("src", src), ("dst", dst)):
             if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
                 raise ValueError(f"{name_} vertex id out of range 0..{n - 1}")
-        wdtype = choose_dtype(n, weight)
         order = np.argsort(src, kind="stable")
         counts = np.bincount(src, minlength=n) if src.size else np.zeros(n, dtype=np.int64)
         idx_dtype = np.int32 if src.size < 2**31 else np.int64
         indptr = np.zeros(n + 1, dtype=idx_dtype)
         np.cumsum(counts, out=indptr[1:])
+        weight = weight[order]
         return cls(
             n,
             indptr,
             np.ascontiguousarray(dst[order], dtype=np.int32),
-            np.ascontiguousarray(weight[order], dtype=wdtype),
+            np.ascontiguousarray(weight, dtype=choose_dtype(n, weight, indptr)),
             name=name,
             weight_kind=weight_kind or "real",
             id_map=id_map,
@@ -140,6 +155,11 @@ class Graph:
     @property
     def inf(self) -> int:
         return inf_for(self.weights.dtype)
+
+    @property
+    def path_bound(self) -> int:
+        """Largest absolute length of a simple path (see :func:`path_bound`)."""
+        return path_bound(self.n, self.weights, self.indptr)
 
     @property
     def has_negative_weights(self) -> bool:

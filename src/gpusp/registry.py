@@ -33,6 +33,10 @@ class Param:
     def check(self, value):
         """Return ``value`` converted to the default's type, or raise SolverError naming the problem."""
         kind = type(self.default)
+        if kind is bool and isinstance(value, str):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise SolverError(f"parameter {self.name}={value!r}: expected true or false")
+            value = value.lower() in ("true", "1")
         try:
             value = kind(value) if not isinstance(value, kind) else value
         except (TypeError, ValueError):

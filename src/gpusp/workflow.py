@@ -33,7 +33,7 @@ _PARAM_KEY = re.compile(rf"^{PARAM_KEY}$")
 
 def check_name(name: str, what: str = "name", pattern: re.Pattern = _SAFE) -> str:
     """Return ``name`` if it is a safe identifier (letters, digits, '.', '-'), else raise."""
-    if not isinstance(name, str) or not pattern.match(name) or ".." in name:
+    if not isinstance(name, str) or not pattern.fullmatch(name) or ".." in name:
         allowed = "lower-case letters and digits around one '_'" if pattern is _SOLVER else \
             "letters, digits, '.' and '-' (no '..', not starting with '.' or '-')"
         raise GpuspError(f"{what} {name!r} is not a safe identifier: use {allowed} "
@@ -56,17 +56,17 @@ def paramset_label(params: dict) -> str:
     parts = []
     for key in sorted(params):
         value = params[key]
-        if not isinstance(key, str) or not _PARAM_KEY.match(key):
+        if not isinstance(key, str) or not _PARAM_KEY.fullmatch(key):
             raise GpuspError(f"parameter name {key!r} is not a safe identifier (use a-z, 0-9 and '_')")
         if isinstance(value, bool):
             text = str(value).lower()
         elif isinstance(value, (int, float)):
             text = str(value)
-            if not _NUMBER.match(text):  # inf, nan, 1e+20 ('+' separates pairs)
+            if not _NUMBER.fullmatch(text):  # inf, nan, 1e+20 ('+' separates pairs)
                 raise GpuspError(f"parameter value {key}={value!r} cannot be part of a path label")
         else:
             text = str(value)
-            if not _SAFE_VALUE.match(text):
+            if not (_SAFE_VALUE.fullmatch(text) or _NUMBER.fullmatch(text)):  # "-3" from parse_paramset
                 raise GpuspError(f"parameter value {key}={value!r} is not a safe identifier: use letters, "
                                  "digits, '.', '_' and '-' (it becomes part of file paths and shell commands)")
         parts.append(f"{key}-{text}")
@@ -153,7 +153,8 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
         return int(entry["nodes"]), int(entry["edges"]) * factor, negative
     if "generate" in spec:
         p = dict(spec.get("params", {}))
-        negative = negative or int(p.get("wmin", 1)) < 0
+        if not (w and w.get("action", "add") != "keep"):  # unless the weights are replaced
+            negative = int(p.get("wmin", 1)) < 0
         kind = spec["generate"]
         if kind == "rmat":
             n = 2 ** int(p["scale"])

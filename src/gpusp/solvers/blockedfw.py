@@ -57,7 +57,9 @@ where the blocks live:
 
 Without a GPU (``gpusp.device.mode() != 'gpu'``) v40 and v41 launch their DAG's pieces one by one in
 an adversarial topological order (latest round first), which checks the kernels and that the DAG's
-dependencies suffice for those orders, not CUDA graph capture itself.
+dependencies suffice for those orders, not CUDA graph capture itself. On an H200 (numba-cuda 0.30.4,
+cuda-core 1.2.2, driver 580) capture through ``GraphBuilder`` split / join, the in-graph memcpy reset
+and replay were checked against SciPy, including after overwriting the matrices between replays.
 
 Paths: the paper leaves a next-hop matrix as future work; here every version keeps a predecessor
 matrix on the device (``p[i][j] = p[k][j]`` whenever going through k improves d[i][j]; -1 on the
@@ -184,21 +186,21 @@ def _global_kernels(B: int, dtype_name: str) -> dict:
             d[i, j] = dij
             p[i, j] = p[base + kb, j]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def block(d, p, t, I, J):
         """v10: round t on the one block (I, J) of this single-block launch."""
         if cuda.blockIdx.x != 0:
             return
         update(d, p, t, I, J)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def full1(d, p, t):
         """v11 phase 1 over the full r x r grid: only block (t, t) works."""
         if cuda.blockIdx.x != t or cuda.blockIdx.y != t:
             return
         update(d, p, t, t, t)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def full2(d, p, t):
         """v11 phase 2 over the full r x r grid: only blocks of row t or column t, not the pivot, work."""
         I = cuda.blockIdx.y
@@ -207,7 +209,7 @@ def _global_kernels(B: int, dtype_name: str) -> dict:
             return
         update(d, p, t, I, J)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def full3(d, p, t):
         """v11 phase 3 over the full r x r grid: only blocks outside row t and column t work."""
         I = cuda.blockIdx.y
@@ -216,14 +218,14 @@ def _global_kernels(B: int, dtype_name: str) -> dict:
             return
         rest(d, p, t, I, J)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def rat1(d, p, t):
         """v12 phase 1: one block, the pivot."""
         if cuda.blockIdx.x != 0:
             return
         update(d, p, t, t, t)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def rat2(d, p, t, r):
         """v12 phase 2 on 2(r-1) blocks: the first r-1 are row-t blocks, the rest column-t blocks."""
         b = cuda.blockIdx.x
@@ -235,7 +237,7 @@ def _global_kernels(B: int, dtype_name: str) -> dict:
             b -= r - 1
             update(d, p, t, b if b < t else b + 1, t)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def rat3(d, p, t):
         """v12 phase 3 on (r-1)^2 blocks: grid index b maps to block b + (b >= t)."""
         by = cuda.blockIdx.y
@@ -396,14 +398,14 @@ def _shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool) -> dict
             d[i, j] = dij
             p[i, j] = p[base + kb, j]  # block (t, J) of p is final in phase 3
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_p1(d, p, t):
         """Phase 1: one block, the pivot."""
         if cuda.blockIdx.x != 0:
             return
         phase1(d, p, t)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_p2(d, p, t, r):
         """Phase 2 on 2(r-1) blocks: the first r-1 are row-t blocks, the rest column-t blocks."""
         b = cuda.blockIdx.x
@@ -415,24 +417,24 @@ def _shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool) -> dict
             b -= r - 1
             col(d, p, t, b if b < t else b + 1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_p3(d, p, t):
         """Phase 3 on (r-1)^2 blocks: grid index b maps to block b + (b >= t)."""
         by = cuda.blockIdx.y
         bx = cuda.blockIdx.x
         quad(d, p, t, by if by < t else by + 1, bx if bx < t else bx + 1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_row(d, p, t, j0):
         """Phase 2 piece: pivot-row blocks (t, j0 + blockIdx.x)."""
         row(d, p, t, j0 + cuda.blockIdx.x)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_col(d, p, t, i0):
         """Phase 2 piece: pivot-column blocks (i0 + blockIdx.x, t)."""
         col(d, p, t, i0 + cuda.blockIdx.x)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def k_quad(d, p, t, i0, j0):
         """Phase 3 piece: blocks (i0 + blockIdx.y, j0 + blockIdx.x) of one quadrant."""
         quad(d, p, t, i0 + cuda.blockIdx.y, j0 + cuda.blockIdx.x)
@@ -440,7 +442,7 @@ def _shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool) -> dict
     return dict(p1=k_p1, p2=k_p2, p3=k_p3, row=k_row, col=k_col, quad=k_quad)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def negative_diagonal(d, n, flag):
     """One block: flag[0] = smallest i < n with d[i, i] < 0, else n."""
     if cuda.blockIdx.x != 0:
@@ -576,6 +578,23 @@ def _event():
     return cuda.event() if mode() != "gpu" else cuda.event(timing=False)
 
 
+class _Launch:
+    """A kernel with its launch configuration, configured once on a GPU (configuring costs more host
+    time than launching) and per call in the simulator, whose ``kernel[...]`` mutates the kernel."""
+
+    __slots__ = ("kernel", "config", "bound")
+
+    def __init__(self, kernel, *config):
+        self.kernel, self.config = kernel, config
+        self.bound = kernel[config] if mode() == "gpu" else None
+
+    def __call__(self, *args):
+        if self.bound is not None:
+            self.bound(*args)
+        else:
+            self.kernel[self.config](*args)
+
+
 class _BlockedFW(Solver):
     """Shared state of every version: padded matrices on the device, reset, check, download."""
 
@@ -687,7 +706,7 @@ class V10Solver(_BlockedFW):
     version = "1.0"
 
     def prepare(self):
-        self.k_block = _global_kernels(self.B, self.dtype_name)["block"][1, self.B2]
+        self.k_block = _Launch(_global_kernels(self.B, self.dtype_name)["block"], 1, self.B2)
 
     def rounds(self):
         d, p, r, k = self.d, self.p, self.r, self.k_block
@@ -716,7 +735,7 @@ class V11Solver(_BlockedFW):
     def prepare(self):
         ks = _global_kernels(self.B, self.dtype_name)
         grid = (self.r, self.r)
-        self.k = [ks[name][grid, self.B2] for name in ("full1", "full2", "full3")]
+        self.k = [_Launch(ks[name], grid, self.B2) for name in ("full1", "full2", "full3")]
 
     def rounds(self):
         d, p = self.d, self.p
@@ -737,9 +756,9 @@ class _Rational(_BlockedFW):
     def prepare(self):
         k1, k2, k3 = self.kernels()
         r = self.r
-        self.k1 = k1[1, self.B2]
-        self.k2 = k2[max(1, 2 * (r - 1)), self.B2]
-        self.k3 = k3[(max(1, r - 1), max(1, r - 1)), self.B2]
+        self.k1 = _Launch(k1, 1, self.B2)
+        self.k2 = _Launch(k2, max(1, 2 * (r - 1)), self.B2)
+        self.k3 = _Launch(k3, (max(1, r - 1), max(1, r - 1)), self.B2)
 
     def rounds(self):
         d, p, r = self.d, self.p, self.r
@@ -799,42 +818,63 @@ class V30Solver(_BlockedFW):
         self.events = [_event() for _ in self.dag]
         self.lanes = [_LANE.get(kind, 0) for _, kind, _, _ in self.dag]
         self.kernel_nodes = sum(1 for _, kind, _, _ in self.dag if kind not in ("start", "end"))
+        self.plan = None
 
-    def launch_piece(self, kind, t, stream):
-        """Launch one piece of round t on ``stream`` (a numba stream, 0, or a cuda.core GraphBuilder)."""
+    def piece_call(self, kind, t, stream):
+        """(configured kernel, args) of one piece of round t on ``stream`` (numba stream, 0 or a builder)."""
         (i0, i1), (j0, j1) = piece_ranges(kind, t, self.r)
         d, p, B2 = self.d, self.p, self.B2
         if kind == "p1":
-            self.ks["p1"][1, B2, stream](d, p, t)
-        elif kind in ("up", "down"):
-            self.ks["col"][i1 - i0, B2, stream](d, p, t, i0)
-        elif kind in ("left", "right"):
-            self.ks["row"][j1 - j0, B2, stream](d, p, t, j0)
-        else:
-            self.ks["quad"][(j1 - j0, i1 - i0), B2, stream](d, p, t, i0, j0)
+            return _Launch(self.ks["p1"], 1, B2, stream), (d, p, t)
+        if kind in ("up", "down"):
+            return _Launch(self.ks["col"], i1 - i0, B2, stream), (d, p, t, i0)
+        if kind in ("left", "right"):
+            return _Launch(self.ks["row"], j1 - j0, B2, stream), (d, p, t, j0)
+        return _Launch(self.ks["quad"], (j1 - j0, i1 - i0), B2, stream), (d, p, t, i0, j0)
 
-    def run_streams(self):
-        """Issue the DAG in program order on four streams; events carry the cross-stream dependencies."""
+    def launch_piece(self, kind, t, stream):
+        """Launch one piece of round t on ``stream``."""
+        kern, args = self.piece_call(kind, t, stream)
+        kern(*args)
+
+    def stream_plan(self):
+        """Per node: (stream, events to wait for, kernel or None, args, event to record or None).
+
+        Built once: configuring a launch (and converting its stream) costs more host time than the
+        launch itself, and v30 issues up to 9r of them a run."""
         s, ev, lanes = self.streams, self.events, self.lanes
         needed = [False] * len(self.dag)
         for v, (_, _, _, deps) in enumerate(self.dag):
             for u in deps:
                 if lanes[u] != lanes[v]:
                     needed[u] = True
+        plan = []
         for v, (_, kind, t, deps) in enumerate(self.dag):
             st = s[lanes[v]]
-            for u in deps:
-                if lanes[u] != lanes[v]:
-                    ev[u].wait(st)
-            if kind == "start":
-                self.reset(st)
-            elif kind == "end":
-                self.check(st)
+            waits = [ev[u] for u in deps if lanes[u] != lanes[v]]
+            if kind in ("start", "end"):
+                kern, args = None, kind
             else:
-                self.launch_piece(kind, t, st)
-            if needed[v]:
-                ev[v].record(st)
-        self.finish(s[0])
+                kern, args = self.piece_call(kind, t, st)
+            plan.append((st, waits, kern, args, ev[v] if needed[v] else None))
+        return plan
+
+    def run_streams(self):
+        """Issue the DAG in program order on four streams; events carry the cross-stream dependencies."""
+        if self.plan is None:
+            self.plan = self.stream_plan()
+        for st, waits, kern, args, record in self.plan:
+            for e in waits:
+                e.wait(st)
+            if kern is not None:
+                kern(*args)
+            elif args == "start":
+                self.reset(st)
+            else:
+                self.check(st)
+            if record is not None:
+                record.record(st)
+        self.finish(self.streams[0])
 
     def run(self, source=None):
         if self.n == 0:
@@ -867,7 +907,7 @@ class _GraphVersion(V30Solver):
             return self.counters(graph=False)
         self.graph_exec.launch(self.core_stream)
         self.finish()
-        return self.counters(graph=True)
+        return self.counters(graph=True, host_launches=1)
 
     def run_order(self, order):
         """Launch the DAG's nodes one by one in ``order`` on the default stream (simulator fallback)."""

@@ -111,6 +111,8 @@ def _bellman_ford(indptr, indices, weights, source, inf, fixed, dist, parent):
 
 @njit(cache=True)
 def _floyd_warshall(d, p, inf):
+    """Returns False as soon as a diagonal entry turns negative (a negative cycle: stop before
+    repeated negative sums can wrap around), True otherwise."""
     n = d.shape[0]
     for k in range(n):
         for i in range(n):
@@ -122,6 +124,9 @@ def _floyd_warshall(d, p, inf):
                 if dkj != inf and dik + dkj < d[i, j]:
                     d[i, j] = dik + dkj
                     p[i, j] = p[k, j]
+            if d[i, i] < 0:
+                return False
+    return True
 
 
 def dense_predecessors(mat: np.ndarray, inf: int) -> np.ndarray:
@@ -159,8 +164,7 @@ class FloydWarshallCpu(Solver):
         g = self.graph
         self.dist = g.to_dense()
         self.parent = dense_predecessors(self.dist, g.inf)
-        _floyd_warshall(self.dist, self.parent, g.dtype.type(g.inf))
-        if g.n and (np.diagonal(self.dist) < 0).any():
+        if not _floyd_warshall(self.dist, self.parent, g.dtype.type(g.inf)) or (np.diagonal(self.dist) < 0).any():
             raise NegativeCycleError(vertex=int(np.flatnonzero(np.diagonal(self.dist) < 0)[0]))
         return {"iterations": g.n, "relaxations": g.n ** 3}
 

@@ -36,7 +36,7 @@ from .base import Solver, launch_grid
 from .floydwarshall import DTYPES, require_device_memory
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def dijkstra_rows(adj, dist, parent, visited, inf):
     """Thread per source s: Dijkstra over the adjacency matrix with a linear extract-min, on row s."""
     s = cuda.grid(1)

@@ -63,7 +63,6 @@ import numpy as np
 from numba import cuda
 
 from ..errors import NegativeCycleError
-from ..graph import path_bound
 from .base import Solver, launch_grid
 from .common import DeviceGraph, build_parents
 
@@ -305,7 +304,7 @@ class _MaskedBellmanFord(Solver):
         self.n = graph.n
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
-        self.floor = graph.dtype.type(-path_bound(graph.n, graph.weights))
+        self.floor = graph.dtype.type(-graph.path_bound)
         self.nonpositive = bool(graph.m and int(graph.weights.min()) <= 0)
         self.d_dist = self.d_parent = None
 

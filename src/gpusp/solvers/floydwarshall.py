@@ -107,7 +107,7 @@ def grid2(n: int, side: int) -> tuple[int, int]:
 
 
 # --- kernels that every dense solver uses ---------------------------------------------------------------
-@cuda.jit
+@cuda.jit(cache=True)
 def init_matrix(d, p, inf):
     """Thread per (i, j), j along x: d = 0 on the diagonal and INF elsewhere, p = -1."""
     j, i = cuda.grid(2)
@@ -117,7 +117,7 @@ def init_matrix(d, p, inf):
         p[i, j] = -1
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def scatter_edges(indptr, indices, weights, d, p):
     """Thread per vertex u: lay u's out-edges into row u (lightest parallel edge) and parent their heads."""
     u = cuda.grid(1)
@@ -132,7 +132,7 @@ def scatter_edges(indptr, indices, weights, d, p):
                 p[u, v] = u
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def negative_diagonal(d, first):
     """Thread per vertex i: record the smallest i with d[i, i] < 0 (i lies on or after a negative cycle)."""
     i = cuda.grid(1)
@@ -140,7 +140,7 @@ def negative_diagonal(d, first):
         cuda.atomic.min(first, 0, i)  # atomic: several vertices can see a negative diagonal
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def park_parents(p):
     """Thread per (s, v), v along x: park every predecessor p as -(p + 2), i.e. 'not yet in s's tree'."""
     v, s = cuda.grid(2)
@@ -149,7 +149,7 @@ def park_parents(p):
         p[s, v] = -p[s, v] - 2
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def attach_round(in_indptr, in_src, in_w, d, p, inf, changed):
     """Thread per parked (s, v): attach v under its old predecessor or a tight in-neighbour in s's tree."""
     v, s = cuda.grid(2)
@@ -208,7 +208,7 @@ def _row_kernels(dt: str, negative: bool):
     plus = plus_fn(dt, negative)
     DT = getattr(numba, dt)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def supernaive(d, p, k, inf):
         """Thread per (i, j), j along x: relax i -> j through k."""
         j, i = cuda.grid(2)
@@ -224,7 +224,7 @@ def _row_kernels(dt: str, negative: bool):
             d[i, j] = nd
             p[i, j] = p[k, j]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def supernaiveshared(d, p, k, inf):
         """Block along row i = blockIdx.x, thread per j: d[i][k] staged once per block in shared memory."""
         dik_s = cuda.shared.array(1, DT)
@@ -243,7 +243,7 @@ def _row_kernels(dt: str, negative: bool):
             d[i, j] = nd
             p[i, j] = p[k, j]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def naive(d, p, k, inf):
         """Thread per row i: relax i -> j through k for every j."""
         i = cuda.grid(1)
@@ -284,13 +284,13 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
                     p[i, j] = p[k, j]
             cuda.syncthreads()  # step k's writes (row and column k + 1 among them) seen by the whole tile
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase1(d, p, r, inf):
         """One block: the primary (diagonal) tile r through its own k."""
         base = r * T
         dependent_tile(d, p, base + cuda.threadIdx.y, base + cuda.threadIdx.x, base, inf)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase2(d, p, r, inf):
         """Block (b, 0): row tile (r, c); block (b, 1): column tile (c, r); c skips the primary tile."""
         b = cuda.blockIdx.x
@@ -304,7 +304,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
             j = base + cuda.threadIdx.x
         dependent_tile(d, p, i, j, base, inf)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase3(d, p, r, inf):
         """Tile (a, c): d[i][k] from tile (a, r), d[k][j] from tile (r, c), both final, so no barrier."""
         bx = cuda.blockIdx.x
@@ -340,7 +340,7 @@ def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
     plus = plus_fn(dt, negative)
     DT = getattr(numba, dt)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase1(d, p, r, inf):
         """One block: the primary tile, staged in shared memory, through its own k."""
         sd = cuda.shared.array((T, T), DT)
@@ -366,7 +366,7 @@ def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
             d[i, j] = sd[ty, tx]
             p[i, j] = sp[ty, tx]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase2(d, p, r, inf):
         """Row tile (r, c) (blockIdx.y == 0) or column tile (c, r), staged with the primary tile."""
         cd = cuda.shared.array((T, T), DT)
@@ -410,7 +410,7 @@ def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
             d[i, j] = cd[ty, tx]
             p[i, j] = cp[ty, tx]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def phase3(d, p, r, inf):
         """Tile (a, c): stage column tile (a, r) and row tile (r, c) once; d[i][j] in a register."""
         kd = cuda.shared.array((T, T), DT)  # tile (a, r): d[i][k]

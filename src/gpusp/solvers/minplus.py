@@ -77,7 +77,7 @@ def _naive_kernel(dt: str, negative: bool, transpose: bool):
     plus = plus_fn(dt, negative)
     TRANSPOSE = transpose
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def square(a, b, p, out_d, out_p, changed, inf):
         """Thread per (i, j), j along x: out = min_k a[i, k] + B[k, j] with B = b (or b[j, k] transposed)."""
         j, i = cuda.grid(2)
@@ -113,7 +113,7 @@ def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
     DT = getattr(numba, dt)
     TRANSPOSE = transpose
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def square(a, b, p, out_d, out_p, changed, inf):
         """Block (bx, by): output tile; steps over k tiles, staging a[i-tile, k-tile] and B[k-tile, j-tile]."""
         sa = cuda.shared.array((T, T), DT)
@@ -160,7 +160,7 @@ def _transpose_kernel(tile: int, dt: str):
     T1 = tile + 1  # padded row length
     DT = getattr(numba, dt)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def transpose(src, dst):
         """Block (bx, by): dst[x-tile, y-tile] = src[y-tile, x-tile] transposed."""
         buf = cuda.shared.array((T, T1), DT)  # padded against bank conflicts on the transposed read

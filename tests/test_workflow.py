@@ -1,0 +1,547 @@
+"""The Snakemake workflow: job matrix and skips (gpusp.workflow), hostile names, dry runs, and an end
+to end run of tests/data/workflow-tiny.yaml in the CUDA simulator (about 30-60 s).
+
+Every snakemake call runs from the repository root, as a user would, with ``--config results=<tmp>``
+so that nothing is written into the tree's own results/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpusp import registry
+from gpusp.errors import GpuspError
+from gpusp.workflow import (
+    PARAMSET,
+    Job,
+    check_name,
+    expand_jobs,
+    graph_size,
+    parse_paramset,
+    paramset_label,
+    write_skipped,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = REPO / "tests" / "data" / "workflow-tiny.yaml"
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+DEFAULT_CONFIG = REPO / "config" / "config.yaml"
+
+pytestmark = pytest.mark.timeout(600)
+
+
+# --- helpers (test_report.py and test_slurm.py import these) ---------------------------------------
+def snakemake_env() -> dict:
+    """The environment of a snakemake subprocess: this interpreter's scripts (gpusp) first on PATH,
+    the CUDA simulator on (the records then say mode 'sim')."""
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def snakemake(*args, timeout=600, check=False) -> subprocess.CompletedProcess:
+    """Run ``python -m snakemake ARGS`` from the repository root; stdout and stderr together."""
+    cmd = [sys.executable, "-m", "snakemake", *map(str, args)]
+    proc = subprocess.run(cmd, cwd=REPO, env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-6000:]}")
+    return proc
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The first 'Job stats' table of a snakemake run or dry run, as rule -> count (without 'total')."""
+    match = re.search(r"Job stats:\njob\s+count\n[-\s]+\n((?:\S+\s+\d+\n)+)", output)
+    if not match:
+        return {}
+    counts = dict((rule, int(n)) for rule, n in (line.split() for line in match.group(1).splitlines()))
+    counts.pop("total", None)
+    return counts
+
+
+def tiny_config() -> dict:
+    return yaml.safe_load(TINY.read_text())
+
+
+def tiny_results(tmp_path_factory) -> Path:
+    """Results folder of one end-to-end run of workflow-tiny.yaml, made once per test session and
+    shared by test_workflow.py and test_report.py (whichever needs it first runs it)."""
+    out = tmp_path_factory.getbasetemp() / "workflow-tiny" / "results"
+    done = out.parent / "run.log"
+    if not done.exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.monotonic()
+        proc = snakemake("--cores", 2, "--configfile", TINY, "--config", f"results={out}", check=True)
+        (out.parent / "first-run.txt").write_text(f"{time.monotonic() - t0:.1f} s\n{proc.stdout}")
+        done.write_text(proc.stdout)
+    return out
+
+
+def write_config(path: Path, config: dict) -> Path:
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+# --- (a) expand_jobs: matrix, skips with reasons, labels -------------------------------------------
+def _cfg(graphs, solvers, **extra):
+    return {"graphs": graphs, "solvers": solvers, **extra}
+
+
+RANDOM = {"generate": "random", "params": {"n": 16, "k": 3, "wmax": 20}, "seed": 1}
+GRID = {"generate": "grid", "params": {"rows": 4, "cols": 5}}
+
+
+def test_matrix_expansion_counts():
+    config = _cfg(
+        {"a": RANDOM, "b": GRID},
+        [{"name": "scipy_dijkstra"},
+         {"name": "bellmanford_naive", "params": {"block": [32, 64], "rounds": ["early", "fixed"]}},
+         {"name": "edgebf_coo", "params": {"block": 32, "edges_per_thread": [1, 4]}, "graphs": ["b"]}],
+    )
+    jobs, skipped = expand_jobs(config)
+    assert skipped == []
+    by_solver = {}
+    for job in jobs:
+        by_solver.setdefault(job.solver, []).append(job)
+    assert len(by_solver["scipy_dijkstra"]) == 2  # 1 parameter set x 2 graphs
+    assert len(by_solver["bellmanford_naive"]) == 8  # 2 x 2 parameter values x 2 graphs
+    assert len(by_solver["edgebf_coo"]) == 2  # 2 values x the one graph it is restricted to
+    assert {j.graph for j in by_solver["edgebf_coo"]} == {"b"}
+    assert len(jobs) == 12
+    assert len({(j.graph, j.solver, j.label) for j in jobs}) == len(jobs)
+    labels = {j.label for j in by_solver["bellmanford_naive"]}
+    assert labels == {"block-32+rounds-early", "block-32+rounds-fixed", "block-64+rounds-early",
+                      "block-64+rounds-fixed"}
+    assert {j.label for j in by_solver["scipy_dijkstra"]} == {"default"}
+    # a Job keeps the raw (configured) parameters; its label is derived from them
+    job = next(j for j in jobs if j.label == "block-64+rounds-fixed")
+    assert job.params == {"block": 64, "rounds": "fixed"}
+    assert isinstance(job, Job) and job.problem == "sssp"
+
+
+def test_duplicate_combinations_are_run_once():
+    config = _cfg({"a": RANDOM}, [{"name": "scipy_dijkstra"}, {"name": "scipy_dijkstra"},
+                                 {"name": "bellmanford_naive", "params": {"block": [32, 32]}}])
+    jobs, _ = expand_jobs(config)
+    assert sorted((j.solver, j.label) for j in jobs) == [("bellmanford_naive", "block-32"),
+                                                         ("scipy_dijkstra", "default")]
+
+
+def test_default_config_expands():
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    jobs, skipped = expand_jobs(config)
+    assert len(jobs) == 18 and skipped == []
+
+
+@pytest.mark.parametrize("graph", [
+    {**RANDOM, "params": {**RANDOM["params"], "wmin": -5}},  # the generator draws negative weights
+    {**RANDOM, "weights": {"action": "replace", "min": -3, "max": 5}},  # weights replaced by negative ones
+])
+def test_dijkstra_on_negative_weights_is_skipped_with_reason(graph):
+    jobs, skipped = expand_jobs(_cfg({"neg": graph}, [{"name": "dijkstra_cpu"}, {"name": "bellmanford_naive"},
+                                                     {"name": "scipy_dijkstra"}]))
+    assert [(s["graph"], s["solver"], s["params"]) for s in skipped] == [("neg", "dijkstra_cpu", "default")]
+    assert "negative weights" in skipped[0]["reason"]
+    assert skipped[0]["problem"] == "sssp"
+    assert sorted(j.solver for j in jobs) == ["bellmanford_naive", "scipy_dijkstra"]
+
+
+def test_positive_weights_replacing_negative_ones_are_not_skipped():
+    graph = {**RANDOM, "params": {**RANDOM["params"], "wmin": -5}, "weights": {"action": "replace", "min": 1}}
+    jobs, skipped = expand_jobs(_cfg({"g": graph}, [{"name": "dijkstra_cpu"}]))
+    assert skipped == [] and len(jobs) == 1
+
+
+def test_apsp_matrix_larger_than_gpu_memory_is_skipped():
+    big = {"generate": "ring", "params": {"n": 100_000}}  # a 100000 x 100000 matrix: ~37 GiB at 4 bytes
+    small = {"generate": "ring", "params": {"n": 100}}
+    config = _cfg({"big": big, "small": small},
+                  [{"name": "floydwarshall_naive"}, {"name": "blockedfw_v21", "params": {"block_size": 16}},
+                   {"name": "scipy_apsp"}], gpu_memory_gb=16)
+    jobs, skipped = expand_jobs(config)
+    assert {(s["graph"], s["solver"]) for s in skipped} == {("big", "floydwarshall_naive"), ("big", "blockedfw_v21")}
+    for s in skipped:
+        assert "GiB of device memory" in s["reason"] and "16.00 GiB free" in s["reason"]
+        assert s["problem"] == "apsp"
+    # the CPU solver does not use device memory; the small graph fits
+    assert {(j.graph, j.solver) for j in jobs} == {("small", "floydwarshall_naive"), ("small", "blockedfw_v21"),
+                                                   ("big", "scipy_apsp"), ("small", "scipy_apsp")}
+    # with a large enough device the big matrix fits (blocked FW keeps two n x n copies: ~149 GiB)
+    jobs, skipped = expand_jobs({**config, "gpu_memory_gb": 192})
+    assert skipped == [] and len(jobs) == 6
+
+
+def test_max_apsp_n_skips_with_reason():
+    config = _cfg({"g": {"generate": "ring", "params": {"n": 500}}},
+                  [{"name": "scipy_apsp"}, {"name": "scipy_dijkstra"}], max_apsp_n=100)
+    jobs, skipped = expand_jobs(config)
+    assert [j.solver for j in jobs] == ["scipy_dijkstra"]
+    assert skipped[0]["solver"] == "scipy_apsp" and "max_apsp_n" in skipped[0]["reason"]
+
+
+def test_invalid_parameter_values_are_skipped_with_reason():
+    config = _cfg({"a": RANDOM, "b": GRID},
+                  [{"name": "floydwarshall_tiledglobal", "params": {"tile": [16, 5]}},
+                   {"name": "bellmanford_naive", "params": {"block": 33}},
+                   {"name": "edgebf_coo", "params": {"no_such": 1}}])
+    jobs, skipped = expand_jobs(config)
+    assert {(j.graph, j.label) for j in jobs} == {("a", "tile-16"), ("b", "tile-16")}
+    reasons = {(s["graph"], s["solver"], s["params"]): s["reason"] for s in skipped}
+    assert len(reasons) == 6  # every bad combination, on every graph
+    assert "allowed values are [4, 8, 16, 32]" in reasons[("a", "floydwarshall_tiledglobal", "tile-5")]
+    assert "block=33" in reasons[("b", "bellmanford_naive", "block-33")]
+    assert "no parameter 'no_such'" in reasons[("a", "edgebf_coo", "no_such-1")]
+
+
+def test_unknown_solver_and_unknown_graph_reference_fail_early():
+    with pytest.raises(GpuspError, match="no_such"):
+        expand_jobs(_cfg({"a": RANDOM}, [{"name": "no_such"}]))
+    with pytest.raises(GpuspError, match="'zz', which is not in `graphs`"):
+        expand_jobs(_cfg({"a": RANDOM}, [{"name": "scipy_dijkstra", "graphs": ["zz"]}]))
+
+
+def test_graph_sizes_known_at_planning_time():
+    assert graph_size("t", {"file": "src/gpusp/data/tiny.gr"}) == (21, 63, False)
+    assert graph_size("r", RANDOM) == (16, 48, False)
+    assert graph_size("g", GRID) == (20, 62, False)
+    assert graph_size("x", {"file": "no/such/file.gr"}) == (None, None, False)
+
+
+@pytest.mark.parametrize("params, label", [
+    ({}, "default"),
+    ({"block": 32}, "block-32"),
+    ({"rounds": "early", "block": 64}, "block-64+rounds-early"),  # sorted by key
+    ({"transpose": True, "tile": 16}, "tile-16+transpose-true"),
+    ({"sssp": "edgebf_coo", "block": 256}, "block-256+sssp-edgebf_coo"),
+    ({"alpha": 0.5, "shift": -3}, "alpha-0.5+shift--3"),
+    ({"method": "min"}, "method-min"),
+])
+def test_paramset_label_round_trip(params, label):
+    assert paramset_label(params) == label
+    assert re.fullmatch(PARAMSET, label)
+    parsed = parse_paramset(label)
+    assert set(parsed) == set(params)
+    assert parsed == {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in params.items()}
+    assert paramset_label(parsed) == label  # label -> params -> label is the identity
+
+
+def test_parsed_labels_resolve_like_the_configured_values():
+    for solver, params in [("bellmanford_naive", {"block": 64, "rounds": "fixed"}),
+                           ("minplus_tiled", {"tile": 16, "transpose": True}),
+                           ("bellmanford_allsources", {"sssp": "edgebf_coo", "block": 128})]:
+        spec = registry.get(solver)
+        assert spec.resolve(parse_paramset(paramset_label(params))) == spec.resolve(params)
+
+
+@pytest.mark.parametrize("params", [{"block": "32; rm -rf ~"}, {"block": "$(touch x)"}, {"block": "../x"},
+                                    {"block": "a b"}, {"block": "a+b"}, {"Block": 1}, {"a-b": 1},
+                                    {"x": float("inf")}, {"x": 1e20}])
+def test_paramset_label_refuses_unsafe_values(params):
+    with pytest.raises(GpuspError):
+        paramset_label(params)
+
+
+def test_paramset_wildcard_never_matches_other_outputs_of_a_job():
+    assert not re.fullmatch(PARAMSET, "default.verdict")
+    assert not re.fullmatch(PARAMSET, "block-32.answer")
+    assert re.fullmatch(PARAMSET, "block_size-8")
+
+
+# --- (b) hostile names are refused before anything runs --------------------------------------------
+HOSTILE = ["x; rm -rf ~", "../etc", "$(touch pwned)", "`touch pwned`", "a/../../b", "x y", "a..b", ".hidden",
+           "-rf", "x\nrm", "x\n", "{graph}", ""]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_check_name_refuses_hostile_names(name):
+    with pytest.raises(GpuspError, match="not a safe identifier"):
+        check_name(name, "graph name")
+    with pytest.raises(GpuspError, match="not a safe identifier"):
+        expand_jobs(_cfg({name: RANDOM}, [{"name": "scipy_dijkstra"}]))
+
+
+@pytest.mark.parametrize("name", ["tiny", "USA-road-d.NY", "rmat-s10", "g1"])
+def test_check_name_accepts_safe_names(name):
+    assert check_name(name) == name
+
+
+def _schema_errors(config):
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(config, str(SCHEMA))
+    except WorkflowError as exc:
+        return str(exc)
+    return None
+
+
+def _base():
+    return {"graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}}, "solvers": [{"name": "scipy_dijkstra"}]}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_schema_refuses_hostile_graph_names(name):
+    config = _base()
+    config["graphs"][name] = RANDOM
+    assert _schema_errors(config)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c["solvers"].append({"name": "x; rm -rf ~"}),
+    lambda c: c["solvers"].append({"name": "bellmanford_naive", "params": {"block": "32; touch pwned"}}),
+    lambda c: c["solvers"].append({"name": "bellmanford_naive", "params": {"block": ["$(touch pwned)"]}}),
+    lambda c: c["solvers"].append({"name": "bellmanford_naive", "params": {"$(x)": 1}}),
+    lambda c: c["solvers"].append({"name": "scipy_dijkstra", "graphs": ["../etc"]}),
+    lambda c: c.update(results="$(touch pwned)"),
+    lambda c: c.update(results="out; rm -rf ~"),
+    lambda c: c.update(results="res/{graph}"),
+    lambda c: c.update(mirror="/m `touch pwned`"),
+    lambda c: c["graphs"]["tiny"].update(file="tiny.gr; touch pwned"),
+    lambda c: c["graphs"]["tiny"].update(dataset="../../etc/passwd") or c["graphs"]["tiny"].pop("file"),
+    lambda c: c.update(slurm={"gpu_partition": "gpu --wrap=id"}),
+    lambda c: c.update(unknown_key=1),
+], ids=["solver", "param-value", "param-list", "param-key", "solver-graphs", "results-subst", "results-semicolon",
+        "results-wildcard", "mirror", "file", "dataset", "partition", "unknown-key"])
+def test_schema_refuses_hostile_values(mutate):
+    config = _base()
+    assert _schema_errors(config) is None
+    mutate(config)
+    assert _schema_errors(config)
+
+
+@pytest.mark.parametrize("where", ["graph", "param", "results"])
+@pytest.mark.parametrize("dry", [True, False], ids=["dry-run", "run"])
+def test_snakemake_refuses_hostile_config_without_running_anything(tmp_path, where, dry):
+    marker = tmp_path / "pwned"
+    inject = {"graph": f"x; touch {marker}", "param": f"$(touch {marker})", "results": f"`touch {marker}`"}[where]
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+              "solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "params": {"block": 32}}]}
+    if where == "graph":
+        config["graphs"][inject] = dict(RANDOM)
+    elif where == "param":
+        config["solvers"][1]["params"]["block"] = inject
+    else:
+        config["results"] = inject
+    cfg = write_config(tmp_path / "hostile.yaml", config)
+    repo_marker = REPO / "pwned"
+    assert not repo_marker.exists()
+    args = ["-n"] if dry else ["--cores", 1]
+    proc = snakemake(*args, "--configfile", cfg, timeout=120)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "validating config" in proc.stdout.lower() or "not a safe identifier" in proc.stdout, proc.stdout[-3000:]
+    assert not marker.exists() and not repo_marker.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.yaml"]  # no results folder, nothing else
+
+
+def test_hostile_names_in_dollar_form_create_no_file_in_the_repo(tmp_path):
+    config = {"results": str(tmp_path / "results"), "graphs": {"$(touch pwned)": {"file": "src/gpusp/data/tiny.gr"}},
+              "solvers": [{"name": "scipy_dijkstra"}]}
+    before = set(os.listdir(REPO))
+    proc = snakemake("-n", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=120)
+    assert proc.returncode != 0
+    assert not (REPO / "pwned").exists()
+    assert set(os.listdir(REPO)) - before == set()
+    assert not (tmp_path / "results").exists()
+
+
+# --- (c) dry run of the default config ----------------------------------------------------------------
+def test_dry_run_of_default_config(tmp_path):
+    proc = snakemake("-n", "--quiet", "rules", "--config", f"results={tmp_path / 'results'}", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    jobs, skipped = expand_jobs(yaml.safe_load(DEFAULT_CONFIG.read_text()))
+    graphs = len(yaml.safe_load(DEFAULT_CONFIG.read_text())["graphs"])
+    assert job_counts(proc.stdout) == {"prepare_graph": graphs, "pick_sources": graphs, "write_skipped": 1,
+                                       "solve_graph": len(jobs), "validate_answer": len(jobs),
+                                       "aggregate_records": 1, "plot_results": 1, "all": 1}
+    assert not (tmp_path / "results").exists()
+
+
+def test_plain_dry_run_succeeds():
+    """`snakemake -n` exactly as the README says (whatever state results/ is in)."""
+    proc = snakemake("-n", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+
+
+def test_configfile_replaces_the_default_config(tmp_path):
+    """--configfile X runs X's graphs only: the embedded default's graphs are not merged in."""
+    proc = snakemake("-n", "--quiet", "rules", "--configfile", TINY, "--config", f"results={tmp_path}", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    counts = job_counts(proc.stdout)
+    assert counts["prepare_graph"] == 2 and counts["solve_graph"] == 6
+
+
+def test_lint_and_format():
+    proc = snakemake("--lint", timeout=300)
+    assert proc.returncode == 0 and "Lints for" not in proc.stdout, proc.stdout[-5000:]
+    snakefmt = shutil.which("snakefmt") or str(Path(sys.executable).parent / "snakefmt")
+    if not Path(snakefmt).exists():
+        pytest.skip("snakefmt is not installed (pip install -e '.[workflow]')")
+    fmt = subprocess.run([snakefmt, "--check", "Snakefile", "workflow/"], cwd=REPO, capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stderr + fmt.stdout
+
+
+# --- (d) end to end on the tiny config ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    return tiny_results(tmp_path_factory)
+
+
+def _records(results: Path):
+    return sorted(p for p in (results / "runs").rglob("*.json") if not p.name.endswith(".verdict.json"))
+
+
+def test_e2e_summary(tiny_run):
+    import pandas as pd
+
+    summary = pd.read_csv(tiny_run / "tables" / "summary.csv")
+    jobs, skipped = expand_jobs(tiny_config())
+    assert len(jobs) == 6 and skipped == []
+    assert len(summary) == len(jobs)
+    got = {(r.graph, r.solver, r.params) for r in summary.itertuples()}
+    assert got == {(j.graph, j.solver, j.label) for j in jobs}  # config names, not the graphs' stored names
+    assert (summary["status"] == "ok").all()
+    assert summary["validated"].astype(bool).all()
+    assert (summary["mode"] == "sim").all()
+    assert (summary["samples"] == 2 * 2).all()  # trials x sources
+    assert summary["median_ms"].gt(0).all()
+    base = summary[summary["solver"] == "scipy_dijkstra"]
+    assert (base["speedup_vs_cpu"] == 1).all()
+    samples = pd.read_parquet(tiny_run / "tables" / "samples.parquet")
+    assert len(samples) == 6 * 2 * 2
+    assert json.loads((tiny_run / "tables" / "skipped.json").read_text()) == []
+
+
+def test_e2e_records_are_simulated_and_verdicts_ok(tiny_run):
+    records = _records(tiny_run)
+    assert len(records) == 6
+    for path in records:
+        rec = json.loads(path.read_text())
+        assert rec["machine"]["mode"] == "sim", path
+        assert rec["status"] == "ok", path
+        assert rec["trials"] == 2 and rec["graph_label"] == path.parent.parent.name
+        verdict = json.loads(path.with_name(path.name.replace(".json", ".verdict.json")).read_text())
+        assert verdict["ok"] is True, path
+        assert len(verdict["sources"]) == 2
+    labels = {p.parent.parent.name + "/" + p.parent.name + "/" + p.stem for p in records}
+    assert "tiny/bellmanford_naive/block-32" in labels and "rand16/dijkstra_cpu/default" in labels
+
+
+def test_e2e_plots(tiny_run):
+    for name in ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput"):
+        path = tiny_run / "plots" / f"{name}.png"
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path
+    log = (tiny_run / "logs" / "plot_results.log").read_text()
+    assert "wrote" in log
+    # the figures say that these are simulator timings
+    import pandas as pd
+
+    from gpusp.plots import _label
+
+    assert "SIMULATED" in _label(pd.read_parquet(tiny_run / "tables" / "samples.parquet"))
+
+
+def test_e2e_every_rule_logged(tiny_run):
+    logs = tiny_run / "logs"
+    assert len(list((logs / "solve_graph").rglob("*.log"))) == 6
+    assert len(list((logs / "validate_answer").rglob("*.log"))) == 6
+    for name in ("aggregate_records.log", "plot_results.log", "write_skipped.log"):
+        assert (logs / name).exists()
+    assert not list(tiny_run.rglob(".*.part*"))  # no temporary files of the atomic writes left
+
+
+def test_e2e_second_run_has_nothing_to_do(tiny_run):
+    proc = snakemake("--cores", 2, "--configfile", TINY, "--config", f"results={tiny_run}", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert "Nothing to be done" in proc.stdout
+    assert job_counts(proc.stdout) == {}
+    assert "Finished job" not in proc.stdout
+
+
+def test_e2e_changing_trials_reruns_solves_only(tiny_run):
+    proc = snakemake("-n", "--quiet", "rules", "--configfile", TINY, "--config", f"results={tiny_run}", "trials=3",
+                     timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    # graphs and sources are untouched; every solve (and what depends on it) runs again
+    assert job_counts(proc.stdout) == {"solve_graph": 6, "validate_answer": 6, "aggregate_records": 1,
+                                       "plot_results": 1, "all": 1}
+
+
+def test_e2e_changing_one_solver_parameter_runs_only_its_jobs(tiny_run, tmp_path):
+    config = tiny_config()
+    config["results"] = str(tiny_run)
+    config["solvers"][2]["params"]["block"] = 64
+    proc = snakemake("-n", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert job_counts(proc.stdout) == {"solve_graph": 2, "validate_answer": 2, "aggregate_records": 1,
+                                       "plot_results": 1, "all": 1}
+    planned = set(re.findall(r"wildcards: graph=(\w+), solver=(\w+), params=(\S+)", proc.stdout))
+    assert planned == {(g, "bellmanford_naive", "block-64") for g in ("tiny", "rand16")}
+
+
+def test_e2e_a_failed_job_leaves_nothing_a_rerun_would_trust(tmp_path):
+    """dijkstra_cpu on a file graph whose negative weights are only found when the solver reads it:
+    the solve exits non-zero, Snakemake removes its outputs, the other jobs' outputs stay, and a
+    re-run plans exactly the failed job (and what depends on it) again."""
+    neg = tmp_path / "neg.plain"
+    neg.write_text("5 6\n0 1 4\n1 2 -2\n2 3 3\n0 3 9\n3 4 1\n1 4 7\n")
+    results = tmp_path / "results"
+    config = {"results": str(results), "trials": 1, "warmup": 0, "sources": {"count": 1, "seed": 0},
+              "graphs": {"neg": {"file": str(neg)}},
+              "solvers": [{"name": "scipy_dijkstra"}, {"name": "dijkstra_cpu"}]}
+    jobs, skipped = expand_jobs(config)
+    assert len(jobs) == 2 and skipped == []  # not knowable from the file's header
+    cfg = write_config(tmp_path / "c.yaml", config)
+    proc = snakemake("--cores", 2, "--keep-going", "--configfile", cfg, timeout=300)
+    assert proc.returncode != 0
+    assert "Error in rule solve_graph" in proc.stdout
+    bad = results / "runs" / "neg" / "dijkstra_cpu"
+    assert not (bad / "default.json").exists() and not (bad / "default.answer.npz").exists()
+    assert not list(results.rglob(".*.part*"))  # atomic writes left no temporary files
+    log = (results / "logs" / "solve_graph" / "neg" / "dijkstra_cpu" / "default.log").read_text()
+    assert "negative weights" in log
+    good = results / "runs" / "neg" / "scipy_dijkstra"
+    assert (good / "default.json").exists() and (good / "default.verdict.json").exists()
+    assert not (results / "tables" / "summary.csv").exists()
+    proc = snakemake("-n", "--quiet", "rules", "--configfile", cfg, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert job_counts(proc.stdout) == {"solve_graph": 1, "validate_answer": 1, "aggregate_records": 1,
+                                       "plot_results": 1, "all": 1}
+
+
+def test_atomic_writes_leave_no_partial_file(tmp_path):
+    target = tmp_path / "tables" / "skipped.json"
+    with pytest.raises(TypeError):
+        write_skipped(target, [{"graph": object()}])
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
+    write_skipped(target, [{"graph": "g", "solver": "s", "params": "default", "reason": "r"}], tmp_path / "log")
+    assert json.loads(target.read_text())[0]["reason"] == "r"
+    assert "1 skipped" in (tmp_path / "log").read_text()
+
+
+def test_failed_solve_writes_no_record(tmp_path):
+    """The CLI's own contract, as the workflow relies on it: an error exits non-zero, no record."""
+    neg = tmp_path / "neg.plain"
+    neg.write_text("3 2\n0 1 -1\n1 2 2\n")
+    record, answer = tmp_path / "r.json", tmp_path / "a.npz"
+    proc = subprocess.run([sys.executable, "-m", "gpusp.cli", "solve", "--graph", str(neg), "--solver", "dijkstra_cpu",
+                           "--source", "0", "--record", str(record), "--answer", str(answer)],
+                          capture_output=True, text=True, env=snakemake_env(), timeout=120)
+    assert proc.returncode != 0 and "gpusp: error:" in proc.stderr
+    assert not record.exists() and not answer.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["neg.plain"]
