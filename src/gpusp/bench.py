@@ -2,7 +2,8 @@
 
 ``gpusp bench --config CONFIG --out DIR`` prepares every graph, picks the same seeded sources the
 workflow would, runs each (graph, solver, parameter set) job as its own ``gpusp solve`` process with
-the config's time budget (a job past its budget is recorded as skipped, with the reason), validates
+the config's time budget (a job past its budget is recorded as skipped, with the reason; with
+``in_process: true`` in the config, jobs run in this process instead, without budgets), validates
 every answer against SciPy, and aggregates the records into the same tables the workflow writes.
 """
 
@@ -17,6 +18,21 @@ from pathlib import Path
 
 from .aggregate import write_tables
 from .workflow import expand_jobs, prepare_graph
+
+
+def _in_process(argv):
+    """Run one `gpusp solve` in this process (no time budget: for sweeps of small, quick jobs)."""
+    import contextlib
+    import io
+
+    from .cli import main
+
+    i = argv.index("--time-budget")
+    argv = argv[:i] + argv[i + 2:]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(argv)
+    return rc, out.getvalue(), err.getvalue()
 
 
 def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
@@ -58,11 +74,14 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
             for k, v in sorted(job.params.items()):
                 cmd += ["--param", f"{k}={v}"]
             t1 = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
-            tail = (proc.stdout.strip().splitlines() or [""])[-1][:160]
-            err = proc.stderr.strip().splitlines()[-1][:200] if proc.stderr.strip() else ""
-            log(f"   {job.solver:<30} {job.label:<28} rc={proc.returncode} {time.perf_counter() - t1:6.1f} s  "
-                f"{tail} {err}")
+            if config.get("in_process"):
+                rc, stdout, stderr = _in_process(cmd[3:])
+            else:
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
+                rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+            tail = (stdout.strip().splitlines() or [""])[-1][:160]
+            err = stderr.strip().splitlines()[-1][:200] if stderr.strip() else ""
+            log(f"   {job.solver:<30} {job.label:<28} rc={rc} {time.perf_counter() - t1:6.1f} s  {tail} {err}")
             if record.exists():
                 records.append(record)
             else:
