@@ -103,7 +103,8 @@ def _cluster_or_skip() -> str:
     except subprocess.TimeoutExpired:
         pytest.skip("no SLURM cluster: `sinfo` did not answer within 20 s")
     if proc.returncode != 0:
-        pytest.skip(f"no SLURM cluster answers: sinfo: {(proc.stderr or proc.stdout).strip()[:200]}")
+        why = " ".join((proc.stderr or proc.stdout).split())[:200]
+        pytest.skip(f"no SLURM cluster answers (start one: `bash .ci/slurm-cluster start`): sinfo: {why}")
     states = {}
     for line in proc.stdout.splitlines():
         part, avail, state = line.split()

@@ -140,6 +140,12 @@ def test_duplicate_combinations_are_run_once():
                                                          ("scipy_dijkstra", "default")]
 
 
+def test_per_solver_time_budget_reaches_its_jobs():
+    jobs, _ = expand_jobs(_cfg({"a": RANDOM}, [{"name": "scipy_dijkstra"},
+                                              {"name": "bellmanford_naive", "time_budget_s": 30}]))
+    assert {j.solver: j.budget for j in jobs} == {"scipy_dijkstra": None, "bellmanford_naive": 30}
+
+
 def test_default_config_expands():
     config = yaml.safe_load(DEFAULT_CONFIG.read_text())
     jobs, skipped = expand_jobs(config)
