@@ -199,13 +199,18 @@ def _solve_with_budget(args, argv):
                                      trials=args.trials, warmup=args.warmup, status="skipped", reason=reason,
                                      extra=_labels(args)), args.record)
         if args.answer:
-            import numpy as np
-
-            from .atomic import atomic_path
-
-            with atomic_path(args.answer, suffix=".npz") as tmp:
-                np.savez(tmp, sources=np.zeros(0, dtype=np.int64), dist=np.zeros((0, 0)), parent=np.zeros((0, 0)))
+            _empty_answer(args.answer)
         return 0
+
+
+def _empty_answer(path):
+    """An answer file with no sources, for runs that produced none (skipped, negative cycle)."""
+    import numpy as np
+
+    from .atomic import atomic_path
+
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez(tmp, sources=np.zeros(0, dtype=np.int64), dist=np.zeros((0, 0)), parent=np.zeros((0, 0)))
 
 
 def _labels(args) -> dict:
@@ -252,6 +257,8 @@ def cmd_solve(args):
             status = "failed-validation"
             reason = next(v for v in verdicts if not v.ok).mismatches[:3]
 
+    if args.answer and not results:
+        _empty_answer(args.answer)
     if args.answer and results:
         with atomic_path(args.answer, suffix=".npz") as tmp:
             if spec.problem == "sssp":
