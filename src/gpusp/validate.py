@@ -38,31 +38,40 @@ class Verdict:
         return asdict(self)
 
 
-def _scipy_csr(graph: Graph):
+def scipy_matrix(graph: Graph):
+    """The simple graph as SciPy's float64 CSR array (explicit zero weights stay edges)."""
     from scipy.sparse import csr_array
 
     g = graph.simple()
     return csr_array((g.weights.astype(np.float64), g.indices, g.indptr), shape=(g.n, g.n))
 
 
-def reference_distances(graph: Graph, sources) -> np.ndarray:
-    """Exact integer distances from each source (rows), INF for unreachable; raises on negative cycles."""
+def scipy_paths(graph: Graph, matrix, indices=None, predecessors: bool = False):
+    """SciPy Dijkstra (Johnson with negative weights) as exact integer distances with INF, and parents.
+
+    Returns ``(dist, parent)``; ``parent`` is None unless asked for. Raises NegativeCycleError.
+    """
     from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
     from scipy.sparse.csgraph import dijkstra, johnson
 
+    fn = johnson if graph.has_negative_weights else dijkstra
+    try:
+        out = fn(matrix, indices=indices, return_predecessors=predecessors)
+    except ScipyNegativeCycle as exc:
+        raise NegativeCycleError(f"reference: {exc}") from None
+    d, p = out if predecessors else (out, None)
+    dist = np.full(d.shape, graph.inf, dtype=graph.dtype)
+    finite = np.isfinite(d)
+    dist[finite] = np.rint(d[finite]).astype(graph.dtype)
+    return dist, (np.where(p < 0, -1, p).astype(np.int32) if predecessors else None)
+
+
+def reference_distances(graph: Graph, sources) -> np.ndarray:
+    """Exact integer distances from each source (rows), INF for unreachable; raises on negative cycles."""
     sources = np.atleast_1d(np.asarray(sources, dtype=np.int64))
     if graph.n == 0:
         return np.zeros((sources.size, 0), dtype=graph.dtype)
-    a = _scipy_csr(graph)
-    try:
-        d = johnson(a, indices=sources) if graph.has_negative_weights else dijkstra(a, indices=sources)
-    except ScipyNegativeCycle as exc:
-        raise NegativeCycleError(f"reference: {exc}") from None
-    d = np.atleast_2d(d)
-    out = np.full(d.shape, graph.inf, dtype=graph.dtype)
-    finite = np.isfinite(d)
-    out[finite] = np.rint(d[finite]).astype(graph.dtype)
-    return out
+    return np.atleast_2d(scipy_paths(graph, scipy_matrix(graph), sources)[0])
 
 
 def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdict:

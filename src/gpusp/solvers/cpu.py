@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import NegativeCycleError, SolverError
+from ..validate import scipy_matrix, scipy_paths
 from .base import Solver
 
 
@@ -174,25 +175,10 @@ class _Scipy(Solver):
 
     def __init__(self, graph, **params):
         super().__init__(graph, **params)
-        from scipy.sparse import csr_array
-
-        g = graph.simple()
-        self.matrix = csr_array((g.weights.astype(np.float64), g.indices, g.indptr), shape=(g.n, g.n))
+        self.matrix = scipy_matrix(graph)
 
     def _solve(self, indices):
-        from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
-        from scipy.sparse.csgraph import dijkstra, johnson
-
-        graph = self.graph
-        fn = johnson if graph.has_negative_weights else dijkstra
-        try:
-            d, p = fn(self.matrix, indices=indices, return_predecessors=True)
-        except ScipyNegativeCycle:
-            raise NegativeCycleError() from None
-        self.dist = np.full(d.shape, graph.inf, dtype=graph.dtype)
-        finite = np.isfinite(d)
-        self.dist[finite] = np.rint(d[finite]).astype(graph.dtype)
-        self.parent = np.where(p < 0, -1, p).astype(np.int32)
+        self.dist, self.parent = scipy_paths(self.graph, self.matrix, indices, predecessors=True)
 
 
 class ScipySssp(_Scipy):
