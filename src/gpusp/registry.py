@@ -133,6 +133,12 @@ GRID = Param("grid", 0, "blocks in the grid-stride launch (0: 4 per multiprocess
 TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=(4, 8, 16, 32))
 BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA block side)",
                  choices=(4, 8, 16, 24, 32))
+TRANSPOSE = Param("transpose", False, "multiply by the transposed operand for coalescing", choices=(False, True))
+NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1, maximum=1024),
+                Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32))
+CSR_MEMORY = "4(n+1) + (4+w)m + (2w+8)n bytes"
+MATRIX_MEMORY = "(w+4) n^2 bytes"
+NSSSP_MEMORY = "4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result on the device if it fits, else on the host"
 
 
 def _csr(n, m, params, itemsize):
@@ -177,15 +183,15 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("bellmanford_naive", "sssp", "gpu", "000", "thread per vertex relaxes its out-edges from "
                "prevDistance into distance with atomic min, then a copy kernel; parent kernel at the end",
                "gpusp.solvers.bellmanford:NaiveSolver", params=(BLOCK, ROUNDS), negative_weights=True,
-               memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+               memory=_csr, memory_formula=CSR_MEMORY),
     SolverSpec("bellmanford_stride", "sssp", "gpu", "000", "as naive, with grid-stride loops over vertices "
                "and a fixed grid size", "gpusp.solvers.bellmanford:StrideSolver",
                params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
-               memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+               memory_formula=CSR_MEMORY),
     SolverSpec("bellmanford_flag", "sssp", "gpu", "000", "stride with a per-vertex changed flag: only "
                "vertices whose distance changed last round relax", "gpusp.solvers.bellmanford:FlagSolver",
                params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
-               memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+               memory_formula=CSR_MEMORY),
     # --- paper 004: edge-parallel and pull/push Bellman-Ford -----------------------------------------
     SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
                "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf:CooSolver",
@@ -201,7 +207,7 @@ SPECS: tuple[SolverSpec, ...] = (
                memory_formula="4(n+1) + (4+w)m + (2w+16)n bytes (reverse CSR, two distance buffers)"),
     SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
                "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK,), negative_weights=True,
-               memory=_csr, memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes"),
+               memory=_csr, memory_formula=CSR_MEMORY),
     # --- papers 001 and 003: Harish-Narayanan and the packed atomic ----------------------------------
     SolverSpec("harish_scattercheck", "sssp", "gpu", "001", "Harish-Narayanan: scatter kernel relaxes "
                "masked vertices into an update array, check kernel commits, re-masks and sets the flag",
@@ -217,20 +223,20 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("floydwarshall_supernaive", "apsp", "gpu", "000", "2-D grid, one thread per (i, j), one "
                "launch per k", "gpusp.solvers.floydwarshall:SuperNaiveSolver",
                params=(Param("tile", 16, "block side of the 2-D launch", choices=(4, 8, 16, 32)),),
-               negative_weights=True, memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+               negative_weights=True, memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_supernaiveshared", "apsp", "gpu", "000", "1-D blocks along a row share "
                "d[i][k] through shared memory, one launch per k",
                "gpusp.solvers.floydwarshall:SuperNaiveSharedSolver", params=(BLOCK,), negative_weights=True,
-               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+               memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_naive", "apsp", "gpu", "000", "one thread per row i loops over j, one launch "
                "per k", "gpusp.solvers.floydwarshall:NaiveSolver", params=(BLOCK,), negative_weights=True,
-               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+               memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_tiledglobal", "apsp", "gpu", "000", "three-phase tiled FW in global memory",
                "gpusp.solvers.floydwarshall:TiledGlobalSolver", params=(TILE,), negative_weights=True,
-               memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+               memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_tiledshared", "apsp", "gpu", "000", "three-phase tiled FW with tiles staged "
                "in shared memory", "gpusp.solvers.floydwarshall:TiledSharedSolver", params=(TILE,),
-               negative_weights=True, memory=_matrix, memory_formula="(w+4) n^2 bytes"),
+               negative_weights=True, memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("dijkstra_gpunaive", "apsp", "gpu", "000", "one thread per source runs Dijkstra on the "
                "adjacency matrix with an O(V^2) linear extract-min", "gpusp.solvers.dijkstragpu:NaiveApspSolver",
                params=(BLOCK,), memory=lambda n, m, p, w: (2 * w + 5) * n * n,
@@ -256,30 +262,20 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("nsssp_shared", "apsp", "gpu", "001", "N SSSPs per launch, interleaved per-source arrays, "
                "edges staged in shared memory; recording kernel on the inverted graph",
                "gpusp.solvers.nsssp:SharedSolver",
-               params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
-                             maximum=1024),
-                       Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
-               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result "
-               "on the device if it fits, else on the host"),
+               params=NSSSP_PARAMS, memory=_nsssp, memory_formula=NSSSP_MEMORY),
     SolverSpec("nsssp_global", "apsp", "gpu", "001", "as nsssp_shared without shared memory",
                "gpusp.solvers.nsssp:GlobalSolver",
-               params=(Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1,
-                             maximum=1024),
-                       Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32)),
-               memory=_nsssp, memory_formula="4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result "
-               "on the device if it fits, else on the host"),
+               params=NSSSP_PARAMS, memory=_nsssp, memory_formula=NSSSP_MEMORY),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",
-               params=(Param("transpose", False, "multiply by the transposed operand for coalescing",
-                             choices=(False, True)),),
+               params=(TRANSPOSE,),
                negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * bool(p.get("transpose"))) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("minplus_tiled", "apsp", "gpu", "004", "min-plus squaring with 32 x 32 shared-memory tiles",
                "gpusp.solvers.minplus:TiledSolver",
                params=(Param("tile", 32, "tile side", choices=(4, 8, 16, 32)),
-                       Param("transpose", False, "multiply by the transposed operand for coalescing",
-                             choices=(False, True))),
+                       TRANSPOSE),
                negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * bool(p.get("transpose"))) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("bellmanford_allsources", "apsp", "gpu", "004", "an SSSP solver of the Bellman-Ford "
