@@ -61,9 +61,10 @@ def device_info() -> dict:
         info.update(gpu=name, compute_capability=".".join(map(str, dev.compute_capability)),
                     multiprocessors=dev.MULTIPROCESSOR_COUNT)
         try:
-            info["driver"] = ".".join(map(str, cuda.driver.driver.get_version()))
+            info["cuda_driver_api"] = ".".join(map(str, cuda.driver.driver.get_version()))
         except Exception:
             pass
+        info["driver"] = _nvidia_smi_driver()
         try:
             info["cuda_runtime"] = ".".join(map(str, cuda.runtime.get_version()))
         except Exception:
@@ -76,6 +77,18 @@ def device_info() -> dict:
     elif info["mode"] == "sim":
         info["gpu"] = "CUDA simulator (timings are not GPU timings)"
     return info
+
+
+def _nvidia_smi_driver() -> str | None:
+    """The NVIDIA driver release (e.g. 580.159.04), from nvidia-smi when it is on PATH."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def free_device_memory() -> int | None:
