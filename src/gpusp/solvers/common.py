@@ -63,6 +63,88 @@ def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew)
                 grew[0] = 1
 
 
+class FastLaunch:
+    """``kernel[grid, block]`` for a loop that launches it many times, with the per-launch host cost cut.
+
+    Numba types and prepares every argument again at each launch (several kernel parameters per array);
+    that host work, not the GPU, bounds a Bellman-Ford round on a road graph. Here each device array is
+    typed and prepared once (keyed by the array object, which the solver keeps alive) and the compiled
+    kernel is looked up once per argument types, so a launch is little more than one
+    ``cuda.core.launch``. In the simulator, or with another numba-cuda, it is plain ``kernel[grid, block]``.
+    """
+
+    def __init__(self, kernel, grid, block):
+        self.kernel, self.grid, self.block = kernel, grid, block
+        self.plain = kernel[grid, block]
+        self.fast = _fast_launch_available()
+        self._selected = {}
+        self._arrays = {}
+
+    def _array(self, value):
+        cached = self._arrays.get(id(value))
+        if cached is None or cached[0] is not value:
+            ty = self.kernel.typeof_pyval(value)
+            prepared = []
+            cached = self._arrays[id(value)] = [value, ty, prepared, False]
+        return cached
+
+    def __call__(self, *args):
+        if not self.fast:
+            return self.plain(*args)
+        from cuda.core import launch
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+        slots = [self._array(a) if isinstance(a, DeviceNDArray) else None for a in args]
+        types_ = tuple(s[1] if s is not None else self.kernel.typeof_pyval(a) for s, a in zip(slots, args))
+        entry = self._selected.get(types_)
+        if entry is None:
+            from cuda.core import LaunchConfig
+
+            compiled = self.kernel.compile(types_)
+            config = LaunchConfig(grid=self.grid, block=self.block, shmem_size=0)
+            entry = self._selected[types_] = (compiled, config, compiled._codelibrary.get_cufunc().kernel)
+        compiled, config, cufunc = entry
+        params = []
+        for ty, value, slot in zip(compiled.argument_types, args, slots):
+            if slot is None:
+                compiled._prepare_args(ty, value, 0, [], params)
+                continue
+            if not slot[3]:
+                compiled._prepare_args(ty, value, 0, [], slot[2])
+                slot[3] = True
+            params.extend(slot[2])
+        launch(_default_stream(), config, cufunc, *params)
+
+
+_LAUNCHERS: dict = {}
+
+
+def fast(kernel, grid, block) -> FastLaunch:
+    """The cached :class:`FastLaunch` of ``kernel[grid, block]``."""
+    key = (kernel, grid if isinstance(grid, int) else tuple(grid), block if isinstance(block, int) else tuple(block))
+    launcher = _LAUNCHERS.get(key)
+    if launcher is None:
+        launcher = _LAUNCHERS[key] = FastLaunch(kernel, grid, block)
+    return launcher
+
+
+def _fast_launch_available() -> bool:
+    """Real GPU only, and only with the numba-cuda internals this was written against (0.30.x)."""
+    from ..device import mode
+
+    if mode() != "gpu":
+        return False
+    from importlib.metadata import version
+
+    return version("numba-cuda").startswith("0.30.")
+
+
+def _default_stream():
+    from numba.cuda.cudadrv import driver
+
+    return driver._to_core_stream(0)
+
+
 class DeviceGraph:
     """The CSR arrays of a graph on the device, uploaded once."""
 
