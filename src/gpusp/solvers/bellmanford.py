@@ -51,7 +51,7 @@ from numba import cuda
 from .. import device
 from ..errors import NegativeCycleError
 from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents, fast
+from .common import DeviceGraph, build_parents
 
 
 # --- kernels shared by every variant -------------------------------------------------------------------
@@ -263,10 +263,10 @@ class NaiveSolver(_RoundsSolver):
 
     def relax(self, grid):
         dg = self.dg
-        fast(relax_naive, grid, self.block)(dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
+        relax_naive[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
 
     def copy(self, grid, stamp):
-        fast(copy_naive, grid, self.block)(self.d_prev, self.d_dist, self.d_changed, stamp)
+        copy_naive[grid, self.block](self.d_prev, self.d_dist, self.d_changed, stamp)
 
 
 class StrideSolver(_RoundsSolver):
@@ -281,10 +281,10 @@ class StrideSolver(_RoundsSolver):
 
     def relax(self, grid):
         dg = self.dg
-        fast(relax_stride, grid, self.block)(dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
+        relax_stride[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
 
     def copy(self, grid, stamp):
-        fast(copy_stride, grid, self.block)(self.d_prev, self.d_dist, self.d_changed, stamp)
+        copy_stride[grid, self.block](self.d_prev, self.d_dist, self.d_changed, stamp)
 
 
 class FlagSolver(StrideSolver):
@@ -295,11 +295,11 @@ class FlagSolver(StrideSolver):
 
     def relax(self, grid):
         dg = self.dg
-        fast(relax_flag, grid, self.block)(dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag,
+        relax_flag[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag,
                                      dg.inf)
 
     def copy(self, grid, stamp):
-        fast(copy_flag, grid, self.block)(self.d_prev, self.d_dist, self.d_flag, self.d_changed, stamp)
+        copy_flag[grid, self.block](self.d_prev, self.d_dist, self.d_flag, self.d_changed, stamp)
 
 
 def compile_targets():

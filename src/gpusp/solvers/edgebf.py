@@ -64,7 +64,7 @@ from numba import cuda
 
 from ..errors import NegativeCycleError
 from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents, fast
+from .common import DeviceGraph, build_parents
 
 MAX_GRID_Y = 65535
 
@@ -372,7 +372,7 @@ class CooSolver(_MaskedBellmanFord):
 
     def _relax(self, r, mask, nxt):
         dg = self.dg
-        fast(coo_relax, self.grid, self.block)(self.d_src, dg.indices, dg.weights, self.d_dist, mask, nxt,
+        coo_relax[self.grid, self.block](self.d_src, dg.indices, dg.weights, self.d_dist, mask, nxt,
                                          self.d_flag, r, self.inf, self.floor)
         return 1
 
@@ -392,7 +392,7 @@ class PushSolver(_MaskedBellmanFord):
 
     def _relax(self, r, mask, nxt):
         dg = self.dg
-        fast(push_relax, launch_grid(self.n, self.block), self.block)(dg.indptr, dg.indices, dg.weights, self.d_dist,
+        push_relax[launch_grid(self.n, self.block), self.block](dg.indptr, dg.indices, dg.weights, self.d_dist,
                                                                 mask, nxt, self.d_flag, r, self.inf, self.floor)
         return 1
 
@@ -450,7 +450,7 @@ class PullSolver(_InEdgeTree, _MaskedBellmanFord):
     def _relax(self, r, mask, nxt):
         rg = self.rg
         read, write = self.d_dist, self.d_other
-        fast(pull_relax, launch_grid(self.n, self.block), self.block)(rg.indptr, rg.indices, rg.weights, read, write,
+        pull_relax[launch_grid(self.n, self.block), self.block](rg.indptr, rg.indices, rg.weights, read, write,
                                                                 mask, nxt, self.d_flag, r, self.inf, self.floor)
         # the buffer just written holds the newest distances (also after the final quiet round)
         self.d_dist, self.d_other = write, read
@@ -480,7 +480,7 @@ class DenseSolver(_InEdgeTree, _MaskedBellmanFord):
         self._tree_buffers()
 
     def _relax(self, r, mask, nxt):
-        fast(dense_relax, self.grid2, (self.bx, self.by))(self.d_mat, self.d_dist, mask, nxt, self.d_flag, r, self.inf,
+        dense_relax[self.grid2, (self.bx, self.by)](self.d_mat, self.d_dist, mask, nxt, self.d_flag, r, self.inf,
                                                      self.floor)
         return 1
 

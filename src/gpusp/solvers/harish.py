@@ -35,7 +35,7 @@ from numba import cuda
 
 from ..errors import NegativeCycleError
 from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents, fast
+from .common import DeviceGraph, build_parents
 
 
 @cuda.jit(cache=True)
@@ -119,8 +119,8 @@ class ScatterCheckSolver(Solver):
         r, launches = 0, 1
         while True:
             r += 1
-            fast(scatter, grid, block)(dg.indptr, dg.indices, dg.weights, Ma, Ca, Ua, self.inf)
-            fast(check, grid, block)(Ma, Ca, Ua, self.d_flag, r)
+            scatter[grid, block](dg.indptr, dg.indices, dg.weights, Ma, Ca, Ua, self.inf)
+            check[grid, block](Ma, Ca, Ua, self.d_flag, r)
             launches += 2
             self.d_flag.copy_to_host(self.h_flag)  # the round's only synchronisation
             if self.h_flag[0] != r:

@@ -65,7 +65,6 @@ from numba import cuda
 
 from ..errors import SolverError
 from .base import Solver, launch_grid
-from .common import fast
 
 _SHIFT = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
@@ -195,8 +194,8 @@ class PackedSolver(Solver):
         launches, r = 1, 0
         while True:
             r += 1
-            fast(self.relax, grid, block)(self.indptr, self.indices, self.weights, self.d_cost, self.d_mask, self.d_word)
-            fast(commit_packed, grid, block)(self.d_word, self.d_cost, self.d_mask, self.d_changed, r)
+            self.relax[grid, block](self.indptr, self.indices, self.weights, self.d_cost, self.d_mask, self.d_word)
+            commit_packed[grid, block](self.d_word, self.d_cost, self.d_mask, self.d_changed, r)
             launches += 2
             self.d_changed.copy_to_host(self.h_changed)  # the once-per-round flag check (a sync)
             if int(self.h_changed[0]) != r:
