@@ -329,7 +329,7 @@ class _NssspSolver(Solver):
         return int(self.flag_host[0]) != 0
 
     def run(self, source=None):
-        g, N, B, n = self.graph, self.N, self.B, self.graph.n
+        N, B, n = self.N, self.B, self.graph.n
         dg = self.dg
         inf = dg.inf
         block = B * N
