@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import http.server
 import logging
 import os
 import re
@@ -19,6 +18,8 @@ from urllib.parse import urlparse
 
 import pytest
 import requests
+
+from loopback import LoopbackServer
 
 from gpusp import datasets
 from gpusp.datasets import (UnknownDatasetError, check_file, fetch, get_dataset, list_datasets, parse_registry,
@@ -52,53 +53,24 @@ def _entry(name, filename, **kw):
 
 # ----------------------------------------------------------------------------------- loopback server
 
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = False
-    block_on_close = True
-
-    def handle_error(self, request, client_address):
-        pass
-
-
-class Loopback:
+class Loopback(LoopbackServer):
     """Serves ``files[path] = bytes`` (404 otherwise) and records every request path."""
 
     def __init__(self):
         self.files: dict[str, bytes] = {}
         self.requests: list[str] = []
-        loop = self
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            timeout = 5
-
-            def do_GET(self):
-                loop.requests.append(self.path)
-                body = loop.files.get(self.path)
-                code = 200 if body is not None else 404
-                body = body if body is not None else b"not found\n"
-                self.send_response(code)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Accept-Ranges", "bytes")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name="loopback-http")
-        self.thread.start()
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
+    def handle(self, h):
+        self.requests.append(h.path)
+        body = self.files.get(h.path)
+        code = 200 if body is not None else 404
+        body = body if body is not None else b"not found\n"
+        h.send_response(code)
+        h.send_header("Content-Length", str(len(body)))
+        h.send_header("Accept-Ranges", "bytes")
+        h.end_headers()
+        h.wfile.write(body)
 
 
 @pytest.fixture

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import http.server
 import os
 import socket
 import threading
 
 import pytest
 import requests
+
+from loopback import LoopbackServer
 
 from gpusp.download import close_session, download, part_path, sha256_file
 from gpusp.errors import DownloadError, GpuspError
@@ -24,15 +25,7 @@ HALF = len(BODY) // 2
 
 # --------------------------------------------------------------------------------------------- server
 
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = False  # handler threads are joined by server_close(): nothing is left running
-    block_on_close = True
-
-    def handle_error(self, request, client_address):  # a client that gave up: not a test failure
-        pass
-
-
-class Loopback:
+class Loopback(LoopbackServer):
     """A scripted HTTP server: ``script(path, *actions)``; request k gets actions[k] (the last repeats).
 
     An action is ``fn(handler, body)``. Every request's path and headers are recorded in ``requests``.
@@ -44,33 +37,20 @@ class Loopback:
         self.requests: list[tuple[str, dict]] = []
         self.release = threading.Event()  # wakes stalled handlers at teardown
         self._lock = threading.Lock()
-        loop = self
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            timeout = 5
-            loopback = loop
-
-            def do_GET(self):
-                with loop._lock:
-                    loop.requests.append((self.path, dict(self.headers.items())))
-                    actions = loop.scripts.get(self.path)
-                    if not actions:
-                        action = status(404)
-                    else:
-                        action = actions.pop(0) if len(actions) > 1 else actions[0]
-                action(self, loop.bodies.get(self.path, b""))
-
-            def log_message(self, *args):
-                pass
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name="loopback-http")
-        self.thread.start()
+    def handle(self, h):
+        with self._lock:
+            self.requests.append((h.path, dict(h.headers.items())))
+            actions = self.scripts.get(h.path)
+            if not actions:
+                action = status(404)
+            else:
+                action = actions.pop(0) if len(actions) > 1 else actions[0]
+        action(h, self.bodies.get(h.path, b""))
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+        return self.base + path
 
     def script(self, path: str, body: bytes, *actions) -> str:
         self.bodies[path] = body
@@ -79,9 +59,7 @@ class Loopback:
 
     def close(self):
         self.release.set()
-        self.server.shutdown()
-        self.server.server_close()  # joins handler threads
-        self.thread.join(5)
+        super().close()
 
     def headers_of(self, i: int) -> dict:
         return {k.lower(): v for k, v in self.requests[i][1].items()}

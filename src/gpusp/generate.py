@@ -259,19 +259,9 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19, c:
     n = 1 << scale
     m = edge_factor * n
     _check_m("rmat", m)
-    rng = np.random.default_rng(seed)
-    src, dst = _rmat_edges(rng, scale, m, a, b, c)
-    if simple:
-        src, dst = _drop_loops_and_duplicates(n, src, dst)
-    extra = []
-    if (a, b, c) != (0.57, 0.19, 0.19):
-        extra.append(f"abc{a:g}_{b:g}_{c:g}")
-    if simple:
-        extra.append("simple")
     params = {"scale": scale, "edge_factor": edge_factor, "a": a, "b": b, "c": c, "seed": seed,
               "wmin": wmin, "wmax": wmax, "simple": bool(simple)}
-    return _build("rmat", n, src, dst, rng, wmin, wmax, seed,
-                  _name(f"rmat-s{scale}-ef{edge_factor}", wmin, wmax, seed, *extra), params)
+    return _kronecker("rmat", n, scale, m, params, f"rmat-s{scale}-ef{edge_factor}")
 
 
 def powerlaw(n: int, m: int, a: float = 0.57, b: float = 0.19, c: float = 0.19, seed: int = 0,
@@ -290,22 +280,26 @@ def powerlaw(n: int, m: int, a: float = 0.57, b: float = 0.19, c: float = 0.19, 
     simple = _bool("simple", simple)
     _check_n("powerlaw", n)
     _check_m("powerlaw", m)
-    scale = (n - 1).bit_length()
-    rng = np.random.default_rng(seed)
-    src, dst = _rmat_edges(rng, scale, m, a, b, c)
-    src = np.where(src >= n, src - n, src)
-    dst = np.where(dst >= n, dst - n, dst)
-    if simple:
-        src, dst = _drop_loops_and_duplicates(n, src, dst)
-    extra = []
-    if (a, b, c) != (0.57, 0.19, 0.19):
-        extra.append(f"abc{a:g}_{b:g}_{c:g}")
-    if simple:
-        extra.append("simple")
     params = {"n": n, "m": m, "a": a, "b": b, "c": c, "seed": seed, "wmin": wmin, "wmax": wmax,
               "simple": bool(simple)}
-    return _build("powerlaw", n, src, dst, rng, wmin, wmax, seed,
-                  _name(f"powerlaw-n{n}-m{m}", wmin, wmax, seed, *extra), params)
+    return _kronecker("powerlaw", n, (n - 1).bit_length(), m, params, f"powerlaw-n{n}-m{m}")
+
+
+def _kronecker(kind, n, scale, m, params, base_name) -> Graph:
+    """R-MAT edges on ``2**scale`` vertices, ids ``>= n`` folded onto ``v - n`` (none when n = 2**scale)."""
+    a, b, c, seed, simple = params["a"], params["b"], params["c"], params["seed"], params["simple"]
+    rng = np.random.default_rng(seed)
+    src, dst = _rmat_edges(rng, scale, m, a, b, c)
+    if n < 1 << scale:
+        src = np.where(src >= n, src - n, src)
+        dst = np.where(dst >= n, dst - n, dst)
+    if simple:
+        src, dst = _drop_loops_and_duplicates(n, src, dst)
+    extra = [f"abc{a:g}_{b:g}_{c:g}"] if (a, b, c) != (0.57, 0.19, 0.19) else []
+    if simple:
+        extra.append("simple")
+    wmin, wmax = params["wmin"], params["wmax"]
+    return _build(kind, n, src, dst, rng, wmin, wmax, seed, _name(base_name, wmin, wmax, seed, *extra), params)
 
 
 def ring(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
