@@ -165,6 +165,18 @@ class Graph:
     def has_negative_weights(self) -> bool:
         return bool(self.m and int(self.weights.min()) < 0)
 
+    def default_delta(self, width: int = 32) -> int:
+        """Delta-stepping bucket width for this graph: ``width`` x mean arc weight / mean out-degree.
+
+        Davidson et al.'s rule for near-far (IPDPS'14): a bucket then holds about a warp's worth of
+        arcs; deltastep_gpu and gapbs_sssp both use it when no delta is given. At least 1.
+        """
+        if self.m == 0:
+            return 1
+        mean_w = float(np.abs(self.weights).mean())
+        mean_deg = self.m / max(1, int(np.count_nonzero(np.diff(self.indptr))))
+        return max(1, int(round(width * mean_w / mean_deg)))
+
     def out_degree(self) -> np.ndarray:
         return np.diff(self.indptr).astype(np.int64)
 

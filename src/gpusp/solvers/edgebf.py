@@ -64,7 +64,7 @@ from numba import cuda
 
 from ..errors import NegativeCycleError
 from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents
+from .common import DeviceGraph, build_parents, put
 
 MAX_GRID_Y = 65535
 
@@ -88,12 +88,10 @@ def reset(dist, mask, nxt, flag, source, inf):
         flag[1] = 0
 
 
-@cuda.jit(cache=True)
-def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
-    """Thread t relaxes edges t, t + T, ... (T threads in all) whose source changed in round r - 1."""
-    e = cuda.grid(1)
+@cuda.jit(device=True)
+def _coo_edges(src, dst, weights, dist, mask, nxt, flag, r, inf, floor, e, stride):
+    """Relax edges e, e + stride, ... whose source changed in round r - 1 (the body of coo_relax)."""
     m = src.size
-    stride = cuda.gridsize(1)
     prev = r - 1
     while e < m:
         u = src[e]
@@ -103,7 +101,7 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
                 cand = du + weights[e]
                 v = dst[e]
                 if cand < floor:
-                    flag[1] = 1  # shorter than any simple path: a negative cycle (benign race, all write 1)
+                    flag[1] = r  # shorter than any simple path: a negative cycle (benign race, all write r)
                 elif cand < dist[v]:
                     # atomic: concurrent tails may lower v; the old value says whether this one won
                     old = cuda.atomic.min(dist, v, cand)
@@ -111,6 +109,12 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
                         nxt[v] = r  # benign races: every writer stores the same round stamp
                         flag[0] = r
         e += stride
+
+
+@cuda.jit(cache=True)
+def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
+    """Thread t relaxes edges t, t + T, ... (T threads in all) whose source changed in round r - 1."""
+    _coo_edges(src, dst, weights, dist, mask, nxt, flag, r, inf, floor, cuda.grid(1), cuda.gridsize(1))
 
 
 @cuda.jit(cache=True)
@@ -129,7 +133,7 @@ def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
             if a != inf and di != inf:
                 cand = di + a
                 if cand < floor:
-                    flag[1] = 1  # shorter than any simple path: a negative cycle
+                    flag[1] = r  # shorter than any simple path: a negative cycle (stamped with the round)
                 elif cand < dist[j]:
                     # atomic: every row of column j may lower dist[j] in the same round
                     old = cuda.atomic.min(dist, j, cand)
@@ -157,7 +161,7 @@ def pull_relax(rindptr, rindices, rweights, dist, dist_next, mask, nxt, flag, r,
             if du != inf:
                 cand = du + rweights[e]
                 if cand < floor:
-                    flag[1] = 1  # shorter than any simple path: a negative cycle
+                    flag[1] = r  # shorter than any simple path: a negative cycle (stamped with the round)
                 elif cand < best:
                     best = cand
         e += 1
@@ -167,11 +171,10 @@ def pull_relax(rindptr, rindices, rweights, dist, dist_next, mask, nxt, flag, r,
         flag[0] = r  # benign race: every writer stores r
 
 
-@cuda.jit(cache=True)
-def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
-    """Thread per vertex u that changed in round r - 1: atomic-min dist[u] + w into every out-neighbour."""
-    u = cuda.grid(1)
-    if u >= dist.size or mask[u] != r - 1:
+@cuda.jit(device=True)
+def _push_vertex(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor, u):
+    """If u changed in round r - 1, atomic-min dist[u] + w into its out-neighbours (push_relax's body)."""
+    if mask[u] != r - 1:
         return
     du = dist[u]
     if du == inf:
@@ -182,7 +185,7 @@ def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
         v = indices[e]
         cand = du + weights[e]
         if cand < floor:
-            flag[1] = 1  # shorter than any simple path: a negative cycle
+            flag[1] = r  # shorter than any simple path: a negative cycle
         elif cand < dist[v]:
             # atomic: several tails may push into v in the same round
             old = cuda.atomic.min(dist, v, cand)
@@ -190,6 +193,99 @@ def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
                 nxt[v] = r
                 flag[0] = r
         e += 1
+
+
+@cuda.jit(cache=True)
+def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
+    """Thread per vertex u that changed in round r - 1: atomic-min dist[u] + w into every out-neighbour."""
+    u = cuda.grid(1)
+    if u < dist.size:
+        _push_vertex(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor, u)
+
+
+# ---- device-resident rounds: one cooperative kernel, or CUDA graphs of batched rounds --------------------
+@cuda.jit(device=True)
+def _round_over(flag, r, limit):
+    """After round r's barrier: stop on a cycle found by round r, on a quiet round, or at the round limit.
+
+    Reads only what round r + 1 cannot change in a way that flips the answer (a thread already in round
+    r + 1 writes stamps r + 1, which neither test below counts), so every thread decides alike."""
+    cycle = flag[1]
+    return (cycle != 0 and cycle <= r) or flag[0] < r or r >= limit
+
+
+@cuda.jit(cache=True)
+def push_persistent(indptr, indices, weights, dist, mask_a, mask_b, flag, inf, floor, limit, out):
+    """Every round of push_relax in one cooperative launch (grid-stride over vertices); out[0] = rounds."""
+    grid = cuda.cg.this_grid()
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    r = 1
+    while True:
+        u = start
+        while u < dist.size:
+            if r % 2 == 1:
+                _push_vertex(indptr, indices, weights, dist, mask_a, mask_b, flag, r, inf, floor, u)
+            else:
+                _push_vertex(indptr, indices, weights, dist, mask_b, mask_a, flag, r, inf, floor, u)
+            u += stride
+        grid.sync()  # barrier: round r's distances, stamps and flags are visible to every thread
+        if _round_over(flag, r, limit):
+            break
+        r += 1
+    if start == 0:
+        out[0] = r
+
+
+@cuda.jit(cache=True)
+def coo_persistent(src, dst, weights, dist, mask_a, mask_b, flag, inf, floor, limit, out):
+    """Every round of coo_relax in one cooperative launch; out[0] = rounds."""
+    grid = cuda.cg.this_grid()
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    r = 1
+    while True:
+        if r % 2 == 1:
+            _coo_edges(src, dst, weights, dist, mask_a, mask_b, flag, r, inf, floor, start, stride)
+        else:
+            _coo_edges(src, dst, weights, dist, mask_b, mask_a, flag, r, inf, floor, start, stride)
+        grid.sync()  # barrier: round r's distances, stamps and flags are visible to every thread
+        if _round_over(flag, r, limit):
+            break
+        r += 1
+    if start == 0:
+        out[0] = r
+
+
+@cuda.jit(device=True)
+def _batch_idle(flag, r, n):
+    """In a replayed batch: round r has nothing to do once an earlier round was quiet or found a cycle,
+    or past round n (a change in round n already proves a negative cycle)."""
+    return flag[1] != 0 or flag[0] < r - 1 or r > n
+
+
+@cuda.jit(cache=True)
+def push_batched(indptr, indices, weights, dist, mask, nxt, flag, base, offset, inf, floor):
+    """push_relax for round base[0] + offset, exiting at once after convergence (a CUDA-graph node)."""
+    r = base[0] + offset
+    u = cuda.grid(1)
+    if u < dist.size and not _batch_idle(flag, r, dist.size):
+        _push_vertex(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor, u)
+
+
+@cuda.jit(cache=True)
+def coo_batched(src, dst, weights, dist, mask, nxt, flag, base, offset, inf, floor):
+    """coo_relax for round base[0] + offset, exiting at once after convergence (a CUDA-graph node)."""
+    r = base[0] + offset
+    if not _batch_idle(flag, r, dist.size):
+        _coo_edges(src, dst, weights, dist, mask, nxt, flag, r, inf, floor, cuda.grid(1), cuda.gridsize(1))
+
+
+@cuda.jit(cache=True)
+def advance(base, rounds):
+    """Last node of a batch: the next replay starts ``rounds`` rounds later."""
+    if cuda.grid(1) == 0:
+        base[0] += rounds
 
 
 # ---- shortest-path tree from in-edges (pull and dense; no forward CSR on the device) ------------------
@@ -294,19 +390,27 @@ def dense_tree_level(mat, dist, level, parent, depth, grew, inf):
 
 # ---- solvers ------------------------------------------------------------------------------------------
 class _MaskedBellmanFord(Solver):
-    """Shared host loop: reset, one relax launch + one flag copy per round, mask swap, cycle tests."""
+    """Shared host loop: reset, one relax launch + one flag copy per round, mask swap, cycle tests.
+
+    Solvers that define ``_device_rounds`` also run their rounds without a host round trip per round
+    (``launch='persistent'``: one cooperative kernel; ``launch='graph'``: CUDA graphs of ``BATCH``
+    rounds, one flag read per replay); the relaxation body is the same device function in all three.
+    """
 
     device = "gpu"
+    BATCH = 32  # rounds per replayed graph; even, so that round r always uses the same mask order
 
-    def __init__(self, graph, block=256, **params):
-        super().__init__(graph, block=block, **params)
+    def __init__(self, graph, block=256, launch="host", **params):
+        super().__init__(graph, block=block, launch=launch, **params)
         self.block = int(block)
+        self.launch = launch
         self.n = graph.n
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
         self.floor = graph.dtype.type(-graph.path_bound)
         self.nonpositive = bool(graph.m and int(graph.weights.min()) <= 0)
         self.d_dist = self.d_parent = None
+        self.coop_grid = self.graph_exec = self.core_stream = None
 
     def upload(self):
         n = self.n
@@ -315,33 +419,114 @@ class _MaskedBellmanFord(Solver):
         self.d_next = cuda.device_array(n, dtype=np.int32)
         self.d_parent = cuda.device_array(n, dtype=np.int32)
         self.d_flag = cuda.device_array(2, dtype=np.int32)
+        self.d_base = cuda.device_array(1, dtype=np.int64)  # graph mode: rounds before this replay
+        self.d_out = cuda.device_array(1, dtype=np.int64)  # persistent mode: rounds run
         self.h_flag = cuda.pinned_array(2, dtype=np.int32)
 
     def _relax(self, r, mask, nxt):
         """Launch round r's relaxation kernel; return the launch count."""
         raise NotImplementedError
 
+    def _device_rounds(self):
+        """(persistent kernel, batched kernel, its grid, graph arguments) for launch='persistent'/'graph'."""
+        raise NotImplementedError
+
     def _tree(self, source) -> int:
         """Fill self.d_parent from the converged self.d_dist; return launches."""
         raise NotImplementedError
+
+    def _check_cycle(self, last_changed: int) -> None:
+        """Raise NegativeCycleError when the floor test fired or round n still changed something."""
+        if self.h_flag[1]:
+            raise NegativeCycleError(f"negative-weight cycle reachable from the source (found in round "
+                                     f"{int(self.h_flag[1])})")
+        if last_changed >= self.n:
+            raise NegativeCycleError(f"negative-weight cycle reachable from the source (change in round "
+                                     f"{last_changed})")
 
     def _rounds(self, source) -> tuple[int, int]:
         """Reset and iterate to convergence; return (rounds, launches). Raises NegativeCycleError."""
         grid = launch_grid(self.n, self.block)
         reset[grid, self.block](self.d_dist, self.d_mask, self.d_next, self.d_flag, source, self.inf)
+        if self.launch == "persistent":
+            return self._rounds_persistent()
+        if self.launch == "graph":
+            return self._rounds_graph()
         mask, nxt = self.d_mask, self.d_next
         r, launches = 0, 1
         while True:
             r += 1
             launches += self._relax(r, mask, nxt)
             self.d_flag.copy_to_host(self.h_flag)  # the round's only synchronisation
-            if self.h_flag[1]:
-                raise NegativeCycleError(f"negative-weight cycle reachable from the source (found in round {r})")
             if self.h_flag[0] != r:
+                self._check_cycle(0)
                 return r, launches
-            if r >= self.n:
-                raise NegativeCycleError(f"negative-weight cycle reachable from the source (change in round {r})")
+            self._check_cycle(r)
             mask, nxt = nxt, mask  # swap: this round's next mask is the next round's mask
+
+    def _rounds_persistent(self) -> tuple[int, int]:
+        """Every round in one cooperative kernel (grid: two blocks per multiprocessor, co-resident)."""
+        from ..device import multiprocessors
+        from .deltastep import cooperative_grid
+
+        kernel, _, _, graph_args = self._device_rounds()
+        args = (*graph_args, self.d_dist, self.d_mask, self.d_next, self.d_flag, self.inf, self.floor,
+                np.int64(self.n), self.d_out)
+        if self.coop_grid is None:
+            self.coop_grid = cooperative_grid(kernel, args, self.block, 2 * multiprocessors())
+        kernel[self.coop_grid, self.block](*args)
+        rounds = int(self.d_out.copy_to_host()[0])
+        self.d_flag.copy_to_host(self.h_flag)
+        self._check_cycle(rounds if self.h_flag[0] >= rounds else 0)
+        return rounds, 2
+
+    def _launch_batch(self, stream=0):
+        """Issue one batch: BATCH rounds of the batched kernel, then the base advance."""
+        _, kernel, grid, graph_args = self._device_rounds()
+        for offset in range(1, self.BATCH + 1):
+            mask, nxt = (self.d_mask, self.d_next) if offset % 2 else (self.d_next, self.d_mask)
+            kernel[grid, self.block, stream](*graph_args, self.d_dist, mask, nxt, self.d_flag, self.d_base,
+                                             np.int64(offset), self.inf, self.floor)
+        advance[1, 1, stream](self.d_base, np.int64(self.BATCH))
+
+    def _capture(self):
+        """The batch as a CUDA graph (cuda.core GraphBuilder as the launch stream), captured once."""
+        from cuda.core import Device, Stream
+
+        dev = Device(cuda.get_current_device().id)
+        dev.set_current()
+        self.core_stream = Stream.from_handle(0)  # the legacy default stream, as numba's launches use
+        self._launch_batch()  # compiles every kernel before capture (and is a harmless idle batch)
+        gb = dev.create_graph_builder()
+        gb.begin_building()
+        try:
+            self._launch_batch(gb)
+            gb.end_building()
+            return gb.complete()
+        finally:
+            gb.close()
+
+    def _rounds_graph(self) -> tuple[int, int]:
+        """Replay BATCH-round graphs until one holds a quiet round; one flag read per replay."""
+        from ..device import mode
+
+        put[1, 1](self.d_base, 0, 0)
+        if mode() == "gpu" and self.graph_exec is None:
+            self.graph_exec = self._capture()
+            put[1, 1](self.d_base, 0, 0)
+        launches, done = 2, 0
+        while True:
+            if self.graph_exec is not None:
+                self.graph_exec.launch(self.core_stream)
+            else:  # the simulator has no graphs: the same launches, one by one
+                self._launch_batch()
+            launches += 1
+            done += self.BATCH
+            self.d_flag.copy_to_host(self.h_flag)
+            last = int(self.h_flag[0])
+            self._check_cycle(last)
+            if last < done:
+                return last + 1, launches
 
     def run(self, source):
         rounds, launches = self._rounds(source)
@@ -376,6 +561,10 @@ class CooSolver(_MaskedBellmanFord):
                                          self.d_flag, r, self.inf, self.floor)
         return 1
 
+    def _device_rounds(self):
+        dg = self.dg
+        return coo_persistent, coo_batched, self.grid, (self.d_src, dg.indices, dg.weights)
+
     def _tree(self, source):
         return build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
 
@@ -395,6 +584,10 @@ class PushSolver(_MaskedBellmanFord):
         push_relax[launch_grid(self.n, self.block), self.block](dg.indptr, dg.indices, dg.weights, self.d_dist,
                                                                 mask, nxt, self.d_flag, r, self.inf, self.floor)
         return 1
+
+    def _device_rounds(self):
+        dg = self.dg
+        return push_persistent, push_batched, launch_grid(self.n, self.block), (dg.indptr, dg.indices, dg.weights)
 
     def _tree(self, source):
         return build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
@@ -499,12 +692,18 @@ def compile_targets():
         d = f"{w}[::1]"
         csr = f"{i32}, {i32}, {d}"
         step = f"{i32}, {i32}, {i32}, int64, {w}, {w}"  # mask, next, flag, r, inf, floor
+        rounds = f"{i32}, {i32}, {i32}, {w}, {w}, int64, int64[::1]"  # masks, flag, inf, floor, limit, out
+        batched = f"{i32}, {i32}, {i32}, int64[::1], int64, {w}, {w}"  # mask, next, flag, base, offset, ...
         out += [
             (f"reset[{w}]", reset, f"void({d}, {i32}, {i32}, {i32}, int64, {w})"),
             (f"coo_relax[{w}]", coo_relax, f"void({i32}, {i32}, {d}, {d}, {step})"),
             (f"dense_relax[{w}]", dense_relax, f"void({w}[:, ::1], {d}, {step})"),
             (f"pull_relax[{w}]", pull_relax, f"void({csr}, {d}, {d}, {step})"),
             (f"push_relax[{w}]", push_relax, f"void({csr}, {d}, {step})"),
+            (f"coo_persistent[{w}]", coo_persistent, f"void({i32}, {i32}, {d}, {d}, {rounds})"),
+            (f"push_persistent[{w}]", push_persistent, f"void({csr}, {d}, {rounds})"),
+            (f"coo_batched[{w}]", coo_batched, f"void({i32}, {i32}, {d}, {d}, {batched})"),
+            (f"push_batched[{w}]", push_batched, f"void({csr}, {d}, {batched})"),
             (f"pull_tight_parents[{w}]", pull_tight_parents, f"void({csr}, {d}, {i32}, {w})"),
             (f"pull_tree_level[{w}]", pull_tree_level, f"void({csr}, {d}, {i32}, {i32}, int64, {i32}, {w})"),
             (f"dense_tight_parents[{w}]", dense_tight_parents, f"void({w}[:, ::1], {d}, {i32}, {w})"),
@@ -512,4 +711,5 @@ def compile_targets():
              f"void({w}[:, ::1], {d}, {i32}, {i32}, int64, {i32}, {w})"),
         ]
     out.append(("tree_init", tree_init, f"void({i32}, {i32}, {i32}, int64)"))
+    out.append(("advance", advance, "void(int64[::1], int64)"))
     return out

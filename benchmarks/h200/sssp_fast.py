@@ -1,0 +1,141 @@
+"""Issue 8's H200 run in one process: fast SSSP configurations beside GAPBS, SciPy and dijkstra_cpu.
+
+usage (on the device, repo root, after benchmarks/h200/run.sh's pip line):
+    PYTHONPATH=src python3 benchmarks/h200/sssp_fast.py --data .devdata --out $OUT [--graphs NAME ...]
+
+Every graph is loaded once; every configuration runs from the same seeded sources (``trials`` timed
+runs per source after a warm-up, CUDA events), and every answer is validated against SciPy (exact
+distances + the five tree checks; GAPBS by its own verifier). The ring (4096 vertices, one active vertex
+per round) gives the cost of an almost empty round for each launch mode: median time / rounds.
+Writes sssp-fast.csv (one row per configuration and source) and prints a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+import importlib.util
+
+import gpusp
+from gpusp.api import solve_many
+from gpusp.generate import grid, ring
+from gpusp.sources import pick_sources
+from gpusp.validate import check_sssp, reference_distances
+from gpusp.weights import add_weights
+
+FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
+          "iterations", "buckets", "relaxations", "launches", "valid", "note"]
+
+
+GRAPHS = {
+    "ring-4096": (lambda data: ring(4096, 1, 100, seed=1), 2),
+    "USA-road-d.NY": (lambda data: gpusp.read_graph(data / "USA-road-d.NY.gr.gz"), 16),
+    "USA-road-d.BAY": (lambda data: gpusp.read_graph(data / "USA-road-d.BAY.gr.gz"), 16),
+    "p2p-Gnutella30": (lambda data: add_weights(gpusp.read_graph(data / "p2p-Gnutella30.txt.gz"), 1, 100, 1), 16),
+    "email-Enron": (lambda data: add_weights(gpusp.read_graph(data / "email-Enron.txt.gz"), 1, 100, 1), 16),
+    "grid-4096": (lambda data: grid(4096, 4096, 1, 1000, seed=1), 2),
+}
+
+
+def configs(label, graph, with_gapbs):
+    """(solver, params) pairs for one graph: deltas are multiples of Davidson et al.'s rule (width 32)."""
+    base = graph.default_delta()
+    out = [("deltastep_gpu", {})]
+    for mult in (1, 4, 16):
+        for lanes in (4, 32):
+            out.append(("deltastep_gpu", {"delta": max(1, int(base * mult)), "lanes": lanes}))
+    for chain in (4, 16, 64):
+        for lanes in (4, 32):
+            out.append(("deltastep_gpu", {"chain": chain, "lanes": lanes}))
+    out.append(("deltastep_gpu", {"chain": 16, "delta": max(1, int(base * 16))}))
+    for blocks in (33, 66, 264):
+        out.append(("deltastep_gpu", {"grid": blocks}))
+        out.append(("deltastep_gpu", {"grid": blocks, "chain": 16}))
+    out.append(("deltastep_gpu", {"delta": 2**30, "lanes": 4}))
+    if not label.startswith("grid"):  # the paper variants take seconds per source on the 16.8 M grid
+        for name in ("vertexbf_push", "edgebf_coo"):
+            for launch in ("host", "graph", "persistent"):
+                out.append((name, {"launch": launch}))
+    out += [("scipy_dijkstra", {}), ("dijkstra_cpu", {})]
+    if with_gapbs:
+        for threads in (1, 16):
+            for mult in (1, 4, 16):
+                out.append(("gapbs_sssp", {"threads": threads, "delta": max(1, int(base * mult))}))
+    return out
+
+
+def run(args):
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with_gapbs = importlib.util.find_spec("gpusp.solvers.gapbs") is not None
+    for label in args.graphs:
+        load, count = GRAPHS[label]
+        graph = load(Path(args.data))
+        sources = pick_sources(graph, count, 1)
+        t0 = time.perf_counter()
+        refs = reference_distances(graph, sources)
+        print(f"== {label}: n={graph.n:,} m={graph.m:,} delta0={graph.default_delta()} sources={sources} "
+              f"(reference {time.perf_counter() - t0:.1f} s)", flush=True)
+        for name, params in configs(label, graph, with_gapbs):
+            trials = 1 if name in ("dijkstra_cpu", "scipy_dijkstra") and graph.n > 10**6 else args.trials
+            t1 = time.perf_counter()
+            try:
+                results = list(solve_many(graph, name, sources, trials=trials, warmup=1, **params))
+            except Exception as exc:  # record and go on: one bad configuration must not stop the sweep
+                rows.append({"graph": label, "n": graph.n, "m": graph.m, "solver": name, "params": str(params),
+                             "note": f"{type(exc).__name__}: {exc}"[:300]})
+                print(f"   {name} {params}: FAILED {type(exc).__name__}: {exc}", flush=True)
+                traceback.print_exc(limit=2)
+                continue
+            for i, res in enumerate(results):
+                if "verified" in res.counters:  # a peer validated by its own verifier
+                    ok = bool(res.counters["verified"])
+                else:
+                    ok = check_sssp(graph, res.source, res.dist, res.parent, reference=refs[i]).ok
+                t = res.timings
+                c = res.counters
+                rows.append({"graph": label, "n": graph.n, "m": graph.m, "solver": name, "params": str(params),
+                             "source": res.source, "median_ms": t.median_ms, "q1_ms": t.q1_ms, "q3_ms": t.q3_ms,
+                             "min_ms": t.min_ms, "compile_s": t.compile_s, "iterations": c.get("iterations"),
+                             "buckets": c.get("buckets"), "relaxations": c.get("relaxations"),
+                             "launches": c.get("launches"), "valid": ok,
+                             "note": " ".join(f"{k}={c[k]}" for k in ("delta", "lanes", "chain", "grid") if k in c)})
+            mine = [r for r in rows[-len(results):]]
+            med = float(np.median([r["median_ms"] for r in mine]))
+            its = float(np.median([r["iterations"] or 0 for r in mine]))
+            valid = all(r["valid"] for r in mine)
+            print(f"   {name:<16} {str(params):<40} median {med:9.3f} ms  rounds {its:7.0f}  "
+                  f"{med * 1e3 / max(its, 1):7.2f} us/round  valid={valid}  ({time.perf_counter() - t1:.1f} s)",
+                  flush=True)
+            with open(out / f"sssp-fast{args.tag}.csv", "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=FIELDS)
+                w.writeheader()
+                w.writerows(rows)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--data", default=".devdata")
+    p.add_argument("--out", default="/tmp/out")
+    p.add_argument("--trials", type=int, default=3)
+    p.add_argument("--tag", default="", help="suffix of the CSV's name")
+    p.add_argument("--graphs", nargs="+", default=list(GRAPHS), choices=list(GRAPHS))
+    args = p.parse_args()
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    print(f"GPU {smi}; host {platform.node()} {platform.processor()}; python {sys.version.split()[0]}", flush=True)
+    run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""deltastep_gpu and the device-resident launch modes of vertexbf_push / edgebf_coo, in the simulator.
+
+The simulator runs a cooperative grid of one block (its grid sync is a block barrier), so the
+persistent kernels are checked for their logic here and for their timing on the H200.
+"""
+
+import numpy as np
+import pytest
+from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
+
+import gpusp
+from gpusp.errors import NegativeCycleError, SolverError
+
+CASES = sssp_cases()
+NEGATIVE = sssp_cases(negative=True)
+
+
+def _chain(n):
+    return _g(n, [(i, i + 1, 1 + i % 3) for i in range(n - 1)], f"chain-{n}")
+
+
+def _solve(graph, name, source=0, **kw):
+    kw.setdefault("warmup", 0)
+    kw.setdefault("block", 32)
+    return gpusp.solve(graph, name, source, **kw)
+
+
+@pytest.mark.parametrize("chain", [0, 3])
+@pytest.mark.parametrize("delta", [0, 1, 3, 10**9], ids=["auto", "d1", "d3", "huge"])
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_deltastep_matches_reference(label, graph, source, delta, chain):
+    res = _solve(graph, "deltastep_gpu", source, delta=delta, lanes=4, chain=chain)
+    assert_sssp_ok(graph, source, res)
+    assert res.counters["iterations"] >= 1
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 32])
+def test_deltastep_lanes_and_buckets(lanes):
+    graph = random_graph(120, 600, seed=7, wmin=0, wmax=40)
+    small = _solve(graph, "deltastep_gpu", 5, delta=2, lanes=lanes)
+    big = _solve(graph, "deltastep_gpu", 5, delta=10**6, lanes=lanes)
+    assert_sssp_ok(graph, 5, small)
+    assert_sssp_ok(graph, 5, big)
+    assert small.counters["buckets"] > 5 and big.counters["buckets"] == 0
+    # small buckets settle in near-Dijkstra order: no arc examined more often than with one big bucket
+    assert small.counters["relaxations"] <= big.counters["relaxations"]
+
+
+def test_deltastep_delta_one_is_work_optimal():
+    """With integer weights >= 1 and delta = 1 every vertex is expanded once: relaxations == arcs reached."""
+    graph = random_graph(60, 240, seed=11, wmin=1, wmax=9)
+    res = _solve(graph, "deltastep_gpu", 0, delta=1)
+    assert_sssp_ok(graph, 0, res)
+    reached = res.dist != res.inf
+    assert res.counters["relaxations"] == int(np.diff(graph.indptr)[reached].sum())
+
+
+def test_deltastep_long_chain_one_round_per_hop():
+    graph = _chain(150)
+    res = _solve(graph, "deltastep_gpu", 0, delta=10**6)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["iterations"] == 150  # one vertex per round, the last round finds nothing new
+
+
+@pytest.mark.parametrize("chain", [1, 7, 200])
+def test_deltastep_chain_follows_paths_within_a_round(chain):
+    """Following each lowered vertex at once covers `chain` more hops of the path per round."""
+    graph = _chain(150)
+    res = _solve(graph, "deltastep_gpu", 0, delta=10**6, chain=chain)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["iterations"] == -(-150 // (chain + 1))  # each round expands chain + 1 vertices
+    assert res.counters["relaxations"] == 149
+
+
+@pytest.mark.parametrize("chain", [2, 16])
+def test_deltastep_chain_random_graphs(chain):
+    for seed in range(3):
+        graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
+        for delta in (1, 8, 10**6):
+            res = _solve(graph, "deltastep_gpu", seed, delta=delta, lanes=2, chain=chain)
+            assert_sssp_ok(graph, seed, res)
+
+
+def test_deltastep_refuses_negative_weights():
+    with pytest.raises(SolverError, match="negative"):
+        _solve(NEGATIVE[-1][1], "deltastep_gpu", 0)
+
+
+def test_deltastep_repeated_runs_identical():
+    graph, source = CASES[5][1], CASES[5][2]  # zero-weight cycle: the level-by-level tree after the kernel
+    once = _solve(graph, "deltastep_gpu", source)
+    again = _solve(graph, "deltastep_gpu", source, trials=2, warmup=1)
+    assert np.array_equal(once.dist, again.dist)
+    assert once.counters == again.counters
+    assert_sssp_ok(graph, source, again)
+
+
+@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
+@pytest.mark.parametrize("launch", ["graph", "persistent"])
+@pytest.mark.parametrize("label,graph,source", NEGATIVE, ids=[c[0] for c in NEGATIVE])
+def test_launch_modes_match_reference(name, launch, label, graph, source):
+    res = _solve(graph, name, source, launch=launch)
+    assert_sssp_ok(graph, source, res)
+    if launch == "graph":  # the same kernels in the same order as host launches: the same rounds
+        assert res.counters["iterations"] == _solve(graph, name, source).counters["iterations"]
+
+
+@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
+@pytest.mark.parametrize("launch", ["host", "graph", "persistent"])
+def test_launch_modes_detect_negative_cycles(name, launch):
+    with pytest.raises(NegativeCycleError, match="change in round 4"):
+        _solve(negative_cycle_graph(), name, launch=launch)
+    with pytest.raises(NegativeCycleError, match="found in round 1"):
+        _solve(_g(1, [(0, 0, -2)], "neg-loop"), name, launch=launch)
+
+
+@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
+def test_graph_mode_spans_several_batches(name):
+    """A chain longer than a batch of rounds: replays continue until a batch holds the quiet round."""
+    graph = _chain(70)
+    res = _solve(graph, name, launch="graph")
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["iterations"] == 70
+    assert _solve(graph, name, launch="persistent").counters["iterations"] <= 70
