@@ -488,6 +488,26 @@ def test_solve_apsp_cpu(capsys, tmp_path):
     assert ok(capsys, "validate", "--graph", TINY, "--answer", ans).startswith("validation ok: 4 sources")
 
 
+def test_aggregate_apsp_rate_and_ceiling_fraction(capsys, tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.delenv("GPUSP_ADDMIN_CEILING", raising=False)
+    recs = []
+    for solver in ("floydwarshall_cpu", "dijkstra_cpu"):
+        recs.append(tmp_path / f"{solver}.json")
+        ok(capsys, "solve", "--graph", TINY, "--solver", solver, "--source", 0, "--trials", 2, "--record", recs[-1])
+    for ceiling, sub in ((None, "plain"), (1e9, "ceiling")):
+        ok(capsys, "aggregate", *recs, "--out-dir", tmp_path / sub, *(["--ceiling", ceiling] if ceiling else []))
+        table = pd.read_csv(tmp_path / sub / "summary.csv").set_index("solver")
+        fw = table.loc["floydwarshall_cpu"]
+        assert fw["n3_per_s"] == pytest.approx(TINY_N ** 3 / (fw["median_ms"] / 1e3))
+        assert np.isnan(table.loc["dijkstra_cpu", "n3_per_s"])  # SSSP rows have no n^3 rate
+        if ceiling:
+            assert fw["ceiling_fraction"] == pytest.approx(fw["n3_per_s"] / ceiling)
+        else:
+            assert np.isnan(fw["ceiling_fraction"])
+
+
 def test_solve_gpu_solver_in_simulator(capsys, tmp_path):
     rec = tmp_path / "R.json"
     out = ok(capsys, "solve", "--graph", TINY, "--solver", "bellmanford_naive", "--param", "block=32",

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import platform
-import subprocess
 import sys
 import time
 import traceback
@@ -26,6 +24,7 @@ import numpy as np
 import importlib.util
 
 import gpusp
+import gpusp.device
 from gpusp.api import solve_many
 from gpusp.generate import grid, ring
 from gpusp.sources import pick_sources
@@ -46,29 +45,25 @@ GRAPHS = {
 }
 
 
-def configs(label, graph, with_gapbs):
+def configs(label, graph, with_gapbs, gapbs_threads=(1, 16), deltas=3):
     """(solver, params) pairs for one graph: deltas are multiples of Davidson et al.'s rule (width 32)."""
     base = graph.default_delta()
     out = [("deltastep_gpu", {})]
     for mult in (1, 4, 16):
         for lanes in (4, 32):
             out.append(("deltastep_gpu", {"delta": max(1, int(base * mult)), "lanes": lanes}))
-    for chain in (4, 16, 64):
-        for lanes in (4, 32):
-            out.append(("deltastep_gpu", {"chain": chain, "lanes": lanes}))
-    out.append(("deltastep_gpu", {"chain": 16, "delta": max(1, int(base * 16))}))
+    out.append(("deltastep_gpu", {"chain": 16, "lanes": 4}))  # inline path-following (fewer rounds)
     for blocks in (33, 66, 264):
         out.append(("deltastep_gpu", {"grid": blocks}))
-        out.append(("deltastep_gpu", {"grid": blocks, "chain": 16}))
     out.append(("deltastep_gpu", {"delta": 2**30, "lanes": 4}))
     if not label.startswith("grid"):  # the paper variants take seconds per source on the 16.8 M grid
         for name in ("vertexbf_push", "edgebf_coo"):
             for launch in ("host", "graph", "persistent"):
                 out.append((name, {"launch": launch}))
     out += [("scipy_dijkstra", {}), ("dijkstra_cpu", {})]
-    if with_gapbs:
-        for threads in (1, 16):
-            for mult in (1, 4, 16):
+    if with_gapbs:  # one thread at GAPBS's own rule; every core at 1, 4 and 16 times it
+        for threads in gapbs_threads:
+            for mult in (1, 4, 16)[:1 if threads == 1 else deltas]:
                 out.append(("gapbs_sssp", {"threads": threads, "delta": max(1, int(base * mult))}))
     return out
 
@@ -86,8 +81,11 @@ def run(args):
         refs = reference_distances(graph, sources)
         print(f"== {label}: n={graph.n:,} m={graph.m:,} delta0={graph.default_delta()} sources={sources} "
               f"(reference {time.perf_counter() - t0:.1f} s)", flush=True)
-        for name, params in configs(label, graph, with_gapbs):
-            trials = 1 if name in ("dijkstra_cpu", "scipy_dijkstra") and graph.n > 10**6 else args.trials
+        for name, params in configs(label, graph, with_gapbs, args.gapbs_threads, args.gapbs_deltas):
+            if args.solvers and name not in args.solvers:
+                continue
+            slow = name in ("dijkstra_cpu", "scipy_dijkstra", "gapbs_sssp")  # seconds per source at 16.8 M
+            trials = 1 if slow and graph.n > 10**6 else args.trials
             t1 = time.perf_counter()
             try:
                 results = list(solve_many(graph, name, sources, trials=trials, warmup=1, **params))
@@ -98,8 +96,8 @@ def run(args):
                 traceback.print_exc(limit=2)
                 continue
             for i, res in enumerate(results):
-                if "verified" in res.counters:  # a peer validated by its own verifier
-                    ok = bool(res.counters["verified"])
+                if res.dist is None:  # a peer (GAPBS), validated by its own verifier
+                    ok = bool(res.counters["peer_verified"])
                 else:
                     ok = check_sssp(graph, res.source, res.dist, res.parent, reference=refs[i]).ok
                 t = res.timings
@@ -109,7 +107,7 @@ def run(args):
                              "min_ms": t.min_ms, "compile_s": t.compile_s, "iterations": c.get("iterations"),
                              "buckets": c.get("buckets"), "relaxations": c.get("relaxations"),
                              "launches": c.get("launches"), "valid": ok,
-                             "note": " ".join(f"{k}={c[k]}" for k in ("delta", "lanes", "chain", "grid") if k in c)})
+                             "note": " ".join(f"{k}={c[k]}" for k in ("delta", "lanes", "chain", "grid", "threads") if k in c)})
             mine = [r for r in rows[-len(results):]]
             med = float(np.median([r["median_ms"] for r in mine]))
             its = float(np.median([r["iterations"] or 0 for r in mine]))
@@ -130,10 +128,11 @@ def main():
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--tag", default="", help="suffix of the CSV's name")
     p.add_argument("--graphs", nargs="+", default=list(GRAPHS), choices=list(GRAPHS))
+    p.add_argument("--solvers", nargs="+", default=[], help="only these solvers (default: every one)")
+    p.add_argument("--gapbs-threads", type=int, nargs="+", default=[1, 16], help="GAPBS thread counts")
+    p.add_argument("--gapbs-deltas", type=int, default=3, help="GAPBS deltas (1, 4, 16 x the rule) at 16 threads")
     args = p.parse_args()
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                         capture_output=True, text=True).stdout.strip()
-    print(f"GPU {smi}; host {platform.node()} {platform.processor()}; python {sys.version.split()[0]}", flush=True)
+    print(f"GPU and host: {gpusp.device.device_info()}", flush=True)
     run(args)
 
 

@@ -77,8 +77,24 @@ def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
                          "or aggregate with --allow-mixed")
 
 
-def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None) -> pd.DataFrame:
-    """Median, IQR and derived rates per (graph, solver, parameter set), plus skipped rows."""
+def addmin_ceiling(ceiling=None):
+    """The add-min ceiling (per second) that APSP rates are compared with: the argument, else the
+    environment variable GPUSP_ADDMIN_CEILING (e.g. the DPX rate measured by benchmarks/h200/apsp_fast.py),
+    else None."""
+    import os
+
+    if ceiling:
+        return float(ceiling)
+    env = os.environ.get("GPUSP_ADDMIN_CEILING")
+    return float(env) if env else None
+
+
+def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceiling=None) -> pd.DataFrame:
+    """Median, IQR and derived rates per (graph, solver, parameter set), plus skipped rows.
+
+    APSP rows also get ``n3_per_s`` (n^3 / median: Floyd-Warshall relaxations per second, the
+    equivalent rate for other APSP solvers) and, when an add-min ceiling is known
+    (:func:`addmin_ceiling`), ``ceiling_fraction`` = n3_per_s / ceiling."""
     keys = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params"]
     timed = samples.dropna(subset=["time_ms"])
     if timed.empty:
@@ -94,6 +110,10 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None) -> p
                         clock=("clock", "first"), gpu=("gpu", "first")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
         summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
+        apsp = summary["problem"] == "apsp"
+        summary["n3_per_s"] = np.where(apsp, summary["n"].astype(float) ** 3 / (summary["median_ms"] / 1e3), np.nan)
+        peak = addmin_ceiling(ceiling)
+        summary["ceiling_fraction"] = summary["n3_per_s"] / peak if peak else np.nan
         summary["speedup_vs_cpu"] = np.nan
         for (graph, problem), part in summary.groupby(["graph", "problem"]):
             base = part[part["solver"] == BASELINE[problem]]
@@ -109,13 +129,13 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None) -> p
     return summary.sort_values(["problem", "graph", "median_ms"], na_position="last").reset_index(drop=True)
 
 
-def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False) -> dict:
+def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None) -> dict:
     """Write samples.csv, samples.parquet and summary.csv under ``out_dir`` (atomically)."""
     from .atomic import atomic_path
 
     samples = samples_table(load_records(records_paths))
     check_code_versions(samples, allow_mixed)
-    summary = summary_table(samples, skipped)
+    summary = summary_table(samples, skipped, ceiling=ceiling)
     out_dir = Path(out_dir)
     written = {}
     for name, frame, kind in (("samples.csv", samples, "csv"), ("samples.parquet", samples, "parquet"),

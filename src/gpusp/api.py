@@ -5,6 +5,13 @@ trials run first, the first of which includes JIT compilation; then ``trials`` t
 bracket only device work with CUDA events; the answer is downloaded once (``d2h_ms``). JIT time is
 reported apart as the first warm-up's excess over the median trial (``compile_s``); Numba's on-disk
 cache makes it near zero in a second process. Every sample is kept.
+
+Peer solvers (registry ``peer=True``, e.g. ``gapbs_sssp``) run an external binary that times itself:
+their ``run`` returns the binary's own time of the trial as the counter ``peer_trial_ms`` and its
+verifier's verdict as ``peer_verified``. That time is the recorded sample; the harness's wall clock
+around the whole call (process start, graph load, verification) is kept per trial in the counter
+``wall_ms``, and ``peer_verified`` becomes true only when every timed trial of the source passed.
+Peers hand back no distances (``Result.dist`` is None) and have no JIT (``compile_s`` is 0).
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import numpy as np
 
 from . import registry
 from .device import DeviceTimer, require_cuda
-from .errors import SolverError
+from .errors import SolverError, SolverUnavailable
 from .graph import Graph
 
 
@@ -46,23 +53,28 @@ class Timings:
         return asdict(self)
 
 
+PEER_TIME = "peer_trial_ms"  # counter of a peer's run(): the binary's own time of the trial
+PEER_VERDICT = "peer_verified"  # counter of a peer's run(): its verifier's verdict (True / False)
+
+
 @dataclass
 class Result:
-    """A solver's answer: distances, parents, INF marker, timings and counters."""
+    """A solver's answer: distances, parents, INF marker, timings and counters (dist and parent are
+    None for a peer, whose binary prints no distances)."""
 
     solver: str
     problem: str
     params: dict
     source: int | None
-    dist: np.ndarray
-    parent: np.ndarray
+    dist: np.ndarray | None
+    parent: np.ndarray | None
     inf: int
     timings: Timings
     counters: dict
 
     @property
-    def reachable(self) -> np.ndarray:
-        return self.dist != self.inf
+    def reachable(self) -> np.ndarray | None:
+        return None if self.dist is None else self.dist != self.inf
 
 
 def solve(graph: Graph, name: str, source: int | None = 0, *, trials: int = 1, warmup: int = 1,
@@ -86,8 +98,8 @@ def solve_many(graph: Graph, name: str, sources, *, trials: int = 1, warmup: int
     resolved = spec.resolve(params)
     reason = spec.why_not(graph.n, graph.m, negative=graph.has_negative_weights, itemsize=graph.dtype.itemsize,
                           params=resolved)
-    if reason:
-        raise SolverError(reason)
+    if reason:  # a peer baseline that cannot take the input is skipped, not an error of the run
+        raise (SolverUnavailable if spec.peer else SolverError)(reason)
     sources = list(sources)
     if not sources:
         raise SolverError("no sources given")
@@ -108,21 +120,52 @@ def solve_many(graph: Graph, name: str, sources, *, trials: int = 1, warmup: int
     warm_wall = []
     for _ in range(warmup):
         t0 = time.perf_counter()
-        timer.time(solver.run, sources[0])
-        warm_wall.append(time.perf_counter() - t0)
+        ms, _ = _trial(timer, solver, sources[0], spec.peer)
+        warm_wall.append(ms / 1e3 if spec.peer else time.perf_counter() - t0)
+    clock = f"peer:{spec.family}" if spec.peer else timer.clock
     for i, source in enumerate(sources):
-        samples, counters = [], {}
+        samples, per_trial = [], []
         for _ in range(trials):
-            ms, counters = timer.time(solver.run, source)
+            ms, counters = _trial(timer, solver, source, spec.peer)
             samples.append(ms)
+            per_trial.append(counters)
+        counters = _peer_counters(per_trial) if spec.peer else per_trial[-1]
         d2h_ms, (dist, parent) = timer.time(solver.download)
         median_s = float(np.median(samples)) / 1e3
-        compile_s = max(0.0, warm_wall[0] - median_s) if warm_wall and i == 0 else 0.0
+        compile_s = max(0.0, warm_wall[0] - median_s) if warm_wall and i == 0 and not spec.peer else 0.0
         timings = Timings(samples_ms=samples, warmup_ms=[w * 1e3 for w in warm_wall] if i == 0 else [],
-                          compile_s=compile_s, h2d_ms=h2d_ms if i == 0 else 0.0, d2h_ms=d2h_ms,
-                          clock=timer.clock)
-        yield Result(name, spec.problem, resolved, source, np.asarray(dist), np.asarray(parent), graph.inf,
-                     timings, dict(counters or {}))
+                          compile_s=compile_s, h2d_ms=h2d_ms if i == 0 else 0.0, d2h_ms=d2h_ms, clock=clock)
+        yield Result(name, spec.problem, resolved, source, _host(dist), _host(parent), graph.inf, timings,
+                     counters)
+
+
+def _host(array):
+    return None if array is None else np.asarray(array)
+
+
+def _trial(timer, solver, source, peer: bool):
+    """One run: (sample in ms, counters). A peer's sample is its binary's own time; the wall clock
+    around the call is kept as the counter ``wall_ms``."""
+    ms, counters = timer.time(solver.run, source)
+    counters = dict(counters or {})
+    if not peer:
+        return ms, counters
+    if PEER_TIME not in counters or PEER_VERDICT not in counters:
+        raise SolverError(f"peer solver {type(solver).__name__}.run returned no {PEER_TIME} / {PEER_VERDICT}")
+    counters["wall_ms"] = ms
+    return float(counters.pop(PEER_TIME)), counters
+
+
+def _peer_counters(per_trial: list[dict]) -> dict:
+    """A source's counters from its peer trials: the last trial's, with every trial's wall time and
+    the verdict true only when every trial passed (the first failure's mismatches kept)."""
+    out = dict(per_trial[-1])
+    out["wall_ms"] = [c["wall_ms"] for c in per_trial]
+    out[PEER_VERDICT] = all(bool(c[PEER_VERDICT]) for c in per_trial)
+    failed = [c for c in per_trial if not c[PEER_VERDICT]]
+    out["peer_mismatches"] = failed[0].get("peer_mismatches", []) if failed else []
+    out["peer_trials_verified"] = len(per_trial)
+    return out
 
 
 def path(result: Result, target: int, source: int | None = None) -> list[int]:

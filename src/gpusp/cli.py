@@ -217,19 +217,44 @@ def _labels(args) -> dict:
     return {"params_label": args.params_label, "graph_label": args.graph_label, "seed": args.seed}
 
 
+def _verdicts(args, spec, graph, results) -> list:
+    """One verdict per result: a peer's own verifier, else SciPy distances and the tree checks."""
+    from .validate import check_apsp, check_sssp, peer_verdict, reference_distances, sample_rows
+
+    if spec.peer:
+        return [peer_verdict(r) for r in results]
+    if spec.problem == "sssp":
+        ref = reference_distances(graph, [r.source for r in results])
+        return [check_sssp(graph, r.source, r.dist, r.parent, ref[i]) for i, r in enumerate(results)]
+    rows = sample_rows(graph.n, args.validate_rows, args.seed)
+    return [check_apsp(graph, results[0].dist, results[0].parent, rows)]
+
+
+def _peer_answer(path, results, runs) -> None:
+    """A peer's answer file: its sources and its verifier's verdicts (``peer_verdicts``, JSON), no
+    distances; ``gpusp validate`` passes those verdicts on."""
+    import numpy as np
+
+    k = len(results)
+    np.savez(path, sources=np.array([r.source for r in results]), dist=np.zeros((k, 0)), parent=np.zeros((k, 0)),
+             inf=results[0].inf, peer_verdicts=json.dumps([r["validation"] for r in runs]))
+
+
 def cmd_solve(args):
     import numpy as np
 
     from . import registry
     from .api import solve_many
     from .atomic import atomic_open, atomic_path
-    from .errors import NegativeCycleError
+    from .errors import NegativeCycleError, SolverUnavailable
     from .records import make_record, run_entry, write_record
-    from .validate import check_apsp, check_sssp, reference_distances, sample_rows
+    from .validate import sample_rows
 
     graph = _read(args.graph, args.format)
     spec = registry.get(args.solver)
     params = spec.resolve(_kv(args.param))
+    if spec.peer and args.output != "none":
+        raise GpuspError(f"{args.solver} is a peer binary that prints no distances: --output has no paths to show")
     sources = _sources_for(args, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
     t0 = time.perf_counter()
@@ -239,17 +264,14 @@ def cmd_solve(args):
             runs.append(run_entry(result))
     except NegativeCycleError as exc:
         status, reason = "negative-cycle", str(exc)
+    except SolverUnavailable as exc:
+        status, reason = "skipped", str(exc)
     wall_s = time.perf_counter() - t0
 
     validation_s = None
-    if args.validate and results:
+    if (args.validate or spec.peer) and results:  # a peer's own verifier always ran: record its verdict
         t1 = time.perf_counter()
-        if spec.problem == "sssp":
-            ref = reference_distances(graph, [r.source for r in results])
-            verdicts = [check_sssp(graph, r.source, r.dist, r.parent, ref[i]) for i, r in enumerate(results)]
-        else:
-            rows = sample_rows(graph.n, args.validate_rows, args.seed)
-            verdicts = [check_apsp(graph, results[0].dist, results[0].parent, rows)]
+        verdicts = _verdicts(args, spec, graph, results)
         validation_s = time.perf_counter() - t1
         for entry, verdict in zip(runs, verdicts):
             entry["validation"] = verdict.to_dict()
@@ -261,7 +283,9 @@ def cmd_solve(args):
         _empty_answer(args.answer)
     if args.answer and results:
         with atomic_path(args.answer, suffix=".npz") as tmp:
-            if spec.problem == "sssp":
+            if spec.peer:
+                _peer_answer(tmp, results, runs)
+            elif spec.problem == "sssp":
                 np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
                          parent=np.stack([r.parent for r in results]), inf=graph.inf)
             else:
@@ -294,9 +318,9 @@ def cmd_solve(args):
               f"{r.counters}")
     if validation_s is not None:
         print(f"validation: {'ok' if status == 'ok' else status} ({validation_s:.2f} s)")
-    if status == "negative-cycle":
+    if status in ("negative-cycle", "skipped"):
         if args.record:
-            print(f"gpusp: {reason} (recorded)", file=sys.stderr)
+            print(f"gpusp: {'skipped: ' if status == 'skipped' else ''}{reason} (recorded)", file=sys.stderr)
             return 0
         print(f"gpusp: error: {reason}", file=sys.stderr)
         return EXIT_ERROR
@@ -316,8 +340,11 @@ def cmd_validate(args):
     try:
         with np.load(args.answer) as ans:
             sources, dist, parent = ans["sources"], ans["dist"], ans["parent"]
+            peer = json.loads(str(ans["peer_verdicts"])) if "peer_verdicts" in ans.files else None
     except (KeyError, ValueError, OSError) as exc:
         raise GpuspError(f"{args.answer}: not a gpusp answer (.npz with sources, dist, parent): {exc}") from None
+    if peer is not None and len(sources):
+        return _validate_peer(args, graph, sources, peer)
     if len(sources) == 0:
         out = {"graph_checksum": graph.checksum(), "answer": str(args.answer), "ok": None, "sources": [],
                "verdicts": [], "status": "not validated: the run was skipped (no answer)"}
@@ -344,6 +371,42 @@ def cmd_validate(args):
     return 0
 
 
+def _validate_peer(args, graph, sources, verdicts) -> int:
+    """A peer's answer holds its own verifier's verdicts, not distances: pass them on, labelled."""
+    from .records import write_record
+
+    ok = all(v["ok"] for v in verdicts)
+    out = {"graph_checksum": graph.checksum(), "answer": str(args.answer), "ok": ok,
+           "sources": [int(s) for s in sources], "verdicts": verdicts, "method": "peer verifier",
+           "reference_s": 0.0, "validation_s": 0.0}
+    if args.output:
+        write_record(out, args.output)
+    print(f"validation {'ok' if ok else 'FAILED'} (peer verifier): {len(sources)} sources")
+    if not ok:
+        bad = next(v for v in verdicts if not v["ok"])
+        print(f"gpusp: error: peer verifier failed: {bad['mismatches'][:3]}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def cmd_peers(args):
+    from . import peers
+
+    if args.action == "list":
+        for name in peers.names():
+            entry = peers.get_peer(name)
+            print(f"{name:<8} {entry['commit']}  {entry['url']}")
+        return 0
+    dest = peers.build(args.name, args.dest, cxx=args.cxx, downloads=args.downloads, mirror=args.mirror,
+                       offline=args.offline, unavailable_ok=args.unavailable_ok, force=args.force)
+    info = peers.read_build(dest)
+    if info.get("ok"):
+        print(f"{args.name}: built {', '.join(info['binaries'])} in {dest} ({info['cxx_version'] or info['cxx']})")
+    else:
+        print(f"{args.name}: unavailable, recorded in {dest / peers.BUILD_INFO}: {info['reason']}")
+    return 0
+
+
 def cmd_prepare(args):
     from .workflow import prepare_graph
 
@@ -356,7 +419,8 @@ def cmd_aggregate(args):
     from .aggregate import write_tables
 
     skipped = json.loads(Path(args.skipped).read_text()) if args.skipped else []
-    written = write_tables(args.records, args.out_dir, skipped=skipped, allow_mixed=args.allow_mixed)
+    written = write_tables(args.records, args.out_dir, skipped=skipped, allow_mixed=args.allow_mixed,
+                           ceiling=args.ceiling)
     print("wrote " + ", ".join(str(p) for p in written.values()))
     return 0
 
@@ -497,6 +561,23 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--output", help="write the verdict JSON here")
     q.set_defaults(fn=cmd_validate)
 
+    q = sub.add_parser("peers", help="list or build the peer baselines (GAPBS) from their pinned archives")
+    psub = q.add_subparsers(dest="action", required=True)
+    d = psub.add_parser("list", help="the pinned peers")
+    d.set_defaults(fn=cmd_peers)
+    d = psub.add_parser("build", help="fetch (mirror first, sha256 checked), extract and make a peer, atomically")
+    d.add_argument("name", help="a peer of `gpusp peers list` (gapbs)")
+    d.add_argument("--dest", default=None, help="build folder (default: $GPUSP_CACHE/peers/<name>-<commit>)")
+    d.add_argument("--cxx", default=None, help="C++ compiler (default: $CXX, else g++)")
+    d.add_argument("--downloads", default=None, help="where the archive is kept (default: $GPUSP_CACHE/downloads)")
+    d.add_argument("--mirror", default=None, help="offline mirror folder (default: $GPUSP_MIRROR)")
+    d.add_argument("--offline", action="store_true", help="never use the network")
+    d.add_argument("--force", action="store_true", help="rebuild even if a complete build is there")
+    d.add_argument("--unavailable-ok", action="store_true",
+                   help="without a compiler, OpenMP or make, write BUILD.json saying why and exit 0 "
+                        "(the solver is then skipped with that reason)")
+    d.set_defaults(fn=cmd_peers)
+
     q = sub.add_parser("prepare", help="build a workflow graph (.npz) from its config entry (JSON)")
     q.add_argument("--spec", required=True, help="the graph's config entry as JSON")
     q.add_argument("--output", required=True)
@@ -508,6 +589,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("records", nargs="*")
     q.add_argument("--out-dir", required=True)
     q.add_argument("--skipped", help="JSON list of skipped combinations with reasons")
+    q.add_argument("--ceiling", type=float, default=None,
+                   help="measured add-min ceiling (per s) for the APSP ceiling_fraction column")
     q.add_argument("--allow-mixed", action="store_true", help="mix records of different code versions")
     q.set_defaults(fn=cmd_aggregate)
 

@@ -36,3 +36,15 @@ class SolverError(GpuspError, ValueError):
 
 class DownloadError(GpuspError):
     """A dataset could not be fetched or did not verify."""
+
+
+class SolverUnavailable(SolverError):
+    """A solver cannot run here or on this input (no C++ compiler, int64 distances, ...).
+
+    ``gpusp solve --record`` records the run as skipped with this reason, so a workflow job still
+    finishes and the reason shows in the summary and the report.
+    """
+
+
+class BuildError(GpuspError):
+    """A peer baseline failed to build although its tools are present (names the command and log)."""

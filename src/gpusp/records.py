@@ -49,11 +49,15 @@ def code_hash(solver: str) -> str:
     modules = [spec.impl.split(":")[0], "gpusp.solvers.base", "gpusp.api"]
     if spec.device == "gpu":
         modules.append("gpusp.solvers.common")
+    if spec.peer:
+        modules.append("gpusp.peers")
     h = hashlib.sha256()
     for mod in modules:
         found = importlib.util.find_spec(mod)
         if found and found.origin and os.path.exists(found.origin):
             h.update(Path(found.origin).read_bytes())
+    if spec.peer:  # the pinned commit of the peer's source is part of its code version
+        h.update(Path(__file__).with_name("data").joinpath("peers.yaml").read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -63,7 +67,8 @@ def run_entry(result, verdict=None) -> dict:
         "source": result.source,
         "timings": result.timings.to_dict(),
         "counters": result.counters,
-        "reachable": int(np.count_nonzero(result.reachable)),
+        "reachable": (int(np.count_nonzero(result.reachable)) if result.dist is not None
+                      else result.counters.get("reachable")),
         "validation": verdict.to_dict() if verdict is not None else None,
     }
 

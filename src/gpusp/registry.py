@@ -69,6 +69,7 @@ class SolverSpec:
     memory: Callable[[int, int, dict, int], int] = field(default=_zero, compare=False)
     memory_formula: str = "0"
     max_n: int | None = None
+    peer: bool = False
 
     @property
     def family(self) -> str:
@@ -119,6 +120,7 @@ class SolverSpec:
             "negative_weights": self.negative_weights,
             "memory": self.memory_formula,
             "max_n": self.max_n,
+            "peer": self.peer,
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
                                "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
                        for p in self.params},
@@ -136,6 +138,10 @@ BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA 
 TRANSPOSE = Param("transpose", False, "multiply by the transposed operand for coalescing", choices=(False, True))
 NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1, maximum=1024),
                 Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32))
+LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kernel per round and reads the flag back "
+               "(as the paper); 'graph' replays a CUDA graph of a batch of rounds whose kernels exit at once "
+               "after convergence; 'persistent' runs every round in one cooperative kernel with a grid-wide "
+               "barrier between rounds", choices=("host", "graph", "persistent"))
 CSR_MEMORY = "4(n+1) + (4+w)m + (2w+8)n bytes"
 MATRIX_MEMORY = "(w+4) n^2 bytes"
 NSSSP_MEMORY = "4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result on the device if it fits, else on the host"
@@ -196,7 +202,7 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
                "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf:CooSolver",
                params=(BLOCK, Param("edges_per_thread", 1, "edges each thread relaxes (stride = grid size, "
-                                    "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64))),
+                                    "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64)), LAUNCH),
                negative_weights=True, memory=_coo, memory_formula="(8+w)m + (2w+12)n bytes"),
     SolverSpec("edgebf_dense", "sssp", "gpu", "004", "edge-parallel Bellman-Ford on the dense adjacency "
                "matrix (for complete graphs)", "gpusp.solvers.edgebf:DenseSolver", params=(BLOCK,),
@@ -206,7 +212,7 @@ SPECS: tuple[SolverSpec, ...] = (
                negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n,
                memory_formula="4(n+1) + (4+w)m + (2w+16)n bytes (reverse CSR, two distance buffers)"),
     SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
-               "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK,), negative_weights=True,
+               "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK, LAUNCH), negative_weights=True,
                memory=_csr, memory_formula=CSR_MEMORY),
     # --- papers 001 and 003: Harish-Narayanan and the packed atomic ----------------------------------
     SolverSpec("harish_scattercheck", "sssp", "gpu", "001", "Harish-Narayanan: scatter kernel relaxes "
@@ -219,6 +225,32 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(BLOCK, Param("method", "min", "'min': 64-bit atomic min; 'cas': compare-and-swap loop",
                                     choices=("min", "cas"))),
                memory=_csr, memory_formula="4(n+1) + 8m + 16n bytes"),
+    # --- beyond the papers: a work-efficient GPU SSSP and the GAPBS peer -----------------------------
+    SolverSpec("deltastep_gpu", "sssp", "gpu", "-", "near-far delta-stepping in one persistent cooperative "
+               "kernel: a device queue of the vertices whose distance changed, expanded while below the "
+               "threshold, a far pile above it, the threshold raised by delta (Davidson et al., IPDPS'14)",
+               "gpusp.solvers.deltastep:DeltaStepSolver",
+               params=(Param("delta", 0, "bucket width (0: 128 x mean arc weight / mean out-degree, four times "
+                             "Davidson et al.'s rule, the fastest on the H200)", minimum=0),
+                       Param("lanes", 0, "threads that share one frontier vertex's arcs (0: a warp, 32)",
+                             choices=(0, 1, 2, 4, 8, 16, 32)),
+                       Param("chain", 0, "a thread that lowers a near vertex expands it at once, and so on "
+                             "along the path for up to this many vertices, instead of queueing it (0: off)",
+                             minimum=0, maximum=1024),
+                       BLOCK,
+                       Param("grid", 0, "blocks of the persistent kernel (0: one per multiprocessor; capped "
+                             "at the co-resident maximum)", minimum=0)),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n,
+               memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
+                              "two far piles, stamps)"),
+    SolverSpec("gapbs_sssp", "sssp", "cpu", "-", "external peer: the GAP Benchmark Suite's delta-stepping "
+               "sssp binary (reference CPU code, OpenMP), built from its pinned source archive, run on the "
+               "same graph and sources; its own trial times and verifier verdict",
+               "gpusp.solvers.gapbs:GapbsSolver",
+               params=(Param("threads", 0, "OpenMP threads (0: every core of the host)", minimum=0),
+                       Param("delta", 0, "GAPBS -d bucket width (0: Graph.default_delta(), 32 x mean "
+                             "arc weight / mean out-degree)", minimum=0)),
+               peer=True),
     # --- paper 000: Floyd-Warshall and GPU Dijkstra APSP ---------------------------------------------
     SolverSpec("floydwarshall_supernaive", "apsp", "gpu", "000", "2-D grid, one thread per (i, j), one "
                "launch per k", "gpusp.solvers.floydwarshall:SuperNaiveSolver",
@@ -258,6 +290,21 @@ SPECS: tuple[SolverSpec, ...] = (
           ("v40", "V40Solver", "4.0: the 3.0 launches captured once into a CUDA graph and replayed"),
           ("v41", "V41Solver", "4.1: CUDA graph with the dependency structure between phase pieces"),
       )),
+    SolverSpec("blockedfw_fast", "apsp", "gpu", "-", "register-blocked Floyd-Warshall beside paper 002's "
+               "versions: large tiles staged in shared memory, each thread an R x R register block of cells "
+               "(R^2 add-mins per 2R shared loads); tile and register block from a table measured on the H200",
+               "gpusp.solvers.fastfw:FastSolver",
+               params=(Param("tile", 0, "tile side (0: from the measured table)", choices=(0, 16, 32, 64, 128)),
+                       Param("regblock", 0, "cells per thread along each side (0: from the measured table)",
+                             choices=(0, 1, 2, 4, 8)),
+                       Param("arith", "auto", "inner add-min: 'int32' plain, 'dpx' fused __viaddmin_s32, "
+                             "'float32' exact below 2^24 ('auto': the fastest exact one)",
+                             choices=("auto", "int32", "dpx", "float32")),
+                       Param("paths", True, "record the predecessor matrix", choices=(True, False))),
+               negative_weights=True,
+               memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
+               memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
+                              "up to the tile"),
     # --- paper 001: task-parallel N-SSSP APSP --------------------------------------------------------
     SolverSpec("nsssp_shared", "apsp", "gpu", "001", "N SSSPs per launch, interleaved per-source arrays, "
                "edges staged in shared memory; recording kernel on the inverted graph",

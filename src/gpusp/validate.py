@@ -11,6 +11,10 @@ exactly. Parents are checked with the five Graph500 tests adapted to weighted SS
 5. a vertex has a parent exactly when it is reachable and is not the source.
 
 Failures are recorded (with the first mismatches), never asserted.
+
+Peer baselines (``gapbs_sssp``) print no distances, so none of the above can run on their answers:
+their verdict is their own verifier's (:func:`peer_verdict`, method ``"peer verifier"``), which the
+record labels as such.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class Verdict:
     checks: dict = field(default_factory=dict)
     mismatches: list = field(default_factory=list)
     reference: str = "scipy"
+    method: str = "reference"  # "reference": SciPy distances + tree checks; "peer verifier": the peer's own
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -131,6 +136,15 @@ def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdi
     bad += [f"vertex {v}: no edge {int(parent[v])}->{v} with dist[{v}] = dist[{int(parent[v])}] + w"
             for v in not_tight[:MAX_REPORTED]]
     return Verdict(all(checks.values()), checks, bad[:MAX_REPORTED])
+
+
+def peer_verdict(result) -> Verdict:
+    """The verdict of a peer's own verifier for one source (from the counters the harness merged)."""
+    ok = bool(result.counters.get("peer_verified"))
+    return Verdict(ok, {"peer_verifier": ok}, list(result.counters.get("peer_mismatches") or [])[:MAX_REPORTED],
+                   reference=f"{result.solver}'s own verifier (GAPBS: a serial Dijkstra inside the binary, "
+                             "distances only: no parents to check)",
+                   method="peer verifier")
 
 
 def check_apsp(graph: Graph, dist, parent, rows=None) -> Verdict:

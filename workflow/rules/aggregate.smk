@@ -31,9 +31,14 @@ rule aggregate_records:
     params:
         out_dir=lambda wc, output: os.path.dirname(output.summary),
         allow_mixed="--allow-mixed" if config["allow_mixed_code_versions"] else "",
+        ceiling=(
+            f"--ceiling {config['gpu_peak_relaxations_per_s']}"
+            if config.get("gpu_peak_relaxations_per_s")
+            else ""
+        ),
     shell:
         "gpusp aggregate {input.records:q} --skipped {input.skipped:q} "
-        "--out-dir {params.out_dir:q} {params.allow_mixed} > {log:q} 2>&1"
+        "--out-dir {params.out_dir:q} {params.allow_mixed} {params.ceiling} > {log:q} 2>&1"
 
 
 rule plot_results:

@@ -12,6 +12,8 @@ from gpusp.workflow import (
     write_skipped as write_skipped_json,
 )
 
+from gpusp import peers, registry
+
 RESULTS = str(results_dir(config))
 JOBS, SKIPPED = expand_jobs(config)
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
@@ -77,6 +79,29 @@ def dataset_input(wildcards):
     if "file" in spec:
         return {"file": spec["file"]}
     return {}
+
+
+def peer_build_dir(name):
+    """The workflow's build folder of a pinned peer: results/peers/<name>-<commit>."""
+    return f"{RESULTS}/peers/{peers.folder_name(name)}"
+
+
+def peer_of(wildcards):
+    """The peer a solve job runs (its solver family, e.g. gapbs), or None for gpusp's own solvers."""
+    spec = registry.get(wildcards.solver)
+    return spec.family if spec.peer else None
+
+
+def peer_input(wildcards):
+    """A peer's solve job waits for its build (BUILD.json: built, or unavailable with the reason)."""
+    name = peer_of(wildcards)
+    return [f"{peer_build_dir(name)}/{peers.BUILD_INFO}"] if name else []
+
+
+def peer_env(wildcards):
+    """GPUSP_<PEER>=<build folder> for a peer's solve job: the one way its solver finds the binary."""
+    name = peer_of(wildcards)
+    return f"{peers.env_var(name)}={shlex.quote(peer_build_dir(name))}" if name else ""
 
 
 def mirror_flag():

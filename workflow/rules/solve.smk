@@ -6,6 +6,7 @@ rule solve_graph:
     input:
         graph=rules.prepare_graph.output.graph,
         sources=rules.pick_sources.output.sources,
+        peer=peer_input,
     output:
         record=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.json",
         answer=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.answer.npz",
@@ -20,13 +21,14 @@ rule solve_graph:
     params:
         solver_params=job_params,
         env=solve_env(),
+        peer_env=peer_env,
         trials=config["trials"],
         warmup=config["warmup"],
         budget=job_budget,
         seed=config["sources"]["seed"],
         rows=config["validate"]["apsp_rows"],
     shell:
-        "{params.env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
+        "{params.env} {params.peer_env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
         "{params.solver_params} --sources {input.sources:q} --trials {params.trials} "
         "--warmup {params.warmup} --seed {params.seed} --validate-rows {params.rows} "
         "--time-budget {params.budget} --params-label {wildcards.params} "

@@ -1,0 +1,530 @@
+"""Register-blocked Floyd-Warshall APSP (``blockedfw_fast``): large tiles, a block of cells per thread.
+
+Algorithm. The three-phase blocked Floyd-Warshall of Venkataraman, Sahni & Mukhopadhyaya (as in paper
+002's versions, :mod:`gpusp.solvers.blockedfw`): the n x n matrix is padded to ``n_pad = r T`` (padded
+vertices isolated: INF off the diagonal, 0 on it; any n works) and cut into r x r tiles of T x T
+cells. Round t relaxes every d[i][j] through the T vertices of tile t: phase 1 the pivot tile (t, t),
+phase 2 the other tiles of pivot row and column t, phase 3 the (r-1)^2 remaining tiles, which read
+only tiles finished in phase 2. What is new is how a CUDA block spends its threads (the register
+blocking of dense GEMM, applied to the (min, +) semiring):
+
+* a CUDA block of (T/R) x (T/R) threads owns one T x T tile; each thread owns an R x R register block
+  of cells, rows ``ty + a T/R`` and columns ``tx + b T/R`` (a, b < R; strided so that a warp's
+  shared-memory reads hit consecutive banks and its global accesses are coalesced);
+* phase 3 (more than 99 % of the n^3 work for r >= 100) stages the pivot-column tile (I, t)
+  transposed (row stride T + 1: its staging writes are conflict-free) and the pivot-row tile (t, J) in
+  shared memory, KC = 32 (int32 at T = 128) pivots at a time; per pivot k a thread loads R values of
+  column k and R values of row k into registers and does R^2 add-mins on its register block, so each
+  shared-memory load feeds R add-mins (R = 8: 16 loads per 64 add-mins);
+* phases 1 and 2 (O(n^2 T) work) keep the thread's cells in registers, read column k and row k of the
+  round from global memory (L1-resident) and write an improved cell through to global memory, with one
+  barrier per pivot; phase 1 and the pivot-row tiles take the predecessor p[k][j] at the time of the
+  improvement (it can still change later in the phase), the others could read it at the end.
+
+Paths without extra inner-loop work. With ``paths`` on, phase 3 works on packed keys: a distance x is
+kept as ``x * T + low`` (a shift by S = log2 T): the pivot-column operand gets ``low = k`` (the pivot's
+index within the tile), the pivot-row operand and the cell itself ``low = 0``. A candidate key is then
+``(d[i][k] + d[k][j]) T + k``, the add-min is unchanged, a candidate beats the cell only when its
+distance is strictly smaller, and at the end the winning pivot is ``key mod T`` and
+``p[i][j] = p[base + k][j]`` (row t of p is final in phase 3). INF is a key of its own
+(``2^30 - 1``, or float infinity), never added to anything that could beat a real key. Packing needs
+``(2 L + 1) T < 2^30`` where L bounds a simple path (:func:`gpusp.graph.path_bound`; every stored
+finite value is at most L, so candidates are at most 2L); otherwise the solver uses the general
+kernels. With ``paths`` off S = 0 and the predecessor matrix is neither read nor written.
+
+Inner add-min (``arith``), phase 3, graphs with non-negative weights:
+
+* ``dpx`` - ``min(int32(a + b), c)``: ptxas fuses it into one Hopper DPX ``VIADDMNMX`` (sm_90);
+* ``int32`` - ``s = int32(a + b); if s < c: c = s`` (compare and select, written so as not to be the
+  min-of-sum idiom; see benchmarks/apsp-fast-h200.md for what ptxas makes of it);
+* ``float32`` - the matrix in float32 (INF = infinity): ``min(a + b, c)`` as FADD + FMNMX, exact while
+  every key is below 2^24: ``(2 L + 1) T' < 2^24`` with T' = T with paths, 1 without; otherwise the
+  solver falls back to the table's integer arith (counter ``arith``).
+
+General kernels (negative weights, int64 matrices, paths too long to pack): guarded
+``if a != INF and b != INF`` relaxations with the last improving pivot in a register and sums clamped
+at -INF (as :mod:`gpusp.solvers.blockedfw`), several instructions per relaxation.
+
+Zero-weight cycles and negative weights: the hop tie-break of :mod:`gpusp.solvers.blockedfw`
+(w' = w (n + 1) + 1 when some weight is <= 0; its ``host_matrices`` is reused), so predecessor chains
+cannot loop; a graph with zero weights but no negative ones then still runs the fast kernels (every
+w' > 0). A negative cycle leaves a negative diagonal entry and raises NegativeCycleError (the
+single-block check kernel of blockedfw). Float32 is used only without negative weights.
+
+Launches: by default three kernels per round of pivots (``launch="host"``), the fastest measured on the
+H200 at every n; ``launch="persistent"`` (a keyword, not a registry parameter) runs every round in one
+cooperative kernel with a grid-wide barrier after each phase (about 1.5 us instead of a launch), but it
+needs the registers of all three phases (about 200 per thread with paths), so one block fits per SM and
+it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md). In the simulator the persistent
+kernel runs with one block, the only grid that its grid barrier supports there.
+
+Tile and register block: compile-time constants (kernels come from a cached factory per
+``(T, R, kind, paths, launch)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
+(measured on the H200 with benchmarks/h200/apsp_fast.py: T = 64, R = 4 won at n = 1200 ... 8192; R = 8
+spills with paths, T = 128 with R = 4 needs 1024 threads). Threads per block (T/R)^2 <= 1024.
+
+Complexity: Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, Theta(n_pad^2)
+memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
+(2 w n_pad^2 without paths). Global traffic per round: phase 3 reads and writes every cell and reads the
+two pivot tiles per tile, about 16 n^2 bytes (int32), so 16 n^3 / T bytes in all, half of it the cells'
+read-modify-write (8 n^3 / T).
+
+Sources: blocked FW after Venkataraman et al. (2003) and Katz & Kider (2008); register blocking after
+Volkov & Demmel's GEMM and the (min, +) kernels of Lund & Smith (2010) and Djidjev et al.; packed
+(distance, argmin) keys as in paper 003's packed atomics.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+from numba import cuda
+
+from ..device import mode
+from ..errors import NegativeCycleError, SolverError
+from ..graph import INF32, choose_dtype, inf_for, path_bound
+from .base import Solver
+from .blockedfw import _BlockedFW, negative_diagonal
+from .floydwarshall import require_device_memory
+
+ARITHS = ("dpx", "int32", "float32")
+# n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
+TABLE = ((1 << 62, 64, 4),)
+AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (equal to int32's SASS; float32 slower)
+# (tile, regblock) pairs the device sweep and the compile gate cover
+SHIPPED = ((32, 2), (64, 4), (64, 8), (128, 4), (128, 8))
+SMEM_BUDGET = 32768  # bytes of static shared memory for phase 3's two staged operand chunks
+FLOAT_EXACT = 1 << 24
+INF_F32 = np.float32(np.inf)
+
+
+def pick(n: int) -> tuple[int, int]:
+    """(tile, regblock) from :data:`TABLE` for an n-vertex graph."""
+    for n_max, T, R in TABLE:
+        if n <= n_max:
+            return T, R
+    return TABLE[-1][1:]
+
+
+def chunk(T: int, itemsize: int) -> int:
+    """Pivots staged per phase-3 chunk: the two chunks take at most SMEM_BUDGET bytes."""
+    return max(1, min(T, SMEM_BUDGET // (2 * T * itemsize)))
+
+
+def check_shape(T: int, R: int, itemsize: int = 4) -> None:
+    """Raise SolverError unless tile T and register block R make a valid CUDA block."""
+    if T < 1 or T & (T - 1) or R < 1 or R & (R - 1) or R > T:
+        raise SolverError(f"tile {T} and regblock {R} must be powers of two with regblock <= tile")
+    TR = T // R
+    TP = T + 1  # row stride of the transposed operand: its staging writes hit 32 banks
+    if TR * TR > 1024:
+        raise SolverError(f"tile {T} with regblock {R} needs {TR * TR} threads per block (at most 1024)")
+    KC = chunk(T, itemsize)
+    if (KC * T) % (TR * TR):
+        raise SolverError(f"tile {T}, regblock {R}: {KC} x {T} staged cells do not split over {TR * TR} threads")
+
+
+# --- kernels ---------------------------------------------------------------------------------------------
+@functools.cache
+def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
+    """Kernels for tile T, register block R and ``kind``: 'dpx' / 'int32' / 'float32' (fast phase 3 on
+    packed keys, non-negative weights, no INF guards) or 'gen32' / 'gen64' (guarded, any weights)."""
+    gen = kind.startswith("gen")
+    if kind == "float32":
+        DT, NPDT = numba.float32, np.float32
+        INF = INF_F32
+        NEG = np.float32(-np.inf)
+    else:
+        wide = kind == "gen64"
+        DT, NPDT = (numba.int64, np.int64) if wide else (numba.int32, np.int32)
+        INF = NPDT(inf_for(NPDT))
+        NEG = NPDT(-inf_for(NPDT))
+    check_shape(T, R, np.dtype(NPDT).itemsize)
+    TR = T // R
+    TP = T + 1  # row stride of the transposed operand: its staging writes hit 32 banks
+    NT = TR * TR
+    KC = chunk(T, np.dtype(NPDT).itemsize)
+    STAGE = KC * T // NT  # staged cells per thread per operand and chunk
+    S = (T.bit_length() - 1) if (paths and not gen) else 0
+    LOW = (1 << S) - 1
+    KEYED = 1 if S else 0  # the pivot index rides in the keys only with paths
+    MUL = NPDT(1 << S)
+    PATHS = bool(paths)
+    GUARD = gen
+    FLOAT = kind == "float32"
+    DPX = kind == "dpx"
+
+    @cuda.jit(device=True)
+    def pack(x, low):
+        """x as a phase-3 key: x * 2^S + low (INF stays INF)."""
+        if x == INF:
+            return INF
+        return DT(x * MUL + low)
+
+    @cuda.jit(device=True)
+    def phase12(d, p, t, I, J):
+        """Tile (I, J) through the pivots of tile t, cells in registers, one barrier per pivot."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * T
+        i0 = I * T + ty
+        j0 = J * T + tx
+        c = cuda.local.array((R, R), NPDT)
+        lv = cuda.local.array(R, NPDT)
+        rv = cuda.local.array(R, NPDT)
+        for a in range(R):
+            for b in range(R):
+                c[a, b] = d[i0 + a * TR, j0 + b * TR]
+        for k in range(T):
+            K = base + k
+            for a in range(R):
+                lv[a] = d[i0 + a * TR, K]
+            for b in range(R):
+                rv[b] = d[K, j0 + b * TR]
+            for a in range(R):
+                for b in range(R):
+                    x = lv[a]
+                    y = rv[b]
+                    if not GUARD or (x != INF and y != INF):
+                        s = DT(x + y)
+                        if s < c[a, b]:
+                            if GUARD and s < NEG:
+                                s = NEG
+                            c[a, b] = s
+                            d[i0 + a * TR, j0 + b * TR] = s
+                            if PATHS:
+                                p[i0 + a * TR, j0 + b * TR] = p[K, j0 + b * TR]
+            cuda.syncthreads()  # pivot k's writes visible to the block before column/row k+1 is read
+
+    @cuda.jit(device=True)
+    def phase3(d, p, t, I, J):
+        """Tile (I, J) off the pivot cross: operands staged KC pivots at a time, an R x R register block."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        tid = ty * TR + tx
+        base = t * T
+        i0 = I * T + ty
+        j0 = J * T + tx
+        As = cuda.shared.array((KC, TP), NPDT)  # As[k][i] = key of d[I*T + i][base + k] (transposed)
+        Bs = cuda.shared.array((KC, T), NPDT)  # Bs[k][j] = key of d[base + k][J*T + j]
+        acc = cuda.local.array((R, R), NPDT)
+        kb = cuda.local.array((R, R), np.int32)
+        av = cuda.local.array(R, NPDT)
+        bv = cuda.local.array(R, NPDT)
+        for a in range(R):
+            for b in range(R):
+                acc[a, b] = pack(d[i0 + a * TR, j0 + b * TR], 0)
+                kb[a, b] = -1
+        for kc in range(0, T, KC):
+            for s in range(STAGE):
+                e = tid + s * NT
+                kk = e % KC
+                i = e // KC
+                As[kk, i] = pack(d[I * T + i, base + kc + kk], (kc + kk) * KEYED)
+                kk = e // T
+                j = e % T
+                Bs[kk, j] = pack(d[base + kc + kk, J * T + j], 0)
+            cuda.syncthreads()  # chunk of both operand tiles staged
+            for kk in range(KC):
+                for a in range(R):
+                    av[a] = As[kk, ty + a * TR]
+                for b in range(R):
+                    bv[b] = Bs[kk, tx + b * TR]
+                for a in range(R):
+                    for b in range(R):
+                        if gen:
+                            x = av[a]
+                            y = bv[b]
+                            if x != INF and y != INF:
+                                s = DT(x + y)
+                                if s < acc[a, b]:
+                                    acc[a, b] = s
+                                    kb[a, b] = kc + kk
+                        elif DPX:
+                            acc[a, b] = min(DT(av[a] + bv[b]), acc[a, b])
+                        elif FLOAT:
+                            acc[a, b] = min(DT(av[a] + bv[b]), acc[a, b])
+                        else:
+                            s = DT(av[a] + bv[b])
+                            if s < acc[a, b]:
+                                acc[a, b] = s
+            cuda.syncthreads()  # chunk consumed before the next one overwrites it
+        for a in range(R):
+            for b in range(R):
+                i = i0 + a * TR
+                j = j0 + b * TR
+                m = acc[a, b]
+                if gen:
+                    if kb[a, b] >= 0:
+                        if m < NEG:
+                            m = NEG
+                        d[i, j] = m
+                        if PATHS:
+                            p[i, j] = p[base + kb[a, b], j]
+                elif m < pack(d[i, j], 0):
+                    if FLOAT:
+                        q = numba.int32(m)
+                        d[i, j] = DT(q >> S)
+                        low = q & LOW
+                    else:
+                        d[i, j] = m >> S
+                        low = m & LOW
+                    if PATHS:
+                        p[i, j] = p[base + low, j]  # row t of p is final in phase 3
+
+    @cuda.jit(device=True)
+    def round2(d, p, t, r, q0, step):
+        """Phase 2 of round t: tiles q0, q0 + step, ... of the 2(r-1) pivot-row and pivot-column tiles."""
+        q = q0
+        while q < 2 * (r - 1):
+            if q < r - 1:
+                phase12(d, p, t, t, q + (q >= t))
+            else:
+                b = q - (r - 1)
+                phase12(d, p, t, b + (b >= t), t)
+            q += step
+
+    @cuda.jit(device=True)
+    def round3(d, p, t, r, q0, step):
+        """Phase 3 of round t: tiles q0, q0 + step, ... of the (r-1)^2 off the pivot cross, row-major."""
+        q = q0
+        while q < (r - 1) * (r - 1):
+            I = q // (r - 1)
+            J = q - I * (r - 1)
+            phase3(d, p, t, I + (I >= t), J + (J >= t))
+            q += step
+
+    @cuda.jit(cache=True)
+    def k12(d, p, t, r, phase):
+        """Host-driven phase 1 (block 0: the pivot) or phase 2 (one block per tile, stride loop)."""
+        if phase == 1:
+            if cuda.blockIdx.x == 0:
+                phase12(d, p, t, t, t)
+        else:
+            round2(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
+
+    @cuda.jit(cache=True)
+    def k3(d, p, t, r):
+        """Host-driven phase 3 (stride loop over the off-cross tiles)."""
+        round3(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
+
+    @cuda.jit(cache=True)
+    def persistent(d, p, r):
+        """Every round in one cooperative launch, a grid-wide barrier after each phase."""
+        g = cuda.cg.this_grid()
+        b = cuda.blockIdx.x
+        nb = cuda.gridDim.x
+        for t in range(r):
+            if b == nb - 1:  # the last block: blocks 0, 1, ... get the first tiles of phases 2 and 3
+                phase12(d, p, t, t, t)
+            g.sync()  # pivot tile final before phase 2 reads it
+            round2(d, p, t, r, b, nb)
+            g.sync()  # pivot row and column final before phase 3 reads them
+            round3(d, p, t, r, b, nb)
+            g.sync()  # round t complete before round t+1's pivot is read
+
+    return dict(k12=k12, k3=k3, persistent=persistent, KC=KC, S=S)
+
+
+def kernel_sigs(kind: str) -> dict:
+    """Numba signatures of the three kernels for a kernel kind (matrix dtype)."""
+    w = {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
+    mats = f"{w}[:, ::1], int32[:, ::1]"
+    return {"k12": f"void({mats}, int64, int64, int64)", "k3": f"void({mats}, int64, int64)",
+            "persistent": f"void({mats}, int64)"}
+
+
+# --- solver ----------------------------------------------------------------------------------------------
+class FastSolver(Solver):
+    """blockedfw_fast: tile / regblock / arith / paths as in the registry (tile 0, regblock 0, arith
+    'auto' from the table). Extra keyword ``launch``: 'auto' (= 'host', measured fastest), 'persistent', 'host'.
+    Tiles below 16 are accepted here for the simulator tests (the registry offers 16 .. 128)."""
+
+    device = "gpu"
+
+    def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
+                 launch: str = "auto", **params):
+        super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, **params)
+        n = graph.n
+        T0, R0 = pick(n)
+        self.T = int(tile) or T0
+        self.R = int(regblock) or (R0 if not tile else max(1, self.T // 16))
+        if arith not in ("auto",) + ARITHS:
+            raise SolverError(f"arith must be auto, int32, dpx or float32, not {arith!r}")
+        if launch not in ("auto", "persistent", "host"):
+            raise SolverError(f"launch must be auto, persistent or host, not {launch!r}")
+        self.paths = bool(paths)
+        self.launch = launch
+        self.n = n
+        self.B = self.T  # what _BlockedFW.host_matrices reads
+        self.r = max(1, -(-n // self.T))
+        self.n_pad = self.r * self.T
+        # hop tie-break as in blockedfw (zero-weight cycles); weights after it are w' = w (n+1) + 1
+        self.scale = n + 1 if graph.m and int(graph.weights.min()) <= 0 else 0
+        w = graph.weights.astype(np.int64)
+        if self.scale:
+            w = w * self.scale + 1
+        self.negative = bool(w.size and int(w.min()) < 0)
+        self.dtype = choose_dtype(n, w if w.size else np.zeros(0, np.int64), graph.indptr)
+        self.inf = inf_for(self.dtype)
+        L = path_bound(n, w, graph.indptr) if w.size else 0
+        self.requested = AUTO_ARITH if arith == "auto" else arith
+        keys = 1 << (self.T.bit_length() - 1) if self.paths else 1
+        if self.negative or self.dtype != np.int32 or (2 * L + 1) * keys >= int(INF32):
+            self.kind = "gen64" if self.dtype == np.int64 else "gen32"
+        elif self.requested == "float32" and (2 * L + 1) * keys >= FLOAT_EXACT:
+            self.kind = AUTO_ARITH if AUTO_ARITH != "float32" else "dpx"  # float32 would not be exact
+        else:
+            self.kind = self.requested
+        check_shape(self.T, self.R, 8 if self.kind == "gen64" else 4)
+        self.dtype_name = self.dtype.name
+        self.d = self.p = self.d0 = self.p0 = self.flag = None
+        self.launches = 0
+        self.grid = 0
+
+    host_matrices = _BlockedFW.host_matrices
+
+    def device_dtype(self):
+        return np.float32 if self.kind == "float32" else self.dtype
+
+    def upload(self):
+        if self.n == 0:
+            return
+        w = np.dtype(self.device_dtype()).itemsize
+        cells = self.n_pad ** 2
+        require_device_memory("blockedfw_fast", self.n, 2 * cells * (w + 4 * self.paths),
+                              "2 (w+4) n_pad^2 bytes")
+        d0, p0 = self.host_matrices()
+        if self.kind == "float32":
+            d0 = np.where(d0 == self.inf, np.float32(np.inf), d0).astype(np.float32)
+        if not self.paths:
+            p0 = np.full((1, 1), -1, dtype=np.int32)
+        self.d0 = cuda.to_device(d0)
+        self.p0 = cuda.to_device(p0)
+        self.d = cuda.device_array_like(d0)
+        self.p = cuda.device_array_like(p0)
+        self.flag = cuda.device_array(1, dtype=np.int32)
+        ks = kernels(self.T, self.R, self.kind, self.paths)
+        self.ks = ks
+        TR = self.T // self.R
+        self.block = (TR, TR)
+        r = self.r
+        gpu = mode() == "gpu"
+        self.use_persistent = self.launch == "persistent"
+        if self.use_persistent:
+            if gpu:
+                sig = kernel_sigs(self.kind)["persistent"]
+                most = ks["persistent"].compile(sig).max_cooperative_grid_blocks(self.block)
+                want = max(1, (r - 1) ** 2, 2 * (r - 1))
+                self.grid = max(1, min(int(most), want))
+                if most < 1:
+                    raise SolverError(f"blockedfw_fast: tile {self.T}, regblock {self.R} fits no cooperative grid")
+            else:
+                self.grid = 1  # the simulator's grid barrier works for one block only
+            self.k_persistent = ks["persistent"][self.grid, self.block]
+        else:
+            self.k1 = ks["k12"][1, self.block]
+            self.k2 = ks["k12"][max(1, 2 * (r - 1)), self.block]
+            self.k3 = ks["k3"][max(1, (r - 1) ** 2), self.block]
+
+    def reset(self):
+        self.d.copy_to_device(self.d0)
+        self.p.copy_to_device(self.p0)
+
+    def run(self, source=None):
+        counters = {"iterations": self.r, "relaxations": self.n_pad ** 3, "hop_tiebreak": bool(self.scale),
+                    "matrix_dtype": str(np.dtype(self.device_dtype())), "arith": self.kind, "tile": self.T,
+                    "regblock": self.R, "paths": self.paths}
+        if self.n == 0:
+            return dict(counters, launches=0)
+        self.reset()
+        d, p, r = self.d, self.p, self.r
+        if self.use_persistent:
+            self.k_persistent(d, p, r)
+            launches = 1
+        else:
+            for t in range(r):
+                self.k1(d, p, t, r, 1)
+                if r > 1:
+                    self.k2(d, p, t, r, 2)
+                    self.k3(d, p, t, r)
+            launches = 3 * r - 2 * (r == 1)
+        if self.negative:
+            negative_diagonal[1, 256 if mode() == "gpu" else 32](d, self.n, self.flag)
+            launches += 1
+            v = int(self.flag.copy_to_host()[0])
+            if v < self.n:
+                raise NegativeCycleError(vertex=v)
+        else:
+            cuda.synchronize()
+        counters.update(launches=launches, persistent=self.use_persistent, grid=self.grid)
+        return counters
+
+    def download(self):
+        n = self.n
+        if n == 0:
+            return np.zeros((0, 0), dtype=self.graph.dtype), np.zeros((0, 0), dtype=np.int32)
+        raw = self.d.copy_to_host()[:n, :n]
+        if self.kind == "float32":  # exact integers below 2^24, infinity for unreachable
+            dist = np.where(np.isinf(raw), self.inf, np.where(np.isinf(raw), 0, raw).astype(np.int64))
+        else:
+            dist = raw.astype(np.int64)
+        undivided = dist
+        if self.scale:  # d' = d (n + 1) + hops with 0 <= hops < n + 1
+            dist = np.where(dist == self.inf, self.inf, dist // self.scale)
+        dist = np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype)
+        if self.paths:
+            parent = np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
+        else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
+            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
+        return np.ascontiguousarray(dist), parent
+
+
+def tight_parents(graph, d, inf, scale=0):
+    """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w (n+1) + 1 when ``scale``), -1 on the
+    diagonal and for unreachable v. With every (scaled) weight > 0 these tight edges form shortest-path
+    trees. O(n m) host work, one vertex's in-edges at a time (used only when paths are off)."""
+    n = graph.n
+    parent = np.full((n, n), -1, dtype=np.int32)
+    src = np.repeat(np.arange(n), np.diff(graph.indptr))
+    dst = np.asarray(graph.indices, dtype=np.int64)
+    w = graph.weights.astype(np.int64)
+    if scale:
+        w = w * scale + 1
+    keep = src != dst
+    src, dst, w = src[keep], dst[keep], w[keep]
+    order = np.argsort(dst, kind="stable")
+    src, dst, w = src[order], dst[order], w[order]
+    starts = np.searchsorted(dst, np.arange(n + 1))
+    for v in range(n):
+        a, b = starts[v], starts[v + 1]
+        if a == b:
+            continue
+        du = d[:, src[a:b]]
+        tight = (du != inf) & (du + w[a:b] == d[:, v:v + 1])
+        has = tight.any(axis=1)
+        parent[has, v] = src[a:b][tight.argmax(axis=1)[has]]
+    np.fill_diagonal(parent, -1)
+    return parent
+
+
+# --- offline compile gate --------------------------------------------------------------------------------
+def compile_targets():
+    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths, the general kernels."""
+    out = []
+    for T, R in SHIPPED:
+        for kind in ARITHS:
+            for paths in (True, False):
+                ks, sigs = kernels(T, R, kind, paths), kernel_sigs(kind)
+                tag = f"T={T},R={R},{kind},paths={int(paths)}"
+                out += [(f"persistent[{tag}]", ks["persistent"], sigs["persistent"]),
+                        (f"k3[{tag}]", ks["k3"], sigs["k3"])]
+                if kind != "int32":  # phases 1-2 do not depend on the dpx / int32 choice
+                    out.append((f"k12[{tag}]", ks["k12"], sigs["k12"]))
+        for kind in ("gen32", "gen64"):
+            ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
+            tag = f"T={T},R={R},{kind}"
+            out += [(f"{name}[{tag}]", ks[name], sigs[name]) for name in ("persistent", "k12", "k3")]
+    return out

@@ -1,0 +1,91 @@
+"""Register-blocked Floyd-Warshall (blockedfw_fast) in the CUDA simulator, at tiny tiles.
+
+Tile 4 with register block 1 or 2 and tile 8 with register block 2 keep blocks at 4-16 simulated
+threads; the persistent kernel runs with one block here (the simulator's grid barrier supports no
+more), the host-driven kernels with full grids. Every arith (dpx, int32, float32, general) must give
+exact answers in the simulator, which does no typing: the formulations stay valid pure Python.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+
+import gpusp
+from gpusp.errors import NegativeCycleError, SolverError
+from gpusp.solvers import fastfw
+from gpusp.validate import reference_distances
+
+
+def run(graph, **params):
+    s = fastfw.FastSolver(graph, **params)
+    s.upload()
+    counters = s.run(None)
+    dist, parent = s.download()
+    return SimpleNamespace(dist=dist, parent=parent, counters=counters)
+
+
+@pytest.mark.parametrize("arith", ["dpx", "int32", "float32"])
+@pytest.mark.parametrize("launch", ["persistent", "host"])
+def test_awkward_n_every_arith(arith, launch):
+    for n, T, R in ((1, 4, 1), (10, 4, 2), (13, 8, 2)):
+        g = random_graph(n, 3 * n, seed=n, wmin=1, wmax=9)
+        res = run(g, tile=T, regblock=R, arith=arith, launch=launch)
+        assert_apsp_ok(g, res)
+        assert res.counters["arith"] == arith and res.counters["iterations"] == -(-n // T)
+        assert res.counters["relaxations"] == (T * -(-n // T)) ** 3
+
+
+@pytest.mark.parametrize("paths", [True, False])
+def test_awkward_cases_zero_weight_cycles(paths):
+    for label, g, _ in sssp_cases():
+        if g.n > 13:
+            continue
+        res = run(g, tile=4, regblock=2, arith="dpx", paths=paths)
+        assert_apsp_ok(g, res)
+
+
+def test_paths_off_distances_and_counters():
+    g = random_graph(12, 40, seed=3)
+    res = run(g, tile=4, regblock=1, arith="int32", paths=False, launch="host")
+    ref = reference_distances(g, np.arange(g.n))
+    assert np.array_equal(res.dist, ref) and res.counters["paths"] is False
+    assert_apsp_ok(g, res)  # parents derived on the host from the distances
+
+
+def test_negative_weights_and_cycle():
+    for label, g, _ in sssp_cases(negative=True)[-3:]:
+        if g.n > 13:
+            continue
+        res = run(g, tile=4, regblock=2)
+        assert_apsp_ok(g, res)
+        assert res.counters["arith"].startswith("gen") and res.counters["hop_tiebreak"]
+    with pytest.raises(NegativeCycleError):
+        run(negative_cycle_graph(), tile=4, regblock=2)
+    with pytest.raises(NegativeCycleError):
+        run(negative_cycle_graph(), tile=4, regblock=1, launch="host")
+
+
+def test_general_kernels_when_keys_do_not_fit():
+    g = random_graph(9, 30, seed=9, wmin=1, wmax=100_000_000)  # 2 L T > 2^30: no packed keys
+    res = run(g, tile=4, regblock=2, arith="dpx")
+    assert res.counters["arith"] == "gen32"
+    assert_apsp_ok(g, res)
+    res = run(g, tile=4, regblock=2, arith="float32", paths=False)
+    assert res.counters["arith"] == "gen32"
+    g = random_graph(9, 30, seed=9, wmin=1, wmax=600_000)  # fits int32 keys, not float32's 2^24
+    res = run(g, tile=4, regblock=2, arith="float32")
+    assert res.counters["arith"] == fastfw.AUTO_ARITH
+    assert_apsp_ok(g, res)
+
+
+def test_registry_and_shapes():
+    g = random_graph(6, 12, seed=1)
+    res = gpusp.solve(g, "blockedfw_fast", warmup=0, tile=16, regblock=8)  # 4 threads per block
+    assert_apsp_ok(g, res)
+    with pytest.raises(SolverError):
+        fastfw.FastSolver(g, tile=128, regblock=2)  # 4096 threads per block
+    assert fastfw.pick(1200) == (64, 4) and fastfw.pick(8192) == (64, 4)  # the H200 sweep's winner
+    assert res.counters["persistent"] is False  # host launches by default: they won on the H200
+    assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4

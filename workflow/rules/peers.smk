@@ -1,0 +1,20 @@
+rule build_gapbs:
+    """Build the GAPBS peer (sssp, converter) from its pinned archive: mirror first, sha256 checked.
+
+    Without a C++ compiler with OpenMP (or make), BUILD.json says why and gapbs_sssp jobs are skipped.
+    """
+    output:
+        build=f"{peer_build_dir('gapbs')}/{peers.BUILD_INFO}",
+    log:
+        f"{RESULTS}/logs/build_gapbs.log",
+    conda:
+        "../envs/gpusp.yaml"
+    resources:
+        runtime=30,
+    params:
+        dest=lambda wc, output: os.path.dirname(output.build),
+        downloads=f"{RESULTS}/downloads/peers",
+        mirror=mirror_flag(),
+    shell:
+        "gpusp peers build gapbs --dest {params.dest:q} --downloads {params.downloads:q} "
+        "{params.mirror} --unavailable-ok > {log:q} 2>&1"
