@@ -69,7 +69,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dump", default=None)
     args = ap.parse_args()
-    from gpusp.compilecheck import _patch_current_device
+    from gpusp.solvers.compilecheck import _patch_current_device
     from gpusp.solvers import fastfw
 
     _patch_current_device()

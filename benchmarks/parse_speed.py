@@ -1,4 +1,4 @@
-"""Time gpusp.formats on a real road graph: text parse, npz cache load and the writers.
+"""Time gpusp.data.formats on a real road graph: text parse, npz cache load and the writers.
 
 Usage: python benchmarks/parse_speed.py [--graph PATH] [--repeats 7]
 
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpusp.formats import load_cached, read_graph, write_graph
+from gpusp.data.formats import load_cached, read_graph, write_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("GPUSP_MIRROR", ROOT.parent / "shared" / "data"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import gpusp
-from gpusp.validate import check_apsp, check_sssp
+from gpusp.measure.validate import check_apsp, check_sssp
 
 
 def _g(n, edges, name):

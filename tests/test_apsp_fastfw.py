@@ -15,7 +15,7 @@ from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
 from gpusp.solvers import fastfw
-from gpusp.validate import reference_distances
+from gpusp.measure.validate import reference_distances
 
 
 def run(graph, **params):

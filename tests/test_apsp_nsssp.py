@@ -8,7 +8,7 @@ import pytest
 from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
-from gpusp import registry
+from gpusp.solvers import registry
 from gpusp.errors import NegativeCycleError, SolverError
 from gpusp.solvers import nsssp
 from gpusp.solvers.allsources import AllSourcesSolver

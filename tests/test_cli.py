@@ -24,7 +24,8 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 import gpusp
-from gpusp import cli, device, registry
+from gpusp import cli, device
+from gpusp.solvers import registry
 
 from conftest import MIRROR
 
@@ -304,7 +305,7 @@ def test_datasets_list(capsys):
 @pytest.fixture
 def no_network(monkeypatch):
     """Any attempt to download fails the test loudly (there is no network, and we must not try)."""
-    from gpusp import datasets
+    from gpusp.data import datasets
 
     def tripwire(url, *a, **k):
         raise AssertionError(f"tried to download {url}")

@@ -1,4 +1,4 @@
-"""gpusp.datasets: the registry, verification, and fetch (mirror first, then a loopback HTTP server).
+"""gpusp.data.datasets: the registry, verification, and fetch (mirror first, then a loopback HTTP server).
 
 Every URL in the registry is rewritten to a server on 127.0.0.1 that the tests start; nothing else is
 contacted. Tests that use the real files of the offline mirror skip when /work/shared/data is absent.
@@ -21,10 +21,10 @@ import requests
 
 from loopback import LoopbackServer
 
-from gpusp import datasets
-from gpusp.datasets import (UnknownDatasetError, check_file, fetch, get_dataset, list_datasets, parse_registry,
+from gpusp.data import datasets
+from gpusp.data.datasets import (UnknownDatasetError, check_file, fetch, get_dataset, list_datasets, parse_registry,
                             verify)
-from gpusp.download import close_session, part_path
+from gpusp.data.download import close_session, part_path
 from gpusp.errors import DownloadError, GpuspError
 
 pytestmark = pytest.mark.timeout(30)
@@ -345,7 +345,7 @@ def test_corrupted_mirror_file_is_rejected(server, session, registry, tmp_path, 
     assert not (out / "toy-hashed.gr.gz").exists()
 
     server.files["/toy-hashed.gr.gz"] = TOY_GZ
-    with caplog.at_level(logging.WARNING, logger="gpusp.datasets"):
+    with caplog.at_level(logging.WARNING, logger="gpusp.data.datasets"):
         got = _fetch("toy-hashed", out, session)
     assert got.read_bytes() == TOY_GZ
     assert server.requests == ["/toy-hashed.gr.gz"]

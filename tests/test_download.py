@@ -1,4 +1,4 @@
-"""gpusp.download against a real HTTP server on 127.0.0.1 with scripted faults (no other address)."""
+"""gpusp.data.download against a real HTTP server on 127.0.0.1 with scripted faults (no other address)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import requests
 
 from loopback import LoopbackServer
 
-from gpusp.download import close_session, download, part_path, sha256_file
+from gpusp.data.download import close_session, download, part_path, sha256_file
 from gpusp.errors import DownloadError, GpuspError
 
 pytestmark = pytest.mark.timeout(30)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import gpusp
-from gpusp import formats
+from gpusp.data import formats
 from gpusp.errors import GraphFormatError
-from gpusp.formats import load_cached, read_coordinates, read_graph, write_graph
-from gpusp.graph import Graph
+from gpusp.data.formats import load_cached, read_coordinates, read_graph, write_graph
+from gpusp.data.graph import Graph
 
 MIRROR = Path(os.environ.get("GPUSP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

@@ -19,14 +19,15 @@ import pytest
 from conftest import MIRROR
 from test_workflow import snakemake, write_config
 
-from gpusp import peers, registry
-from gpusp.api import solve_many
+from gpusp.data import peers
+from gpusp.solvers import registry
+from gpusp.measure.harness import solve_many
 from gpusp.cli import main
-from gpusp.download import sha256_file
+from gpusp.data.download import sha256_file
 from gpusp.errors import BuildError, DownloadError, SolverUnavailable
-from gpusp.graph import Graph
+from gpusp.data.graph import Graph
 from gpusp.solvers.gapbs import hop_eccentricity, parse_output, refusal, source_refusal
-from gpusp.validate import reference_distances
+from gpusp.measure.validate import reference_distances
 
 pytestmark = pytest.mark.timeout(300)
 ENTRY = peers.get_peer("gapbs")
@@ -202,7 +203,7 @@ def test_negative_weights_and_long_distances_are_skipped_with_reason(gapbs, tmp_
     (res,) = solve_many(long, "gapbs_sssp", [3], delta=1)  # int64 in gpusp, but vertex 3 reaches nothing
     assert res.counters["peer_verified"] and res.counters["reachable"] == 1
     gfile, rec = tmp_path / "long.npz", tmp_path / "r.json"
-    from gpusp.formats import write_graph
+    from gpusp.data.formats import write_graph
 
     write_graph(long, gfile, format="npz")
     assert main(["solve", "--graph", str(gfile), "--solver", "gapbs_sssp", "--source", "0",

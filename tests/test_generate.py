@@ -1,4 +1,4 @@
-"""Synthetic generators (gpusp.generate) and weight tools (gpusp.weights): determinism, exact sizes,
+"""Synthetic generators (gpusp.data.generate) and weight tools (gpusp.data.weights): determinism, exact sizes,
 weight ranges, topology rules, symmetrisation and the add/replace contract."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpusp.generate import GENERATORS, MAX_EDGES, GeneratorError, generate
-from gpusp.graph import Graph
-from gpusp.weights import WeightsError, add_weights, random_weights, replace_weights, symmetrize
+from gpusp.data.generate import GENERATORS, MAX_EDGES, GeneratorError, generate
+from gpusp.data.graph import Graph
+from gpusp.data.weights import WeightsError, add_weights, random_weights, replace_weights, symmetrize
 
 SMALL = {
     "complete": {"n": 12},

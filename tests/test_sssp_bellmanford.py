@@ -5,7 +5,7 @@ import pytest
 from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
-from gpusp import registry
+from gpusp.solvers import registry
 from gpusp.errors import NegativeCycleError, SolverError
 
 VARIANTS = ["bellmanford_naive", "bellmanford_stride", "bellmanford_flag"]

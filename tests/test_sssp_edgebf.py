@@ -95,7 +95,7 @@ def test_counters():
 def test_compilecheck_sm90():
     """The kernels compile for sm_90 (outside the simulator, which does no typing)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-m", "gpusp.compilecheck", "gpusp.solvers.edgebf"], env=env,
+    out = subprocess.run([sys.executable, "-m", "gpusp.solvers.compilecheck", "gpusp.solvers.edgebf"], env=env,
                          capture_output=True, text=True, timeout=300)
     if out.returncode != 0 and "nvrtc" in (out.stdout + out.stderr).lower() and " ok " not in out.stdout:
         pytest.skip("no NVVM/NVRTC here for the offline compile")

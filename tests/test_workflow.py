@@ -1,4 +1,4 @@
-"""The Snakemake workflow: job matrix and skips (gpusp.workflow), hostile names, dry runs, and an end
+"""The Snakemake workflow: job matrix and skips (gpusp.measure.matrix), hostile names, dry runs, and an end
 to end run of tests/data/workflow-tiny.yaml in the CUDA simulator (about 30-60 s).
 
 Every snakemake call runs from the repository root, as a user would, with ``--config results=<tmp>``
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpusp import registry
+from gpusp.solvers import registry
 from gpusp.errors import GpuspError
-from gpusp.workflow import (
+from gpusp.measure.matrix import (
     PARAMSET,
     Job,
     check_name,
@@ -456,7 +456,7 @@ def test_e2e_plots(tiny_run):
     # the figures say that these are simulator timings
     import pandas as pd
 
-    from gpusp.plots import _label
+    from gpusp.report.plots import _label
 
     assert "SIMULATED" in _label(pd.read_parquet(tiny_run / "tables" / "samples.parquet"))
 

@@ -173,10 +173,10 @@ def main():
     print("GPU:", device_info(), flush=True)
 
     import gpusp
-    from gpusp.api import solve_many
-    from gpusp.generate import random_sparse
+    from gpusp.measure.harness import solve_many
+    from gpusp.data.generate import random_sparse
     from gpusp.solvers.fastfw import FastSolver
-    from gpusp.validate import check_apsp, sample_rows
+    from gpusp.measure.validate import check_apsp, sample_rows
 
     rows = []
     try:

@@ -25,11 +25,11 @@ import importlib.util
 
 import gpusp
 import gpusp.device
-from gpusp.api import solve_many
-from gpusp.generate import grid, ring
-from gpusp.sources import pick_sources
-from gpusp.validate import check_sssp, reference_distances
-from gpusp.weights import add_weights
+from gpusp.measure.harness import solve_many
+from gpusp.data.generate import grid, ring
+from gpusp.measure.sources import pick_sources
+from gpusp.measure.validate import check_sssp, reference_distances
+from gpusp.data.weights import add_weights
 
 FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
           "iterations", "buckets", "relaxations", "launches", "valid", "note"]

@@ -5,31 +5,31 @@ Public API (kept stable; tools and tests depend on it):
 ``Result``.
 """
 
-from .api import Result, path, solve
+from .measure.harness import Result, path, solve
 from .errors import GpuspError, GraphFormatError, NegativeCycleError, SolverError
-from .graph import Graph
-from .registry import list_solvers
+from .data.graph import Graph
+from .solvers.registry import list_solvers
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def solver_info(name: str) -> dict:
     """Parameters, allowed values, constraints and paper of a registered solver."""
-    from .registry import get
+    from .solvers.registry import get
 
     return get(name).info()
 
 
 def read_graph(path, **options) -> Graph:
-    """Read a graph file; the format comes from the extension or ``format=`` (see gpusp.formats)."""
-    from .formats import read_graph as _read
+    """Read a graph file; the format comes from the extension or ``format=`` (see gpusp.data.formats)."""
+    from .data.formats import read_graph as _read
 
     return _read(path, **options)
 
 
 def write_graph(graph: Graph, path, **options) -> None:
     """Write a graph atomically; the format comes from the extension or ``format=``."""
-    from .formats import write_graph as _write
+    from .data.formats import write_graph as _write
 
     _write(graph, path, **options)
 

@@ -1,44 +1,30 @@
 """Run a workflow config's matrix without Snakemake (for a GPU box that has no Snakemake).
 
 ``gpusp bench --config CONFIG --out DIR`` prepares every graph, picks the same seeded sources the
-workflow would, runs each (graph, solver, parameter set) job as its own ``gpusp solve`` process with
-the config's time budget (a job past its budget is recorded as skipped, with the reason; with
-``in_process: true`` in the config, jobs run in this process instead, without budgets), validates
-every answer against SciPy, and aggregates the records into the same tables the workflow writes.
+workflow would, runs each (graph, solver, parameter set) job through the job runner
+(:func:`gpusp.measure.job.run_job`) in a child process with the config's time budget (a job past its
+budget is recorded as skipped, with the reason; with ``in_process: true`` in the config, jobs run in this
+process instead, without budgets), validates every answer against SciPy, and aggregates the records
+into the same tables the workflow writes.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from .aggregate import write_tables
-from .workflow import expand_jobs, prepare_graph
-
-
-def _in_process(argv):
-    """Run one `gpusp solve` in this process (no time budget: for sweeps of small, quick jobs)."""
-    import contextlib
-    import io
-
-    from .cli import main
-
-    i = argv.index("--time-budget")
-    argv = argv[:i] + argv[i + 2:]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(argv)
-    return rc, out.getvalue(), err.getvalue()
+from .errors import GpuspError
+from .measure.job import SolveJob, run_job
+from .measure.matrix import expand_jobs, prepare_graph
+from .report.aggregate import write_tables
 
 
 def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
     """Execute the whole matrix; returns the paths of the written tables."""
-    from .formats import read_graph
-    from .sources import pick_sources
+    from .data.formats import read_graph
+    from .measure.sources import pick_sources
 
     out = Path(out)
     jobs, skipped = expand_jobs(config)
@@ -65,23 +51,19 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
             record = runs_dir / gname / job.solver / f"{job.label}.json"
             record.parent.mkdir(parents=True, exist_ok=True)
             budget = float(job.budget or config.get("time_budget_s", 600))
-            cmd = [sys.executable, "-m", "gpusp.cli", "solve", "--graph", str(gpath), "--solver", job.solver,
-                   "--sources", str(spath), "--trials", str(job.trials or config.get("trials", 5)),
-                   "--warmup", str(job.warmup if job.warmup is not None else config.get("warmup", 1)), "--validate",
-                   "--validate-rows", str(config.get("validate", {}).get("apsp_rows", 16)),
-                   "--time-budget", str(budget), "--params-label", job.label, "--graph-label", gname,
-                   "--record", str(record)]
-            for k, v in sorted(job.params.items()):
-                cmd += ["--param", f"{k}={v}"]
+            solve = SolveJob(graph=gpath, solver=job.solver, params=job.params, sources=spath,
+                             trials=job.trials or config.get("trials", 5),
+                             warmup=job.warmup if job.warmup is not None else config.get("warmup", 1), validate=True,
+                             validate_rows=config.get("validate", {}).get("apsp_rows", 16),
+                             time_budget=None if config.get("in_process") else budget, record=record,
+                             params_label=job.label, graph_label=gname)
             t1 = time.perf_counter()
-            if config.get("in_process"):
-                rc, stdout, stderr = _in_process(cmd[3:])
-            else:
-                proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
-                rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-            tail = (stdout.strip().splitlines() or [""])[-1][:160]
-            err = stderr.strip().splitlines()[-1][:200] if stderr.strip() else ""
-            log(f"   {job.solver:<30} {job.label:<28} rc={rc} {time.perf_counter() - t1:6.1f} s  {tail} {err}")
+            try:
+                done = run_job(solve, stream=io.StringIO())
+                tail, err = (done.lines or [""])[-1][:160], "" if done.status == "ok" else str(done.reason)[:200]
+            except GpuspError as exc:
+                tail, err = "", str(exc).splitlines()[0][:200]
+            log(f"   {job.solver:<30} {job.label:<28} {time.perf_counter() - t1:6.1f} s  {tail} {err}")
             if record.exists():
                 records.append(record)
             else:

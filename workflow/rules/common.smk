@@ -2,7 +2,7 @@ import json
 import os
 import shlex
 
-from gpusp.workflow import (
+from gpusp.measure.matrix import (
     PARAMSET,
     SAFE_NAME,
     SOLVER_NAME,
@@ -12,13 +12,14 @@ from gpusp.workflow import (
     write_skipped as write_skipped_json,
 )
 
-from gpusp import peers, registry
+from gpusp.data import peers
+from gpusp.solvers import registry
 
 RESULTS = str(results_dir(config))
 JOBS, SKIPPED = expand_jobs(config)
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 MIRROR = config.get("mirror") or os.environ.get("GPUSP_MIRROR") or ""
-# the figures of plot_results (gpusp.plots.FIGURES; not imported here: that would load matplotlib)
+# the figures of plot_results (gpusp.report.plots.FIGURES; not imported here: that would load matplotlib)
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
 
 

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from .. import registry
+from . import registry
 from ..errors import SolverError
 from .base import Solver
 

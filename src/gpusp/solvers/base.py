@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Graph
+from ..data.graph import Graph
 
 
 class Solver:

@@ -105,7 +105,7 @@ from numba import cuda
 
 from ..device import mode
 from ..errors import NegativeCycleError, SolverError
-from ..graph import choose_dtype, inf_for
+from ..data.graph import choose_dtype, inf_for
 from .base import Solver
 from .cpu import dense_predecessors
 

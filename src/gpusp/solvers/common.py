@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..graph import Graph
+from ..data.graph import Graph
 from .base import launch_grid
 
 

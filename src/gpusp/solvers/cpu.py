@@ -16,9 +16,37 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..data.graph import Graph
 from ..errors import NegativeCycleError, SolverError
-from ..validate import scipy_matrix, scipy_paths
 from .base import Solver
+
+
+def scipy_matrix(graph: Graph):
+    """The simple graph as SciPy's float64 CSR array (explicit zero weights stay edges)."""
+    from scipy.sparse import csr_array
+
+    g = graph.simple()
+    return csr_array((g.weights.astype(np.float64), g.indices, g.indptr), shape=(g.n, g.n))
+
+
+def scipy_paths(graph: Graph, matrix, indices=None, predecessors: bool = False):
+    """SciPy Dijkstra (Johnson with negative weights) as exact integer distances with INF, and parents.
+
+    Returns ``(dist, parent)``; ``parent`` is None unless asked for. Raises NegativeCycleError.
+    """
+    from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
+    from scipy.sparse.csgraph import dijkstra, johnson
+
+    fn = johnson if graph.has_negative_weights else dijkstra
+    try:
+        out = fn(matrix, indices=indices, return_predecessors=predecessors)
+    except ScipyNegativeCycle as exc:
+        raise NegativeCycleError(f"reference: {exc}") from None
+    d, p = out if predecessors else (out, None)
+    dist = np.full(d.shape, graph.inf, dtype=graph.dtype)
+    finite = np.isfinite(d)
+    dist[finite] = np.rint(d[finite]).astype(graph.dtype)
+    return dist, (np.where(p < 0, -1, p).astype(np.int32) if predecessors else None)
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ index within the tile), the pivot-row operand and the cell itself ``low = 0``. A
 distance is strictly smaller, and at the end the winning pivot is ``key mod T`` and
 ``p[i][j] = p[base + k][j]`` (row t of p is final in phase 3). INF is a key of its own
 (``2^30 - 1``, or float infinity), never added to anything that could beat a real key. Packing needs
-``(2 L + 1) T < 2^30`` where L bounds a simple path (:func:`gpusp.graph.path_bound`; every stored
+``(2 L + 1) T < 2^30`` where L bounds a simple path (:func:`gpusp.data.graph.path_bound`; every stored
 finite value is at most L, so candidates are at most 2L); otherwise the solver uses the general
 kernels. With ``paths`` off S = 0 and the predecessor matrix is neither read nor written.
 
@@ -84,7 +84,7 @@ from numba import cuda
 
 from ..device import mode
 from ..errors import NegativeCycleError, SolverError
-from ..graph import INF32, choose_dtype, inf_for, path_bound
+from ..data.graph import INF32, choose_dtype, inf_for, path_bound
 from .base import Solver
 from .blockedfw import _BlockedFW, negative_diagonal
 from .floydwarshall import require_device_memory

@@ -10,7 +10,7 @@ small, saving barriers on long road networks. Work is O(n + m) plus the re-relax
 settled in a bucket more than once (few when delta is near the mean edge weight over the mean
 degree); the number of rounds is about (longest path / delta) x (phases per bucket).
 
-How gpusp drives it (the code is never copied here: :mod:`gpusp.peers` builds the pinned archive):
+How gpusp drives it (the code is never copied here: :mod:`gpusp.data.peers` builds the pinned archive):
 
 * the graph GAPBS reads is our graph made simple (self-loops dropped, the lightest of parallel arcs
   kept: exactly what GAPBS's builder would keep), written once per solver as DIMACS ``.gr`` and turned
@@ -46,10 +46,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import peers
+from ..data import peers
 from ..atomic import atomic_open, atomic_path
 from ..errors import SolverError, SolverUnavailable
-from ..graph import Graph
+from ..data.graph import Graph
 from .base import Solver
 
 PEER = "gapbs"

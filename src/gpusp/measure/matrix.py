@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import registry
-from .errors import GpuspError, SolverError
+from ..solvers import registry
+from ..errors import GpuspError, SolverError
 
 SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9.\-]*"
 SOLVER_NAME = r"[a-z0-9]+_[a-z0-9]+"
@@ -146,7 +146,7 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
             m = None if m is None else 2 * m
         return n, m, bool(neg)
     if "dataset" in spec:
-        from .datasets import get_dataset
+        from ..data.datasets import get_dataset
 
         entry = get_dataset(spec["dataset"])
         factor = 2 if spec.get("symmetrize") else 1
@@ -241,20 +241,20 @@ def graph_spec_json(config: dict, name: str) -> str:
 
 def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
     """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
-    from .formats import read_graph, write_graph
-    from .weights import add_weights, replace_weights, symmetrize
+    from ..data.formats import read_graph, write_graph
+    from ..data.weights import add_weights, replace_weights, symmetrize
 
     if "file" in spec:
         graph = read_graph(spec["file"], format=spec.get("format"))
     elif "dataset" in spec:
-        from .datasets import fetch, get_dataset
+        from ..data.datasets import fetch, get_dataset
 
         entry = get_dataset(spec["dataset"])
         path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
         graph = read_graph(path, format=entry.get("format"))
         graph.name = spec["dataset"]
     elif "generate" in spec:
-        from .generate import generate
+        from ..data.generate import generate
 
         graph = generate(spec["generate"], seed=spec.get("seed", 0), **spec.get("params", {}))
     else:
@@ -279,7 +279,7 @@ def results_dir(config: dict) -> Path:
 
 def write_skipped(path, skipped: list[dict], log=None) -> None:
     """Write the skipped combinations (with reasons) as JSON, atomically; one summary line to ``log``."""
-    from .atomic import atomic_open
+    from ..atomic import atomic_open
 
     with atomic_open(path) as fh:
         json.dump(skipped, fh, sort_keys=True, indent=1)

@@ -3,10 +3,10 @@
 Every generator is deterministic: the same arguments and ``seed`` give identical CSR arrays (and so
 byte-identical graph files). All randomness comes from one ``numpy.random.default_rng(seed)`` per
 call (never the global random state): the topology is drawn first, then the weights, in CSR order
-(vertex 0's edges first, see :mod:`gpusp.weights`). Because the weights come last, changing only
+(vertex 0's edges first, see :mod:`gpusp.data.weights`). Because the weights come last, changing only
 ``wmin``/``wmax`` never changes the topology. For the fixed topologies (``complete``, ``ring``,
 ``grid``) the weights are exactly ``random_weights(m, wmin, wmax, seed)``, i.e. what
-:func:`gpusp.weights.replace_weights` would give the unweighted graph.
+:func:`gpusp.data.weights.replace_weights` would give the unweighted graph.
 
 Generators (all vectorised NumPy; ``m`` is the number of edges produced):
 
@@ -40,7 +40,7 @@ Generators (all vectorised NumPy; ``m`` is the number of edges produced):
     ``directed_both_ways=False`` keeps only the right and down edges (a DAG with
     ``2*rows*cols - rows - cols`` edges). O(rows * cols).
 
-Each generator returns a :class:`~gpusp.graph.Graph` with ``weight_kind='generated'``, a descriptive
+Each generator returns a :class:`~gpusp.data.graph.Graph` with ``weight_kind='generated'``, a descriptive
 ``name`` (e.g. ``rmat-s10-ef16-seed1``; a non-default weight range adds ``-w{wmin}_{wmax}`` and other
 non-default options add their own part before the seed) and ``meta``::
 
@@ -64,7 +64,7 @@ import math
 
 import numpy as np
 
-from .errors import GpuspError
+from ..errors import GpuspError
 from .graph import Graph
 from .weights import _as_int, check_range, draw_weights
 

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from . import registry  # noqa: E402
-from .atomic import atomic_path  # noqa: E402
+from ..solvers import registry  # noqa: E402
+from ..atomic import atomic_path  # noqa: E402
 
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
 TILE_PARAMS = ("param_block_size", "param_tile", "param_block", "param_edges_per_thread")

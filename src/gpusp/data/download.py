@@ -61,7 +61,7 @@ import requests
 import urllib3
 from tqdm import tqdm
 
-from .errors import DownloadError
+from ..errors import DownloadError
 
 __all__ = ["DEFAULT_BACKOFF", "DEFAULT_BACKOFF_CAP", "DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "close_session",
            "download", "part_path", "sha256_file"]

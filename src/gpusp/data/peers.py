@@ -44,9 +44,9 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from .atomic import atomic_open
+from ..atomic import atomic_open
 from .download import download, part_path, sha256_file
-from .errors import BuildError, DownloadError, GpuspError, SolverUnavailable
+from ..errors import BuildError, DownloadError, GpuspError, SolverUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -367,6 +367,14 @@ def locate(name: str = "gapbs", *, build_missing: bool = True) -> dict:
     if not info.get("ok"):
         raise SolverUnavailable(info.get("reason") or f"{name} unavailable (see {folder / BUILD_INFO})")
     return {**info, "folder": str(folder)}
+
+
+def describe_build(name: str, dest: Path) -> str:
+    """One line on a build folder: what was built with which compiler, or why the peer is unavailable."""
+    info = read_build(dest)
+    if info.get("ok"):
+        return f"{name}: built {', '.join(info['binaries'])} in {dest} ({info['cxx_version'] or info['cxx']})"
+    return f"{name}: unavailable, recorded in {dest / BUILD_INFO}: {info['reason']}"
 
 
 def binary(info: dict, target: str) -> Path:

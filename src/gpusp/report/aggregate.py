@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import GpuspError
+from ..errors import GpuspError
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
 
@@ -131,7 +131,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
 
 def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None) -> dict:
     """Write samples.csv, samples.parquet and summary.csv under ``out_dir`` (atomically)."""
-    from .atomic import atomic_path
+    from ..atomic import atomic_path
 
     samples = samples_table(load_records(records_paths))
     check_code_versions(samples, allow_mixed)

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, registry
-from .atomic import atomic_open
-from .device import device_info
+from .._version import __version__
+from ..atomic import atomic_open
+from ..device import device_info
+from ..solvers import registry
 
 SCHEMA_VERSION = 1
 
@@ -31,7 +32,7 @@ def git_commit() -> str:
     """The checkout's commit (``GPUSP_COMMIT`` overrides, for copies without .git), '+dirty' if edited."""
     if os.environ.get("GPUSP_COMMIT"):
         return os.environ["GPUSP_COMMIT"]
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the gpusp package folder
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
                                 timeout=5, check=True).stdout.strip()
@@ -46,18 +47,18 @@ def git_commit() -> str:
 def code_hash(solver: str) -> str:
     """sha256 (first 16 hex digits) of the solver's module and the shared solver code it runs on."""
     spec = registry.get(solver)
-    modules = [spec.impl.split(":")[0], "gpusp.solvers.base", "gpusp.api"]
+    modules = [spec.impl.split(":")[0], "gpusp.solvers.base", "gpusp.measure.harness"]
     if spec.device == "gpu":
         modules.append("gpusp.solvers.common")
     if spec.peer:
-        modules.append("gpusp.peers")
+        modules.append("gpusp.data.peers")
     h = hashlib.sha256()
     for mod in modules:
         found = importlib.util.find_spec(mod)
         if found and found.origin and os.path.exists(found.origin):
             h.update(Path(found.origin).read_bytes())
     if spec.peer:  # the pinned commit of the peer's source is part of its code version
-        h.update(Path(__file__).with_name("data").joinpath("peers.yaml").read_bytes())
+        h.update(Path(__file__).resolve().parents[1].joinpath("data", "peers.yaml").read_bytes())
     return h.hexdigest()[:16]
 
 

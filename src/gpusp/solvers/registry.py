@@ -14,7 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import SolverError
+from ..errors import SolverError
 
 PROBLEMS = ("sssp", "apsp")
 
@@ -106,6 +106,11 @@ class SolverSpec:
         """Import and return the solver class (this is where Numba gets imported)."""
         module, _, attr = self.impl.partition(":")
         return getattr(importlib.import_module(module), attr)
+
+    def describe(self) -> str:
+        """One line of ``gpusp solvers``: name, problem, device, paper and parameter defaults."""
+        params = ", ".join(f"{p.name}={p.default}" for p in self.params)
+        return f"{self.name:<32} {self.problem} {self.device} paper {self.paper:<3} {params}"
 
     def info(self) -> dict:
         """A JSON-ready description (what ``gpusp solvers`` and :func:`gpusp.solver_info` show)."""

@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import registry
-from .device import DeviceTimer, require_cuda
-from .errors import SolverError, SolverUnavailable
-from .graph import Graph
+from ..solvers import registry
+from ..device import DeviceTimer, require_cuda
+from ..errors import SolverError, SolverUnavailable
+from ..data.graph import Graph
 
 
 @dataclass

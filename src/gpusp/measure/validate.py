@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .errors import NegativeCycleError
-from .graph import Graph
+from ..data.graph import Graph
+from ..solvers.cpu import scipy_matrix, scipy_paths
 
 MAX_REPORTED = 10
 
@@ -41,34 +41,6 @@ class Verdict:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def scipy_matrix(graph: Graph):
-    """The simple graph as SciPy's float64 CSR array (explicit zero weights stay edges)."""
-    from scipy.sparse import csr_array
-
-    g = graph.simple()
-    return csr_array((g.weights.astype(np.float64), g.indices, g.indptr), shape=(g.n, g.n))
-
-
-def scipy_paths(graph: Graph, matrix, indices=None, predecessors: bool = False):
-    """SciPy Dijkstra (Johnson with negative weights) as exact integer distances with INF, and parents.
-
-    Returns ``(dist, parent)``; ``parent`` is None unless asked for. Raises NegativeCycleError.
-    """
-    from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
-    from scipy.sparse.csgraph import dijkstra, johnson
-
-    fn = johnson if graph.has_negative_weights else dijkstra
-    try:
-        out = fn(matrix, indices=indices, return_predecessors=predecessors)
-    except ScipyNegativeCycle as exc:
-        raise NegativeCycleError(f"reference: {exc}") from None
-    d, p = out if predecessors else (out, None)
-    dist = np.full(d.shape, graph.inf, dtype=graph.dtype)
-    finite = np.isfinite(d)
-    dist[finite] = np.rint(d[finite]).astype(graph.dtype)
-    return dist, (np.where(p < 0, -1, p).astype(np.int32) if predecessors else None)
 
 
 def reference_distances(graph: Graph, sources) -> np.ndarray:
@@ -173,3 +145,47 @@ def sample_rows(n: int, count: int, seed: int) -> np.ndarray:
     if count >= n:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, size=count, replace=False))
+
+
+def check_answer(graph: Graph, answer) -> dict:
+    """Check a saved answer (``gpusp solve --answer``'s .npz) against SciPy: the verdict as a JSON-ready
+    dict (``ok`` None when the run was skipped; a peer's answer passes on its own verifier's verdicts)."""
+    import json
+    import time
+
+    from ..errors import GpuspError
+
+    try:
+        with np.load(answer) as ans:
+            sources, dist, parent = ans["sources"], ans["dist"], ans["parent"]
+            peer = json.loads(str(ans["peer_verdicts"])) if "peer_verdicts" in ans.files else None
+    except (KeyError, ValueError, OSError) as exc:
+        raise GpuspError(f"{answer}: not a gpusp answer (.npz with sources, dist, parent): {exc}") from None
+    out = {"graph_checksum": graph.checksum(), "answer": str(answer)}
+    if peer is not None and len(sources):
+        return {**out, "ok": all(v["ok"] for v in peer), "sources": [int(s) for s in sources], "verdicts": peer,
+                "method": "peer verifier", "reference_s": 0.0, "validation_s": 0.0}
+    if len(sources) == 0:
+        return {**out, "ok": None, "sources": [], "verdicts": [],
+                "status": "not validated: the run was skipped (no answer)"}
+    t0 = time.perf_counter()
+    ref = reference_distances(graph, sources)
+    ref_s = time.perf_counter() - t0
+    verdicts = [check_sssp(graph, int(s), dist[i], parent[i], ref[i]) for i, s in enumerate(sources)]
+    return {**out, "ok": all(v.ok for v in verdicts), "sources": [int(s) for s in sources],
+            "verdicts": [v.to_dict() for v in verdicts], "reference_s": ref_s,
+            "validation_s": time.perf_counter() - t0}
+
+
+def answer_report(out: dict) -> tuple[str, str | None]:
+    """What ``gpusp validate`` prints for :func:`check_answer`'s verdict: a stdout line and, when the
+    answer failed, a stderr line."""
+    if out["ok"] is None:
+        return "validation: nothing to check (the run was skipped)", None
+    peer = out.get("method") == "peer verifier"
+    line = (f"validation {'ok' if out['ok'] else 'FAILED'}{' (peer verifier)' if peer else ''}: "
+            f"{len(out['sources'])} sources" + ("" if peer else f" in {out['validation_s']:.2f} s"))
+    if out["ok"]:
+        return line, None
+    bad = next(v for v in out["verdicts"] if not v["ok"])
+    return line, f"gpusp: error: {'peer verifier' if peer else 'validation'} failed: {bad['mismatches'][:3]}"

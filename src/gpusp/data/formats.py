@@ -74,8 +74,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .atomic import atomic_path
-from .errors import GraphFormatError
+from ..atomic import atomic_path
+from ..errors import GraphFormatError
 from .graph import WEIGHT_KINDS, Graph
 
 __all__ = ["FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",

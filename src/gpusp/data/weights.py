@@ -25,7 +25,7 @@ import numbers
 
 import numpy as np
 
-from .errors import GpuspError
+from ..errors import GpuspError
 from .graph import Graph
 
 __all__ = ["WeightsError", "add_weights", "random_weights", "replace_weights", "symmetrize"]

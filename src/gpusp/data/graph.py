@@ -14,11 +14,12 @@ overflow the chosen dtype, and no real distance reaches ``INF``.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import WeightOverflowError
+from ..errors import WeightOverflowError
 
 INF32 = np.int32(2**30 - 1)
 INF64 = np.int64(2**62 - 1)
@@ -250,6 +251,22 @@ class Graph:
             "self_loops": int((src == dst).sum()),
             "checksum": self.checksum(),
         }
+
+    def describe(self, source: str = "") -> str:
+        """:meth:`stats` as the text block that ``gpusp info`` prints."""
+        st = self.stats()
+        kinds = {"real": "real (from the file)", "generated": "generated (seeded)", "unit": "none (unit weights)"}
+        lines = [f"graph            {st['name']}  ({source})", f"vertices n       {st['n']:,}",
+                 f"edges m          {st['m']:,}",
+                 f"out-degree       min {st['out_degree_min']}  mean {st['out_degree_mean']:.2f}  "
+                 f"max {st['out_degree_max']}  (zero: {st['zero_out_degree']:,})",
+                 f"weights          {kinds[st['weight_kind']]}, range [{st['weight_min']}, {st['weight_max']}], "
+                 f"distances {st['weight_dtype']}",
+                 f"duplicate edges  {st['duplicate_edges']:,}", f"self-loops       {st['self_loops']:,}",
+                 f"checksum         {st['checksum']}"]
+        if self.meta:
+            lines.append(f"meta             {json.dumps(self.meta, default=str)}")
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Graph(name={self.name!r}, n={self.n}, m={self.m}, dtype={self.dtype}, weights={self.weight_kind})"

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import SolverError
-from .graph import Graph
+from ..atomic import atomic_open
+from ..data.graph import Graph
+from ..errors import SolverError
 
 
 def pick_sources(graph: Graph, count: int, seed: int) -> list[int]:
@@ -36,3 +37,10 @@ def read_sources(path) -> list[int]:
             except ValueError:
                 raise SolverError(f"{path}:{lineno}: source {line!r} is not an integer") from None
     return out
+
+
+def write_sources(path, graph: Graph, sources, seed: int) -> None:
+    """The sources file (atomically), with a comment naming the graph, its checksum and the seed."""
+    with atomic_open(path) as fh:
+        fh.write(f"# {len(sources)} sources of {graph.name} (checksum {graph.checksum()[:16]}), seed {seed}\n")
+        fh.writelines(f"{s}\n" for s in sources)

@@ -4,7 +4,7 @@
 * ``fetch(name, dest_dir)`` returns ``dest_dir/<filename>``, a verified ``.gz``, taking it from, in order:
   the file already at that path (if it verifies), an offline mirror (``mirror=`` or the
   ``GPUSP_MIRROR`` environment variable: a folder, or several joined with ``os.pathsep``, holding
-  files named as the registry's ``filename``), then the official URL via ``gpusp.download``.
+  files named as the registry's ``filename``), then the official URL via ``gpusp.data.download``.
   A mirror file that does not verify is skipped with a warning (never copied into place).
 * ``verify(path, entry)`` says whether a file is the dataset: its ``.gz`` sha256 is ``sha256`` or one
   of ``sha256_alternatives``, or its decompressed text matches ``sha256_content`` or (line endings
@@ -33,7 +33,7 @@ import yaml
 
 from .download import (CHUNK_SIZE, DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, download, part_path,
                        sha256_file)
-from .errors import DownloadError, GpuspError
+from ..errors import DownloadError, GpuspError
 
 __all__ = ["MIRROR_ENV", "UnknownDatasetError", "check_file", "fetch", "get_dataset", "list_datasets",
            "verify"]
@@ -111,6 +111,12 @@ def parse_registry(text: str, source: str = "datasets.yaml") -> dict[str, dict]:
 def _registry() -> dict[str, dict]:
     res = resources.files("gpusp").joinpath("data/datasets.yaml")
     return parse_registry(res.read_text(encoding="utf-8"), "gpusp/data/datasets.yaml")
+
+
+def describe(row: dict) -> str:
+    """One registry entry as a line of ``gpusp datasets list``."""
+    n, m = (f"{v:,}" if v is not None else "-" for v in (row["nodes"], row["edges"]))
+    return f"{row['name']:<24} {row['kind']:<7} {row['format']:<5} n={n:>11} m={m:>11}  {row['url']}"
 
 
 def list_datasets(kind: str | None = None) -> list[dict]:

@@ -4,7 +4,7 @@ The CUDA simulator does no typing, so a kernel can pass every simulator test and
 compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles
 each kernel every GPU solver module lists in ``compile_targets()`` with ``cuda.compile_ptx(...,
 cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
-``python -m gpusp.compilecheck`` (the test suite does, in a process without the simulator).
+``python -m gpusp.solvers.compilecheck`` (the test suite does, in a process without the simulator).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Results out: records aggregated into tidy tables (median, IQR, rates) and seaborn figures."""
