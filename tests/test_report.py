@@ -30,6 +30,7 @@ def test_report_html(report):
     assert text.lstrip().lower().startswith("<!doctype html") or "<html" in text[:2000].lower()
     # the workflow description, the table and every figure are in it
     assert "SIMULATED" in text
+    assert "Fastest solver per graph" in text and "bellmanford_naive block-32" in text  # the landing page
     for name in ("summary.csv", "time_per_solver.png", "speedup.png", "tile_heatmap.png", "scaling.png",
                  "throughput.png"):
         assert name in text, name
@@ -68,3 +69,16 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     # a blank (white) page has 1 colour; the rendered report has text, a menu and coloured widgets
     assert colours > 50 and spread > 5, (colours, spread)
     print(f"screenshot: {png} ({colours} colours)")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed; the HTML itself is still tested")
+def test_report_opens_on_the_landing_table(report, tmp_path):
+    """Rendered by Chromium (the report is a JavaScript app): its first page holds the results table."""
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=15000", "--dump-dom", report.as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    dom = proc.stdout
+    assert "<table" in dom, f"no table on the first page (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    first = dom[dom.find("Fastest solver per graph"):]
+    assert dom.count("Fastest solver per graph") >= 1 and "bellmanford_naive block-32" in first
+    assert "SIMULATED" in first and "fastest CPU baseline" in first

@@ -431,6 +431,22 @@ def test_e2e_summary(tiny_run):
     assert json.loads((tiny_run / "tables" / "skipped.json").read_text()) == []
 
 
+def test_e2e_landing_page(tiny_run):
+    """The report's first page: the workflow description, then the fastest solver per graph."""
+    text = (tiny_run / "tables" / "landing.rst").read_text()
+    intro = (Path(__file__).parents[1] / "workflow" / "report" / "workflow.rst").read_text().strip()
+    assert text.startswith(intro) and "Fastest solver per graph" in text
+    cells = [line.strip().removeprefix("* -").removeprefix("-").strip() for line in text.splitlines()
+             if line.strip().startswith(("* -", "- "))]
+    width = cells.index("timings") + 1  # the header row ends with the timings column
+    rows = {r[0].split()[0]: r for r in (cells[i:i + width] for i in range(width, len(cells), width))}
+    assert set(rows) == {"tiny", "rand16"}
+    assert rows["tiny"][0] == "tiny (21, 63)"
+    for graph, cells in rows.items():
+        assert cells[1] == "bellmanford_naive block-32" and cells[3].split()[0] in ("scipy_dijkstra", "dijkstra_cpu")
+        assert cells[-2:] == ["yes", "SIMULATED"], cells
+
+
 def test_e2e_records_are_simulated_and_verdicts_ok(tiny_run):
     records = _records(tiny_run)
     assert len(records) == 6

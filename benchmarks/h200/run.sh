@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run a gpusp config on the lent H200 (no Snakemake there): `gpusp bench` with the project's pins.
 # usage (on the device, from the repo root): benchmarks/h200/run.sh CONFIG NAME [GRAPH ...]
-# Needs, carried along: .whl/ (numpy 2.3.5 cp312: the image's NumPy 2.5 breaks numba-cuda 0.30.4)
+# Needs, carried along: .whl/ (numpy 2.4.6 cp312, the project's pin: the image's NumPy 2.5 breaks numba-cuda 0.30.4)
 # and .devdata/ (a copy of the offline mirror of real graphs).
 set -euo pipefail
 config=$1 name=$2

@@ -7,7 +7,6 @@ atomically, so a failed command leaves no output behind.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -20,30 +19,14 @@ from .data.formats import read_graph, write_graph
 from .data.generate import generate
 from .data.weights import add_weights, replace_weights, symmetrize
 from .errors import GpuspError
-from .measure.matrix import prepare_graph
+from .measure.matrix import parse_assignments, prepare_graph
 from .measure.records import write_record
 from .measure.sources import pick_sources, write_sources
 from .solvers import registry
+from .solvers.compilecheck import main as compile_check
 
 EXIT_ERROR = 1
 FORMATS = ("gr", "co", "snap", "plain", "npz")
-
-
-def _kv(items) -> dict:
-    """Parse ``key=value`` strings; values become int, float, bool or stay strings."""
-    bad = [item for item in items or () if "=" not in item]
-    if bad:
-        raise GpuspError(f"expected key=value, got {bad[0]!r}")
-    return {k.strip().replace("-", "_"): _scalar(v.strip()) for k, v in (i.split("=", 1) for i in items or ())}
-
-
-def _scalar(value: str):
-    if value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    for kind in (int, float):
-        with contextlib.suppress(ValueError):
-            return kind(value)
-    return value
 
 
 def _write(graph, args, message):
@@ -51,7 +34,6 @@ def _write(graph, args, message):
     print(f"wrote {args.output}: {message}")
 
 
-# --- data --------------------------------------------------------------------------------------------
 def cmd_info(args):
     graph = read_graph(args.graph, format=args.format)
     print(json.dumps(graph.stats(), indent=1) if args.json else graph.describe(args.graph))
@@ -65,7 +47,7 @@ def cmd_convert(args):
 
 
 def cmd_generate(args):
-    params = {**_kv(args.params), **({"seed": args.seed} if args.seed is not None else {})}
+    params = {**parse_assignments(args.params), **({"seed": args.seed} if args.seed is not None else {})}
     graph = generate(args.kind, **params)
     graph.name = args.name or graph.name
     return _write(graph, args, f"{graph.name} n={graph.n:,} m={graph.m:,}")
@@ -100,13 +82,13 @@ def cmd_prepare(args):
 
 def cmd_peers(args):
     if args.action == "list":
-        return print("\n".join(f"{n:<8} {peers.get_peer(n)['commit']}  {peers.get_peer(n)['url']}" for n in peers.names()))
+        return print("\n".join(f"{n:<8} {peers.get_peer(n)['commit']}  {peers.get_peer(n)['url']}"
+                                for n in peers.names()))
     dest = peers.build(args.name, args.dest, cxx=args.cxx, downloads=args.downloads, mirror=args.mirror,
                        offline=args.offline, unavailable_ok=args.unavailable_ok, force=args.force)
     print(peers.describe_build(args.name, dest))
 
 
-# --- solving -----------------------------------------------------------------------------------------
 def cmd_solvers(args):
     specs = [registry.get(n) for n in registry.list_solvers(args.problem)]
     print(json.dumps([s.info() for s in specs], indent=1) if args.json else "\n".join(s.describe() for s in specs))
@@ -116,7 +98,7 @@ def cmd_solve(args):
     from .measure.job import SolveJob, exit_status, run_job
 
     same = {k: v for k, v in vars(args).items() if k in SolveJob.__dataclass_fields__ and k != "sources"}
-    job = SolveJob(**same, params=_kv(args.param),
+    job = SolveJob(**same, params=parse_assignments(args.param),
                    sources=args.sources or ([args.source] if args.source is not None else None))
     out = run_job(job)
     print("".join(f"{line}\n" for line in out.lines), end="")
@@ -142,33 +124,33 @@ def cmd_validate(args):
 def cmd_bench(args):
     from .bench import run_config
 
-    config = {**yaml.safe_load(Path(args.config).read_text()), **_kv(args.set)}
+    config = {**yaml.safe_load(Path(args.config).read_text()), **parse_assignments(args.set)}
     written = run_config(config, Path(args.out), only_graphs=args.graphs)
     print("wrote " + ", ".join(str(p) for p in written.values()))
 
 
-def cmd_compile_check(args):
-    from .solvers.compilecheck import main
+def cmd_paper003(args):
+    from .measure.paper003 import run_flow
+    from .report.paper003 import write_flow
 
-    return main(args.modules)
+    out = run_flow(args.size, args.seed, args.vmax, args.tile, args.solver, args.trials)
+    write_flow(out, args.png, args.record)
+    print(json.dumps({k: v for k, v in out.to_dict().items() if k not in ("machine", "timings")}))
+    return 0 if out.ok else EXIT_ERROR
 
 
-# --- results -----------------------------------------------------------------------------------------
 def cmd_aggregate(args):
     from .report.aggregate import write_tables
 
-    skipped = json.loads(Path(args.skipped).read_text()) if args.skipped else []
-    written = write_tables(args.records, args.out_dir, skipped=skipped, allow_mixed=args.allow_mixed,
-                           ceiling=args.ceiling)
+    written = write_tables(args.records, args.out_dir, skipped=json.loads(Path(args.skipped).read_text()) if
+                           args.skipped else [], allow_mixed=args.allow_mixed, ceiling=args.ceiling, intro=args.intro)
     print("wrote " + ", ".join(str(p) for p in written.values()))
 
 
 def cmd_plot(args):
-    import pandas as pd
+    from .report.plots import figures_from_tables
 
-    from .report.plots import make_figures
-
-    paths = make_figures(pd.read_parquet(args.samples), pd.read_csv(args.summary), args.out_dir, peak=args.peak)
+    paths = figures_from_tables(args.samples, args.summary, args.out_dir, peak=args.peak)
     print("wrote " + ", ".join(str(p) for p in paths.values()))
 
 
@@ -179,6 +161,8 @@ FMT = ("--format", {"choices": FORMATS, "help": "file format (default: from the 
 FROM = ("--from", {"dest": "from_format", "choices": FORMATS, "help": "input format (default: extension)"})
 TO = ("--to", {"dest": "to_format", "choices": FORMATS, "help": "output format (default: extension)"})
 MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR)"})
+REQUIRED = {"required": True}
+FLOW = {"size": 64, "seed": 1, "vmax": 10, "tile": 16, "trials": 3}  # paper 003's flow (config key paper003)
 COMMANDS = {
     "info": (cmd_info, "print n, m, degree and weight statistics of a graph",
              [("graph", {}), FMT, ("--json", {**FLAG, "help": "machine-readable output"})]),
@@ -195,14 +179,15 @@ COMMANDS = {
     "datasets": (cmd_datasets, "list or fetch the real graphs (DIMACS9, SNAP)", {
         "list": ("list the registry", [("--json", FLAG)]),
         "fetch": ("download (or copy from the offline mirror) and verify", [
-            ("names", {"nargs": "+"}), ("--dest", {"default": "results/downloads"}), MIRROR, ("--no-progress", FLAG)])}),
+            ("names", {"nargs": "+"}), ("--dest", {"default": "results/downloads"}), MIRROR,
+            ("--no-progress", FLAG)])}),
     "sources": (cmd_sources, "write seeded SSSP sources (vertices with out-degree > 0)",
                 [("graph", {}), ("output", {}), ("--count", {"type": int, "default": 4}),
                  ("--seed", {"type": int, "default": 0}), FMT]),
     "solvers": (cmd_solvers, "list the registered solvers",
                 [("--problem", {"choices": ("sssp", "apsp")}), ("--json", FLAG)]),
     "solve": (cmd_solve, "run a solver with timing, optional validation and a JSON record", [
-        ("--graph", {"required": True}), FMT, ("--solver", {"required": True}),
+        ("--graph", REQUIRED), FMT, ("--solver", REQUIRED),
         ("--source", {"type": int, "help": "one SSSP source"}),
         ("--sources", {"help": "file of SSSP sources, one per line"}),
         ("--num-sources", {"type": int, "default": 1, "help": "seeded sources when none are given"}),
@@ -220,11 +205,12 @@ COMMANDS = {
         ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
     "validate": (cmd_validate, "check a saved answer (.npz from solve --answer) against SciPy",
-                 [("--graph", {"required": True}), FMT, ("--answer", {"required": True}),
-                  ("--output", {"help": "write the verdict JSON here"})]),
-    "peers": (cmd_peers, "list or build the peer baselines (GAPBS) from their pinned archives", {"list": (
-        "the pinned peers", []), "build": ("fetch (mirror first, sha256 checked), extract and make a peer, atomically", [
-        ("name", {"help": "a peer of `gpusp peers list` (gapbs)"}), ("--dest", {"help": "build folder (default: $GPUSP_CACHE/peers/<name>-<commit>)"}),
+                 [("--graph", REQUIRED), FMT, ("--answer", REQUIRED), ("--output", {"help": "verdict JSON file"})]),
+    "peers": (cmd_peers, "list or build the peer baselines (GAPBS) from their pinned archives", {
+        "list": ("the pinned peers", []),
+        "build": ("fetch (mirror first, sha256 checked), extract and make a peer, atomically", [
+        ("name", {"help": "a peer of `gpusp peers list` (gapbs)"}),
+        ("--dest", {"help": "build folder (default: $GPUSP_CACHE/peers/<name>-<commit>)"}),
         ("--cxx", {"help": "C++ compiler (default: $CXX, else g++)"}),
         ("--downloads", {"help": "where the archive is kept (default: $GPUSP_CACHE/downloads)"}), MIRROR,
         ("--offline", {**FLAG, "help": "never use the network"}),
@@ -232,22 +218,26 @@ COMMANDS = {
         ("--unavailable-ok", {**FLAG, "help": "without a compiler, OpenMP or make, write BUILD.json saying why "
                                              "and exit 0 (the solver is then skipped with that reason)"})])}),
     "prepare": (cmd_prepare, "build a workflow graph (.npz) from its config entry (JSON)",
-                [("--spec", {"required": True, "help": "the graph's config entry as JSON"}),
-                 ("--output", {"required": True}), ("--downloads", {"default": "results/downloads"}), MIRROR]),
+                [("--spec", {**REQUIRED, "help": "the graph's config entry as JSON"}), ("--output", REQUIRED),
+                 ("--downloads", {"default": "results/downloads"}), MIRROR]),
     "aggregate": (cmd_aggregate, "records -> samples.csv/.parquet and summary.csv", [
-        ("records", {"nargs": "*"}), ("--out-dir", {"required": True}),
+        ("records", {"nargs": "*"}), ("--out-dir", REQUIRED),
         ("--skipped", {"help": "JSON list of skipped combinations with reasons"}),
         ("--ceiling", {"type": float, "help": "measured add-min ceiling (per s) for the APSP ceiling_fraction"}),
-        ("--allow-mixed", {**FLAG, "help": "mix records of different code versions"})]),
+        ("--allow-mixed", {**FLAG, "help": "mix records of different code versions"}),
+        ("--intro", {"help": "reStructuredText put above the landing page's tables (landing.rst)"})]),
     "plot": (cmd_plot, "seaborn figures from the aggregated tables",
-             [("--samples", {"required": True}), ("--summary", {"required": True}), ("--out-dir", {"required": True}),
+             [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
               ("--peak", {"type": float, "help": "measured peak relaxations/s for the rate plot"})]),
+    "paper003": (cmd_paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest cells, the "
+                 "path between them", [(f"--{k}", {"type": int, "default": v}) for k, v in FLOW.items()] + [
+                     ("--solver", {"default": "packed_atomic"}), ("--png", REQUIRED), ("--record", REQUIRED)]),
     "bench": (cmd_bench, "run a workflow config's matrix without Snakemake (e.g. on a GPU box)", [
-        ("--config", {"required": True, "help": "a workflow config (graphs + solver grids)"}),
-        ("--out", {"required": True, "help": "output folder (graphs, runs, tables)"}),
+        ("--config", {**REQUIRED, "help": "a workflow config (graphs + solver grids)"}),
+        ("--out", {**REQUIRED, "help": "output folder (graphs, runs, tables)"}),
         ("--graphs", {"nargs": "*", "help": "only these graphs of the config"}),
         ("--set", {"action": "append", "metavar": "KEY=VALUE", "help": "override a top-level config key"})]),
-    "compile-check": (cmd_compile_check, "compile every GPU kernel for sm_90 offline (needs [cu13])",
+    "compile-check": (lambda args: compile_check(args.modules), "compile every GPU kernel for sm_90 offline",
                       [("modules", {"nargs": "*"})]),
 }
 

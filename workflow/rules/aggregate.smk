@@ -16,6 +16,7 @@ rule aggregate_records:
         records=record_paths(),
         verdicts=verdict_paths(),
         skipped=rules.write_skipped.output.skipped,
+        intro=os.path.join(workflow.current_basedir, "../report/workflow.rst"),
     output:
         samples=f"{RESULTS}/tables/samples.csv",
         parquet=f"{RESULTS}/tables/samples.parquet",
@@ -24,6 +25,7 @@ rule aggregate_records:
             caption="../report/summary.rst",
             category="Tables",
         ),
+        landing=f"{RESULTS}/tables/landing.rst",
     log:
         f"{RESULTS}/logs/aggregate_records.log",
     conda:
@@ -38,7 +40,8 @@ rule aggregate_records:
         ),
     shell:
         "gpusp aggregate {input.records:q} --skipped {input.skipped:q} "
-        "--out-dir {params.out_dir:q} {params.allow_mixed} {params.ceiling} > {log:q} 2>&1"
+        "--out-dir {params.out_dir:q} {params.allow_mixed} {params.ceiling} --intro {input.intro:q} "
+        "> {log:q} 2>&1"
 
 
 rule plot_results:

@@ -314,6 +314,22 @@ def ring(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
                   _name(f"ring-n{n}", wmin, wmax, seed), params)
 
 
+def value_grid(values: np.ndarray, name: str = "value-grid") -> Graph:
+    """Paper 003's graph of a matrix: the 4-neighbour grid of its cells, both ways, where every arc into
+    cell v weighs ``values[v]`` (entering a cell costs its value). Vertex ``r*cols + c``."""
+    values = np.asarray(values)
+    if values.ndim != 2 or values.size == 0:
+        raise GeneratorError(f"value_grid: a non-empty matrix is needed, not shape {values.shape}")
+    rows, cols = values.shape
+    ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+    a, b = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]), np.concatenate([ids[:, 1:].ravel(),
+                                                                                       ids[1:, :].ravel()])
+    src, dst = np.concatenate([a, b]), np.concatenate([b, a])
+    meta = {"matrix": {"rows": rows, "cols": cols}}
+    return Graph.from_edges(rows * cols, src, dst, values.ravel()[dst].astype(np.int64), name=name,
+                            weight_kind="real", meta=meta)
+
+
 def grid(rows: int, cols: int, wmin: int = 1, wmax: int = 100, seed: int = 0,
          directed_both_ways: bool = True) -> Graph:
     """2-D 4-neighbour grid (paper 003), vertex ``r*cols + c``, independent weights per directed edge.

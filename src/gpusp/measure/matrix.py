@@ -9,6 +9,7 @@ file paths and shell commands, so :func:`check_name` admits safe identifiers onl
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -71,6 +72,24 @@ def paramset_label(params: dict) -> str:
                                  "digits, '.', '_' and '-' (it becomes part of file paths and shell commands)")
         parts.append(f"{key}-{text}")
     return "+".join(parts)
+
+
+def parse_assignments(items) -> dict:
+    """``key=value`` strings (solver and generator parameters, config overrides) as a dict; values become
+    bool, int or float where they read as one, else stay strings; ``-`` in keys becomes ``_``."""
+    bad = [item for item in items or () if "=" not in item]
+    if bad:
+        raise GpuspError(f"expected key=value, got {bad[0]!r}")
+    return {k.strip().replace("-", "_"): _scalar(v.strip()) for k, v in (i.split("=", 1) for i in items or ())}
+
+
+def _scalar(value: str):
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    for kind in (int, float):
+        with contextlib.suppress(ValueError):
+            return kind(value)
+    return value
 
 
 def parse_paramset(label: str) -> dict:

@@ -18,6 +18,17 @@ import pandas as pd
 from ..errors import GpuspError
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
+SIZE_PARAMS = {"n", "m", "k", "scale", "edge_factor", "rows", "cols", "seed"}  # what a generator sweep varies
+
+
+def graph_family(graph: dict) -> str | None:
+    """The generator and its fixed parameters (``random wmax=20``): graphs of one family differ only in
+    size, so a curve through them is a scaling curve. None for real graphs and files."""
+    meta = graph.get("meta") or {}
+    if "generator" not in meta:
+        return None
+    fixed = {k: v for k, v in (meta.get("params") or {}).items() if k not in SIZE_PARAMS}
+    return " ".join([meta["generator"]] + [f"{k}={v}" for k, v in sorted(fixed.items())])
 
 
 def load_records(paths) -> list[dict]:
@@ -44,7 +55,8 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
             # the graph file stays in graph_name
             "graph": rec.get("graph_label") or rec["graph"]["name"], "graph_name": rec["graph"]["name"],
             "graph_label": rec.get("graph_label") or rec["graph"]["name"],
-            "n": rec["graph"]["n"], "m": rec["graph"]["m"], "solver": rec["solver"], "family": rec["family"],
+            "n": rec["graph"]["n"], "m": rec["graph"]["m"], "graph_family": graph_family(rec["graph"]),
+            "solver": rec["solver"], "family": rec["family"],
             "variant": rec["variant"], "problem": rec["problem"], "device": rec["device"], "paper": rec["paper"],
             "params": rec.get("params_label") or json.dumps(rec["params"], sort_keys=True),
             "status": rec["status"], "reason": rec.get("reason"),
@@ -101,7 +113,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
         summary = pd.DataFrame(columns=keys + ["median_ms"])
     else:
         g = timed.groupby(keys, dropna=False)
-        summary = g.agg(n=("n", "first"), m=("m", "first"), median_ms=("time_ms", "median"),
+        summary = g.agg(n=("n", "first"), m=("m", "first"), graph_family=("graph_family", "first"), median_ms=("time_ms", "median"),
                         q1_ms=("time_ms", lambda s: s.quantile(0.25)), q3_ms=("time_ms", lambda s: s.quantile(0.75)),
                         samples=("time_ms", "size"), sources=("source", "nunique"),
                         compile_s=("compile_s", "max"), h2d_ms=("h2d_ms", "max"), d2h_ms=("d2h_ms", "median"),
@@ -129,9 +141,64 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     return summary.sort_values(["problem", "graph", "median_ms"], na_position="last").reset_index(drop=True)
 
 
-def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None) -> dict:
-    """Write samples.csv, samples.parquet and summary.csv under ``out_dir`` (atomically)."""
-    from ..atomic import atomic_path
+def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per problem, one row per graph: the fastest GPU configuration (validated ones first) with its
+    median and IQR, the fastest CPU baseline (SciPy, the serial codes, GAPBS), their ratio, whether the
+    GPU answer was validated, and whether its times came from the CUDA simulator."""
+    ok = summary.dropna(subset=["median_ms"])
+    tables = {}
+    for problem, part in ok.groupby("problem", sort=True):
+        rows = []
+        for graph, g in part.groupby("graph", sort=True):
+            gpu = g[g["device"] == "gpu"].sort_values(["validated", "median_ms"], ascending=[False, True])
+            cpu = g[g["device"] == "cpu"].sort_values("median_ms")
+            row = {"graph": graph, "n": int(g["n"].iloc[0]), "m": int(g["m"].iloc[0])}
+            if len(gpu):
+                best = gpu.iloc[0]
+                valid = best["validated"] == True  # noqa: E712 (a numpy bool, or NaN when not validated)
+                row.update(gpu_solver=f"{best['solver']} {best['params']}", gpu_median_ms=best["median_ms"],
+                           gpu_iqr_ms=best["iqr_ms"], validated="yes" if valid else "no",
+                           timings="SIMULATED" if best["mode"] == "sim" else "GPU")
+            if len(cpu):
+                base = cpu.iloc[0]
+                row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"])
+            if len(gpu) and len(cpu):
+                row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
+            rows.append(row)
+        tables[problem] = pd.DataFrame(rows)
+    return tables
+
+
+def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "") -> str:
+    """The report's first page: ``intro`` and a table per problem (reStructuredText, kept out of Jinja)."""
+
+    def cell(x, fmt="{}"):
+        return "n/a" if x is None or (isinstance(x, float) and x != x) else fmt.format(x)
+
+    out = [intro.rstrip(), "", "{% raw %}", "", "Fastest solver per graph", "=" * 24, ""]
+    if not tables:
+        out.append("No timed runs yet.")
+    for problem, table in tables.items():
+        out += [problem.upper(), "-" * len(problem), "", ".. list-table::", "   :header-rows: 1", ""]
+        head = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline (median ms)",
+                "GPU speed-up", "validated", "timings"]
+        body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
+                 f"{cell(r.get('gpu_median_ms'), '{:.3g}')} ({cell(r.get('gpu_iqr_ms'), '{:.3g}')})",
+                 f"{cell(r.get('cpu_baseline'))} ({cell(r.get('cpu_median_ms'), '{:.3g}')})",
+                 cell(r.get("gpu_speedup"), "{:.3g}x"), cell(r.get("validated")), cell(r.get("timings"))]
+                for r in table.to_dict("records")]
+        for cells in [head] + body:
+            out += [f"   {'* -' if j == 0 else '  -'} {cell}" for j, cell in enumerate(cells)]
+        out.append("")
+    out += ["GPU speed-up: the CPU baseline's median over the GPU solver's. SIMULATED rows ran in the CUDA "
+            "simulator: their times are not GPU times.", "", "{% endraw %}", ""]
+    return "\n".join(out)
+
+
+def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None) -> dict:
+    """Write samples.csv, samples.parquet, summary.csv and the report's landing page landing.rst (with
+    ``intro``, the text of a file, above its tables) under ``out_dir`` (atomically)."""
+    from ..atomic import atomic_open, atomic_path
 
     samples = samples_table(load_records(records_paths))
     check_code_versions(samples, allow_mixed)
@@ -146,4 +213,7 @@ def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceilin
             else:
                 frame.astype({c: "string" for c in frame.columns if frame[c].dtype == object}).to_parquet(tmp)
         written[name] = out_dir / name
+    with atomic_open(out_dir / "landing.rst") as fh:
+        fh.write(landing_rst(landing_tables(summary), Path(intro).read_text() if intro else ""))
+    written["landing.rst"] = out_dir / "landing.rst"
     return written

@@ -101,22 +101,38 @@ def tile_heatmap(samples, summary, path, note):
     _save(fig, path)
 
 
-def scaling(samples, summary, path, note):
+def scaling_families(summary) -> list[str]:
+    """Graph families (one generator, fixed parameters) swept over at least two sizes: the only graphs
+    a scaling curve may join (a SNAP graph and a road network are not two sizes of one thing)."""
     data = summary.dropna(subset=["median_ms"])
-    if data.empty or data["n"].nunique() < 2:
-        return _empty(path, "scaling needs at least two graph sizes")
-    best = data.sort_values("median_ms").groupby(["solver", "graph"], as_index=False).first()
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
-    for ax, x in zip(axes, ("n", "m")):
-        sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax, legend=x == "m")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xticks(sorted(best[x].unique()))
-        ax.set_ylabel("best median time (ms)")
-    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="solver")
-    fig.suptitle("Scaling with n and m" + note)
+    if "graph_family" not in data:
+        return []
+    sizes = data.dropna(subset=["graph_family"]).groupby("graph_family")[["n", "m"]].nunique()
+    return sorted(sizes.index[(sizes["n"] > 1) | (sizes["m"] > 1)])
+
+
+def scaling(samples, summary, path, note):
+    families = scaling_families(summary)
+    if not families:
+        return _empty(path, "no scaling curve: no generator was swept over two or more sizes\n"
+                            "(curves never join unrelated graphs)")
+    data = summary.dropna(subset=["median_ms"])
+    fig, axes = plt.subplots(len(families), 2, figsize=(13, 4.2 * len(families)), squeeze=False,
+                             layout="constrained")
+    for row, family in zip(axes, families):
+        part = data[data["graph_family"] == family]
+        best = part.sort_values("median_ms").groupby(["solver", "graph"], as_index=False).first()
+        for ax, x in zip(row, ("n", "m")):
+            sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax, legend=x == "m")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_xticks(sorted(best[x].unique()))
+            ax.set_ylabel("best median time (ms)")
+            ax.set_title(family)
+        row[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="solver")
+    fig.suptitle("Scaling with n and m within each generator sweep" + note)
     _save(fig, path)
 
 
@@ -153,3 +169,8 @@ def make_figures(samples: pd.DataFrame, summary: pd.DataFrame, out_dir, peak=Non
             fn(samples, summary, path, note)
         paths[name] = path
     return paths
+
+
+def figures_from_tables(samples_path, summary_path, out_dir, peak=None) -> dict:
+    """:func:`make_figures` from the files ``gpusp aggregate`` wrote (samples.parquet, summary.csv)."""
+    return make_figures(pd.read_parquet(samples_path), pd.read_csv(summary_path), out_dir, peak=peak)

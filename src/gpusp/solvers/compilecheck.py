@@ -26,10 +26,10 @@ def _patch_current_device(cc=(9, 0)):
 
 
 def modules() -> list[str]:
-    """Modules of every registered GPU solver, plus the shared device helpers."""
+    """Modules of every registered GPU solver, plus the shared device helpers and paper 003's flow kernels."""
     from .registry import SPECS
 
-    names = ["gpusp.solvers.common"]
+    names = ["gpusp.solvers.common", "gpusp.solvers.matprod"]  # + paper 003's product and reduction
     for spec in SPECS:
         if spec.device == "gpu":
             mod = spec.impl.split(":")[0]
