@@ -73,3 +73,36 @@ def test_scaling_joins_only_sizes_of_one_generator():
     sweep = pd.concat([unrelated, pd.DataFrame([row("r32", "scipy_dijkstra", "cpu", 2.0, n=32,
                                                     family="random wmax=20")])])
     assert scaling_families(sweep) == ["random wmax=20"]
+
+
+def test_comparison_with_published_figures():
+    from docutils.core import publish_parts
+
+    from gpusp.report.papers import compare, papers_rst, shape_lines
+
+    published = [
+        {"paper": "000", "source": "Table 1", "graph": "ny", "solver": "bellmanford_naive", "params": {},
+         "value": 2.0, "unit": "s", "hardware": "GTX 1050"},
+        {"paper": "000", "source": "Table 1", "graph": "ny", "solver": "bellmanford_flag", "params": {},
+         "value": 500.0, "unit": "ms", "hardware": "GTX 1050"},
+        {"paper": "000", "source": "Table 1", "graph": "ny", "solver": "bellmanford_stride", "params": {"grid": 0},
+         "value": 900.0, "unit": "ms", "hardware": "GTX 1050"},
+        {"paper": "002", "source": "Figure 4", "graph": "r80", "solver": "blockedfw_v21",
+         "params": {"block_size": 16}, "value": 1.0, "unit": "ms"},  # not in this sweep: left out
+        {"paper": "000", "source": "Table 1", "graph": "bay", "solver": "bellmanford_naive", "params": {},
+         "value": 1.0, "unit": "s"},  # graph not measured: left out
+    ]
+    summary = pd.DataFrame([row("ny", "bellmanford_naive", "gpu", 100.0, params="block-32"),
+                            row("ny", "bellmanford_flag", "gpu", 40.0, params="rounds-early"),
+                            row("ny", "bellmanford_stride", "gpu", 30.0, params="default"),  # grid 0 = default
+                            row("r80", "blockedfw_v21", "gpu", 1.0, problem="apsp", params="block_size-32")])
+    table = compare(summary, published)
+    assert list(table["solver"]) == ["bellmanford_naive", "bellmanford_flag", "bellmanford_stride"]
+    assert table["ratio"].tolist() == pytest.approx([20.0, 12.5, 30.0])  # paper time / ours, units converted
+    lines = shape_lines(table)
+    assert lines == ["paper 000 Table 1, ny: fastest there bellmanford_flag, here bellmanford_stride (differ); "
+                     "rank correlation +0.50 over 3 variants"]
+    html = publish_parts(papers_rst(table), writer="html")["body"]
+    assert "<h1" in html or "Paper 000" in html
+    assert html.count("<tr>") == 4 and "GTX 1050" in html and "fastest there bellmanford_flag" in html
+    assert compare(summary, []).empty and papers_rst(compare(summary, [])) == ""

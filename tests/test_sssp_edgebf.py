@@ -60,6 +60,24 @@ def test_coo_edges_per_thread(k):
         assert res.counters["relaxations"] == res.counters["iterations"] * graph.m
 
 
+@pytest.mark.parametrize("transfer,chunks", [("pinned", 2), ("streams", 2), ("streams", 8)])
+@pytest.mark.parametrize("label,graph,source", [CASES[i] for i in (0, 3, -1)], ids=lambda c: str(c)[:20])
+def test_dense_transfer_modes_match_reference(transfer, chunks, label, graph, source):
+    """Paper 004's pinned memory and streamed pieces give the default's answers; 8 pieces of a graph with
+    fewer rows leave empty pieces."""
+    res = _solve(graph, "edgebf_dense", source, transfer=transfer, chunks=chunks, trials=2)
+    assert_sssp_ok(graph, source, res)
+    assert res.counters["transfer"] == transfer
+    assert res.counters["chunks"] == (min(chunks, graph.n) if transfer == "streams" else 0)
+
+
+def test_dense_streams_detect_negative_cycles_and_refuse_unknown_modes():
+    with pytest.raises(NegativeCycleError):
+        _solve(negative_cycle_graph(), "edgebf_dense", transfer="streams", chunks=2)
+    with pytest.raises(gpusp.SolverError):
+        _solve(CASES[0][1], "edgebf_dense", transfer="zero-copy")
+
+
 @pytest.mark.parametrize("wmin,wmax", [(1, 20), (0, 3)], ids=["positive", "with-zeros"])
 def test_dense_complete_graph(wmin, wmax):
     graph = _complete(9, seed=4, wmin=wmin, wmax=wmax)

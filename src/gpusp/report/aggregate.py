@@ -169,8 +169,9 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "") -> str:
-    """The report's first page: ``intro`` and a table per problem (reStructuredText, kept out of Jinja)."""
+def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str = "") -> str:
+    """The report's first page: ``intro``, a table per problem, then ``appendix`` (reStructuredText, all
+    but the intro kept out of the report's Jinja templating)."""
 
     def cell(x, fmt="{}"):
         return "n/a" if x is None or (isinstance(x, float) and x != x) else fmt.format(x)
@@ -191,13 +192,14 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "") -> str:
             out += [f"   {'* -' if j == 0 else '  -'} {cell}" for j, cell in enumerate(cells)]
         out.append("")
     out += ["GPU speed-up: the CPU baseline's median over the GPU solver's. SIMULATED rows ran in the CUDA "
-            "simulator: their times are not GPU times.", "", "{% endraw %}", ""]
+            "simulator: their times are not GPU times.", "", appendix, "{% endraw %}", ""]
     return "\n".join(out)
 
 
 def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None) -> dict:
-    """Write samples.csv, samples.parquet, summary.csv and the report's landing page landing.rst (with
-    ``intro``, the text of a file, above its tables) under ``out_dir`` (atomically)."""
+    """Write samples.csv, samples.parquet, summary.csv, the report's landing page landing.rst (with
+    ``intro``, the text of a file, above its tables and the comparison with the papers' figures) and,
+    when the sweep measured something a paper published, papers.csv under ``out_dir`` (atomically)."""
     from ..atomic import atomic_open, atomic_path
 
     samples = samples_table(load_records(records_paths))
@@ -213,7 +215,15 @@ def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceilin
             else:
                 frame.astype({c: "string" for c in frame.columns if frame[c].dtype == object}).to_parquet(tmp)
         written[name] = out_dir / name
+    from .papers import compare, papers_rst
+
+    comparison = compare(summary)
+    if len(comparison):
+        with atomic_path(out_dir / "papers.csv") as tmp:
+            comparison.to_csv(tmp, index=False)
+        written["papers.csv"] = out_dir / "papers.csv"
     with atomic_open(out_dir / "landing.rst") as fh:
-        fh.write(landing_rst(landing_tables(summary), Path(intro).read_text() if intro else ""))
+        fh.write(landing_rst(landing_tables(summary), Path(intro).read_text() if intro else "",
+                             papers_rst(comparison)))
     written["landing.rst"] = out_dir / "landing.rst"
     return written

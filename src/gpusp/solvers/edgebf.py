@@ -50,8 +50,9 @@ Variants
   current value) and only cost atomics. Per round O(n + sum of out-degrees of masked vertices); no
   ``relaxations`` counter (it would need device-side counting).
 
-Not taken from the paper: streams and pinned memory for the host-to-device graph transfer (the harness
-times the upload apart; only the per-round flag copy uses pinned memory).
+Streams and pinned memory (sec. IV-A) for the matrix transfer of ``edgebf_dense``: parameter ``transfer``
+('pageable', 'pinned', 'streams' with ``chunks`` row pieces), see :class:`DenseSolver`. The per-round
+flag copy of every variant goes through pinned memory.
 
 Counters: ``iterations`` (rounds, including the final quiet one), ``relaxations`` where known without
 extra device work, ``launches`` (kernel launches in ``run`` including the tree).
@@ -62,7 +63,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..errors import NegativeCycleError
+from ..errors import NegativeCycleError, SolverError
 from .base import Solver, launch_grid
 from .common import DeviceGraph, build_parents, put
 
@@ -117,16 +118,18 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
     _coo_edges(src, dst, weights, dist, mask, nxt, flag, r, inf, floor, cuda.grid(1), cuda.gridsize(1))
 
 
-@cuda.jit(cache=True)
-def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
-    """Thread per matrix entry (i, j) (x = column j): relax i -> j when row i changed in round r - 1."""
+@cuda.jit(device=True)
+def _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1):
+    """Rows row0 .. row1-1 of the matrix, thread per entry (i, j) (x = column j): relax i -> j when row
+    i changed in round r - 1."""
     j, i = cuda.grid(2)
     n = dist.size
     if j >= n:
         return
     rows = cuda.gridsize(2)[1]
     prev = r - 1
-    while i < n:
+    i += row0
+    while i < row1:
         if mask[i] == prev:
             a = mat[i, j]
             di = dist[i]
@@ -141,6 +144,18 @@ def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
                         nxt[j] = r
                         flag[0] = r
         i += rows
+
+
+@cuda.jit(cache=True)
+def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
+    """Thread per matrix entry: relax i -> j when row i changed in round r - 1."""
+    _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, 0, dist.size)
+
+
+@cuda.jit(cache=True)
+def dense_relax_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1):
+    """dense_relax over rows row0 .. row1-1 only (one streamed piece of the matrix)."""
+    _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1)
 
 
 @cuda.jit(cache=True)
@@ -658,30 +673,63 @@ class PullSolver(_InEdgeTree, _MaskedBellmanFord):
 
 
 class DenseSolver(_InEdgeTree, _MaskedBellmanFord):
-    """edgebf_dense: thread per entry of the dense n x n matrix, atomic min into the column's vertex."""
+    """edgebf_dense: thread per entry of the dense n x n matrix, atomic min into the column's vertex.
 
-    def __init__(self, graph, block=256, **params):
-        super().__init__(graph, block=block, **params)
+    ``transfer`` (paper 004 sec. IV-A): 'pageable' uploads the matrix from ordinary host memory;
+    'pinned' from page-locked memory (staged there when the solver is built, so the timed upload is the
+    DMA alone); 'streams' moves the upload into every timed run: the matrix, in ``chunks`` row pieces
+    from pinned memory, is copied on one stream per piece, and each piece's first-round relaxation is
+    queued on its stream right behind its copy, so later pieces travel while earlier ones are relaxed.
+    Compare the default's h2d_ms + median with the streamed median (which includes the transfer)."""
+
+    def __init__(self, graph, block=256, transfer="pageable", chunks=2, **params):
+        super().__init__(graph, block=block, transfer=transfer, chunks=chunks, **params)
+        if transfer not in ("pageable", "pinned", "streams"):
+            raise SolverError(f"transfer must be pageable, pinned or streams, not {transfer!r}")
+        self.transfer, self.chunks = transfer, max(1, min(int(chunks), max(1, self.n)))
         self.mat = graph.to_dense()
+        if transfer != "pageable":  # page-locked staging copy, outside every timed step
+            self.h_mat = cuda.pinned_array(self.mat.shape, dtype=self.mat.dtype)
+            self.h_mat[...] = self.mat
         self.bx = min(32, self.block)
         self.by = self.block // self.bx
         self.grid2 = (max(1, -(-self.n // self.bx)), max(1, min(MAX_GRID_Y, -(-self.n // self.by))))
 
     def upload(self):
         super().upload()
-        self.d_mat = cuda.to_device(self.mat)
+        if self.transfer == "streams":
+            self.d_mat = cuda.device_array(self.mat.shape, dtype=self.mat.dtype)  # filled inside each run
+            self.streams = [cuda.stream() for _ in range(self.chunks)]
+        else:
+            self.d_mat = cuda.to_device(self.mat if self.transfer == "pageable" else self.h_mat)
         self._tree_buffers()
 
     def _relax(self, r, mask, nxt):
+        if self.transfer == "streams" and r == 1:
+            return self._stream_first_round(mask, nxt)
         dense_relax[self.grid2, (self.bx, self.by)](self.d_mat, self.d_dist, mask, nxt, self.d_flag, r, self.inf,
                                                      self.floor)
         return 1
+
+    def _stream_first_round(self, mask, nxt) -> int:
+        """Round 1 piece by piece: copy rows lo..hi-1 on stream k, then relax them on the same stream.
+        The streams block on the default stream, so the reset before and the flag copy after are ordered."""
+        bounds = np.linspace(0, self.n, self.chunks + 1).astype(np.int64)
+        for k, stream in enumerate(self.streams):
+            lo, hi = int(bounds[k]), int(bounds[k + 1])
+            if hi > lo:
+                self.d_mat[lo:hi].copy_to_device(self.h_mat[lo:hi], stream=stream)
+                grid = (self.grid2[0], max(1, min(MAX_GRID_Y, -(-(hi - lo) // self.by))))
+                dense_relax_rows[grid, (self.bx, self.by), stream](self.d_mat, self.d_dist, mask, nxt, self.d_flag, 1,
+                                                                   self.inf, self.floor, lo, hi)
+        return self.chunks
 
     def _tree_kernels(self):
         return dense_tight_parents, dense_tree_level, (self.d_mat,)
 
     def _counters(self, rounds, launches):
-        return {"iterations": rounds, "relaxations": rounds * self.n * self.n, "launches": launches}
+        return {"iterations": rounds, "relaxations": rounds * self.n * self.n, "launches": launches,
+                "transfer": self.transfer, "chunks": self.chunks if self.transfer == "streams" else 0}
 
 
 def compile_targets():
@@ -698,6 +746,7 @@ def compile_targets():
             (f"reset[{w}]", reset, f"void({d}, {i32}, {i32}, {i32}, int64, {w})"),
             (f"coo_relax[{w}]", coo_relax, f"void({i32}, {i32}, {d}, {d}, {step})"),
             (f"dense_relax[{w}]", dense_relax, f"void({w}[:, ::1], {d}, {step})"),
+            (f"dense_relax_rows[{w}]", dense_relax_rows, f"void({w}[:, ::1], {d}, {step}, int64, int64)"),
             (f"pull_relax[{w}]", pull_relax, f"void({csr}, {d}, {d}, {step})"),
             (f"push_relax[{w}]", push_relax, f"void({csr}, {d}, {step})"),
             (f"coo_persistent[{w}]", coo_persistent, f"void({i32}, {i32}, {d}, {d}, {rounds})"),

@@ -210,7 +210,12 @@ SPECS: tuple[SolverSpec, ...] = (
                                     "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64)), LAUNCH),
                negative_weights=True, memory=_coo, memory_formula="(8+w)m + (2w+12)n bytes"),
     SolverSpec("edgebf_dense", "sssp", "gpu", "004", "edge-parallel Bellman-Ford on the dense adjacency "
-               "matrix (for complete graphs)", "gpusp.solvers.edgebf:DenseSolver", params=(BLOCK,),
+               "matrix (for complete graphs); the matrix from pageable or pinned memory, or streamed in pieces "
+               "overlapped with the first round", "gpusp.solvers.edgebf:DenseSolver",
+               params=(BLOCK, Param("transfer", "pageable", "'pageable', 'pinned', or 'streams' (the upload moves "
+                                    "into every run, piece by piece, overlapped with round 1)",
+                                    choices=("pageable", "pinned", "streams")),
+                       Param("chunks", 2, "row pieces (and streams) with transfer='streams'", choices=(2, 4, 8))),
                negative_weights=True, memory=_dense, memory_formula="w n^2 + (2w+8)n bytes"),
     SolverSpec("vertexbf_pull", "sssp", "gpu", "004", "thread per vertex reads its incoming edges and "
                "takes the minimum (no atomics)", "gpusp.solvers.edgebf:PullSolver", params=(BLOCK,),
