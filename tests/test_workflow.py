@@ -567,3 +567,10 @@ def test_failed_solve_writes_no_record(tmp_path):
     assert proc.returncode != 0 and "gpusp: error:" in proc.stderr
     assert not record.exists() and not answer.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["neg.plain"]
+
+
+@pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "config").glob("*.yaml")))
+def test_every_ready_made_config_dry_runs(config, tmp_path):
+    """The configs the README points to pass the schema and plan (config/experiments/: test_experiments.py)."""
+    proc = snakemake("-n", "--configfile", REPO / "config" / config, "--config", f"results={tmp_path}", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]

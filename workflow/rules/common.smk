@@ -52,6 +52,18 @@ def job_budget(wildcards):
     return float(budget or config.get("time_budget_s", 600))
 
 
+def job_trials(wildcards):
+    """Timed runs per source: the solver's trials, else the top-level value."""
+    trials = getattr(config_job(wildcards), "trials", None)
+    return trials or config["trials"]
+
+
+def job_warmup(wildcards):
+    """Warm-up runs: the solver's warmup, else the top-level value."""
+    warmup = getattr(config_job(wildcards), "warmup", None)
+    return config["warmup"] if warmup is None else warmup
+
+
 def job_runtime(wildcards, attempt):
     """SLURM minutes of a solve job: the budget plus start-up slack, more on a retry."""
     return 10 + int(job_budget(wildcards) / 60 + 1) * attempt
