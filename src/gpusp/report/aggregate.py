@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GpuspError
+from .rst import list_table
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
 SIZE_PARAMS = {"n", "m", "k", "scale", "edge_factor", "rows", "cols", "seed"}  # what a generator sweep varies
@@ -180,7 +181,6 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
     if not tables:
         out.append("No timed runs yet.")
     for problem, table in tables.items():
-        out += [problem.upper(), "-" * len(problem), "", ".. list-table::", "   :header-rows: 1", ""]
         head = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline (median ms)",
                 "GPU speed-up", "validated", "timings"]
         body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
@@ -188,9 +188,7 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
                  f"{cell(r.get('cpu_baseline'))} ({cell(r.get('cpu_median_ms'), '{:.3g}')})",
                  cell(r.get("gpu_speedup"), "{:.3g}x"), cell(r.get("validated")), cell(r.get("timings"))]
                 for r in table.to_dict("records")]
-        for cells in [head] + body:
-            out += [f"   {'* -' if j == 0 else '  -'} {cell}" for j, cell in enumerate(cells)]
-        out.append("")
+        out += list_table(problem.upper(), head, body)
     out += ["GPU speed-up: the CPU baseline's median over the GPU solver's. SIMULATED rows ran in the CUDA "
             "simulator: their times are not GPU times.", "", appendix, "{% endraw %}", ""]
     return "\n".join(out)

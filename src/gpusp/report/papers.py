@@ -18,6 +18,7 @@ import yaml
 
 from ..measure.matrix import parse_paramset
 from ..solvers import registry
+from .rst import list_table
 
 UNIT_MS = {"ms": 1.0, "s": 1000.0, "us": 1e-3}
 
@@ -87,12 +88,9 @@ def papers_rst(table: pd.DataFrame) -> str:
            "Ratio: the paper's time over ours (above 1: ours is faster). Different hardware: read the shapes "
            "(which variant wins, where a curve bends), not the absolute ratio.", ""]
     for paper, part in table.groupby("paper", sort=True):
-        out += [f"Paper {paper}", "-" * (6 + len(paper)), "", ".. list-table::", "   :header-rows: 1", ""]
         head = ["table", "graph", "solver (params)", "paper", "paper hardware", "ours ms", "ratio", "validated"]
         body = [[r["source"], r["graph"], f"{r['solver']} ({r['params']})", f"{r['paper_value']:g} {r['unit']}",
                  r["paper_hardware"] or "n/a", f"{r['ours_ms']:.3g}" + (" SIMULATED" if r["mode"] == "sim" else ""),
                  f"{r['ratio']:.3g}", "yes" if r["validated"] else "no"] for r in part.to_dict("records")]
-        for cells in [head] + body:
-            out += [f"   {'* -' if j == 0 else '  -'} {cell}" for j, cell in enumerate(cells)]
-        out += [""] + [f"* {line}" for line in shape_lines(part)] + [""]
+        out += list_table(f"Paper {paper}", head, body) + [f"* {line}" for line in shape_lines(part)] + [""]
     return "\n".join(out)
