@@ -29,9 +29,10 @@ import numpy as np
 
 FIELDS = ["kind", "n", "solver", "tile", "regblock", "arith", "paths", "launch", "median_ms", "min_ms", "q1_ms",
           "q3_ms", "rate_per_s", "frac_dpx_ceiling", "frac_same_ceiling", "kernel_arith", "regs", "smem", "local",
-          "valid", "note"]
+          "valid", "note", "samples_ms"]
 CHAINS = 8
 ITERS = 4096
+CEIL_SAMPLES = {}  # arith -> every timed ceiling run (ms), for the samples_ms column
 
 
 def ceiling_kernels():
@@ -98,6 +99,7 @@ def measure_ceiling():
             e1.synchronize()
             times.append(cuda.event_elapsed_time(e0, e1))
         ms = float(np.median(times))
+        CEIL_SAMPLES[name] = list(times)
         res[name] = blocks * threads * CHAINS * ITERS / (ms / 1e3)
         print(f"ceiling {name:8s}: {res[name] / 1e12:6.2f} e12 add-min/s ({ms:.3f} ms, {sms} SMs)", flush=True)
     del out
@@ -186,7 +188,8 @@ def main():
         ceil = {}
     for name, rate in ceil.items():
         rows.append({"kind": "ceiling", "arith": name, "rate_per_s": rate,
-                     "frac_dpx_ceiling": rate / ceil["dpx"] if ceil.get("dpx") else None})
+                     "frac_dpx_ceiling": rate / ceil["dpx"] if ceil.get("dpx") else None,
+                     "samples_ms": ";".join(f"{x:.6g}" for x in CEIL_SAMPLES.get(name, []))})
 
     for n in args.sizes:
         g = random_sparse(n, 64, wmax=100, seed=n)
@@ -220,7 +223,8 @@ def main():
                            q3_ms=float(np.quantile(t, .75)), rate_per_s=rate,
                            frac_dpx_ceiling=rate / ceil["dpx"] if ceil.get("dpx") else None,
                            frac_same_ceiling=rate / ceil[same] if same and ceil.get(same) else None,
-                           kernel_arith=s.kind, regs=regs, smem=smem, local=local, valid=ok)
+                           kernel_arith=s.kind, regs=regs, smem=smem, local=local, valid=ok,
+                           samples_ms=";".join(f"{x:.6g}" for x in t))
                 print(f"   T={params['tile']:3d} R={params['regblock']} {params['arith']:7s} paths={int(params['paths'])} "
                       f"{params['launch']:10s} {med:9.3f} ms {rate / 1e12:6.2f} e12/s "
                       f"({(row['frac_dpx_ceiling'] or 0) * 100:5.1f}% of DPX ceiling) regs={regs} valid={ok}", flush=True)
@@ -238,7 +242,8 @@ def main():
                 res = next(iter(solve_many(g, name, [None], trials=3, warmup=1, **params)))
                 med = res.timings.median_ms
                 rate = n ** 3 / (med / 1e3)
-                row.update(median_ms=med, rate_per_s=rate, valid=bool(np.array_equal(res.dist, reference))
+                row.update(median_ms=med, rate_per_s=rate,
+                           samples_ms=";".join(f"{x:.6g}" for x in res.timings.samples_ms), valid=bool(np.array_equal(res.dist, reference))
                            if reference is not None else None,
                            frac_dpx_ceiling=rate / ceil["dpx"] if ceil.get("dpx") else None)
                 print(f"   {name} {params}: {med:9.3f} ms {rate / 1e12:6.2f} e12/s", flush=True)

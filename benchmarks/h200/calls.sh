@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The 2026-11-24 H200 run of issues 11 and 9 in a few device calls (benchmarks/papers/README.md).
+# usage (on the device, repo root): GPUSP_COMMIT=<sha> benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
+# Each STEP runs under `timeout` with min(its cap, the time left before DEADLINE_S); a step that would get less
+# than its minimum is skipped and logged. Everything goes to /tmp/o/CALL, packed after every step into
+# $OUT/res.tar.gz, so a call that is killed still returns what was done.
+set -u
+call=$1 deadline=$2
+shift 2
+T0=$(date +%s)
+O=/tmp/o/$call
+mkdir -p "$O"
+export GPUSP_COMMIT=${GPUSP_COMMIT:-unknown}
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+export PYTHONPATH=/tmp/site:$PWD/src NUMBA_ENABLE_CUDASIM=0 PYTHONUNBUFFERED=1 NUMBA_CACHE_DIR=/tmp/numba-cache
+pack() { tar czf "$OUT/res.tar.gz" -C "$O" .; }
+step() {  # name cap min command-string
+    local name=$1 cap=$2 min=$3 cmd=$4 left t s rc
+    left=$((deadline - ($(date +%s) - T0) - 12))
+    t=$((cap < left ? cap : left))
+    if [ "$t" -lt "$min" ]; then
+        printf '%s\tskipped\t0\t%s\n' "$name" "$t" | tee -a "$O/steps.tsv"
+        return
+    fi
+    echo "=== step $name (limit $t s, $(( $(date +%s) - T0 )) s into the call)"
+    s=$(date +%s)
+    STEP_T=$t timeout -k 5 "$t" bash -c "$cmd"
+    rc=$?
+    printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - s ))" "$t" | tee -a "$O/steps.tsv"
+    if [ -d "/tmp/bench-$name/runs" ] && [ ! -f "$O/$name-records.tar.gz" ]; then  # killed: keep what it wrote
+        tar czf "$O/$name-partial-records.tar.gz" -C "/tmp/bench-$name" runs
+        cp "/tmp/bench-$name/graphs/"*.sources.txt "$O/" 2>/dev/null
+    fi
+    pack
+}
+bench() {  # name config [graphs...]
+    local name=$1 cfg=$2
+    shift 2
+    echo "OUT=$O benchmarks/h200/run.sh $cfg $name $*"
+}
+C=benchmarks/papers/configs
+for st in "$@"; do
+    case $st in
+        t3g04) step p000t3-g04 150 30 "$(bench p000t3-g04 $C/p000t3.yaml p2p-Gnutella04)" ;;
+        t1) step p000t1 300 60 "$(bench p000t1 $C/p000t1.yaml USA-road-d.NY USA-road-d.BAY)" ;;
+        p1t1) step p001t1 260 60 "$(bench p001t1 $C/p001t1.yaml)" ;;
+        t2) step p000t2 330 60 "$(bench p000t2 $C/p000t2.yaml)" ;;
+        t2b) if ls /tmp/bench-p000t2/runs/p2p-Gnutella04/dijkstra_gpunaive/block-1024*.json >/dev/null 2>&1; then
+                 echo "p000t2b: block 1024 already measured"; else step p000t2b 240 60 "$(bench p000t2b $C/p000t2b.yaml)"; fi ;;
+        tr) step p004transfer 180 40 "$(bench p004transfer $C/p004transfer.yaml)" ;;
+        p3) step paper003 90 20 "mkdir -p $O/paper003 && python3 -m gpusp.cli paper003 --size 256 --seed 1 --png $O/paper003/paper003-n256.png --record $O/paper003/paper003-n256.json 2>&1 | tee $O/paper003/paper003-n256-log.txt" ;;
+        t3g30) step p000t3-g30 120 50 "$(bench p000t3-g30 $C/p000t3.yaml p2p-Gnutella30)" ;;
+        t3g25) step p000t3-g25 200 60 "$(bench p000t3-g25 $C/p000t3.yaml p2p-Gnutella25)" ;;
+        f2) step p004fig2 200 60 "$(bench p004fig2 $C/p004fig2.yaml)" ;;
+        f1) step p004fig1 200 60 "$(bench p004fig1 $C/p004fig1.yaml)" ;;
+        f12) step p001fig12 200 60 "$(bench p001fig12 $C/p001fig12.yaml)" ;;
+        f13) step p001fig13 200 60 "$(bench p001fig13 $C/p001fig13.yaml)" ;;
+        f4) step p002fig4 200 60 "$(bench p002fig4 $C/p002fig4.yaml)" ;;
+        g30fast) step apsp-fast-g30 180 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
+        focus) step apsp-fast-focus 320 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;
+        *) echo "unknown step $st" ;;
+    esac
+done
+echo "=== call $call done in $(( $(date +%s) - T0 )) s"
+cat "$O/steps.tsv"
+pack

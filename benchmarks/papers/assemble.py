@@ -1,0 +1,83 @@
+"""Turn what the 2026-11-24 H200 calls brought back into benchmarks/papers/ (summary + samples per experiment,
+the comparison with the papers' published values, raw logs) and print the README's markdown tables.
+
+usage (repository root): python benchmarks/papers/assemble.py RESULTS
+RESULTS holds the unpacked res.tar.gz of each call (c1/, c2/, c3/) and p1/tables/, the tables that
+gpusp.report.aggregate.write_tables made here from p001t1-partial-records.tar.gz (that experiment was
+stopped at its time limit, so the bench never wrote its own tables).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from gpusp.report.papers import compare, shape_lines
+
+HERE = Path("benchmarks/papers")
+EXPERIMENTS = {  # experiment -> [(call folder, bench name)]
+    "paper000-table1": [("c1", "p000t1")],
+    "paper000-table2": [("c2", "p000t2")],
+    "paper000-table3": [("c1", "p000t3-g04"), ("c2", "p000t3-g30"), ("c2", "p000t3-g25")],
+    "paper001-table1": [("p1/tables", None)],
+    "paper004-transfer": [("c2", "p004transfer")],
+    "paper004-fig2-pull-push": [("c2", "p004fig2")],
+}
+COLS = ["graph", "solver", "params", "n", "m", "median_ms", "q1_ms", "q3_ms", "iqr_ms", "samples", "sources",
+        "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "n3_per_s", "validated", "status", "mode",
+        "clock", "gpu"]
+
+
+def read(res: Path, folder: str, name: str | None, kind: str) -> pd.DataFrame:
+    path = res / folder / (f"{kind}.csv" if name is None else f"{name}-{kind}.csv")
+    return pd.read_csv(path)
+
+
+def fmt_ms(v):
+    return "" if pd.isna(v) else (f"{v:,.0f}" if v >= 1000 else f"{v:.3g}")
+
+
+def main(res: Path):
+    raw = HERE / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    for f in sorted(res.glob("c[12]/*")):  # call 3 was issue 9's: benchmarks/apsp-fast-h200-raw/
+        if f.is_file() and not f.name.endswith(("-summary.csv", "-samples.csv")):
+            dest = raw / (f"{f.parent.name}-steps.tsv" if f.name == "steps.tsv" else f.name)
+            if f.name.endswith(".sources.txt"):
+                dest = raw / f"p001t1-{f.name}"
+            shutil.copyfile(f, dest)
+    comparisons = []
+    for exp, parts in EXPERIMENTS.items():
+        summary = pd.concat([read(res, c, n, "summary") for c, n in parts], ignore_index=True)
+        samples = pd.concat([read(res, c, n, "samples") for c, n in parts], ignore_index=True)
+        summary = summary.sort_values(["graph", "median_ms"], kind="stable")
+        summary.to_csv(HERE / f"{exp}.csv", index=False)
+        samples.to_csv(HERE / f"{exp}-samples.csv", index=False)
+        print(f"\n### {exp}\n")
+        print("| graph | solver | params | median ms | IQR ms | trials x sources | compile s | iterations | validated |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---|")
+        for r in summary.to_dict("records"):
+            print(f"| {r['graph']} | {r['solver']} | {r['params']} | {fmt_ms(r['median_ms'])} | {fmt_ms(r['iqr_ms'])} | "
+                  f"{int(r['samples'])} | {r['compile_s']:.2f} | {int(r['iterations']) if pd.notna(r['iterations']) else ''} | "
+                  f"{'yes' if r['validated'] == True else 'NO'} |")  # noqa: E712
+        cmp = compare(summary)
+        if not cmp.empty:
+            comparisons.append(cmp)
+            print("\n| graph | solver (params) | paper | ours | ratio (paper / ours) | paper hardware |")
+            print("|---|---|---:|---:|---:|---|")
+            for r in cmp.to_dict("records"):
+                print(f"| {r['graph']} | {r['solver']} ({r['params']}) | {r['paper_value']:g} {r['unit']} | "
+                      f"{r['ours_ms'] / 1000:.3g} s | {r['ratio']:.3g} | {r['paper_hardware']} |")
+            print()
+            for line in shape_lines(cmp):
+                print(f"* {line}")
+    allcmp = pd.concat(comparisons, ignore_index=True)
+    allcmp.to_csv(HERE / "published-vs-h200.csv", index=False)
+    print(f"\n{len(allcmp)} published values compared")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
