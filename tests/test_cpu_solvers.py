@@ -53,3 +53,16 @@ def test_path_and_timings():
     unreachable = sssp_cases()[2]
     res = gpusp.solve(unreachable[1], "dijkstra_cpu", 0)
     assert gpusp.path(res, 5) == [] and res.dist[5] == res.inf
+
+
+@pytest.mark.parametrize("label,graph,source", sssp_cases(negative=True)[-5:], ids=[c[0] for c in sssp_cases(True)[-5:]])
+def test_scipy_apsp_workers_split_the_sources(label, graph, source):
+    """Three forked workers (more than one row each on n >= 13, fewer rows than workers on n = 4/5)."""
+    res = gpusp.solve(graph, "scipy_apsp", workers=3)
+    assert_apsp_ok(graph, res)
+    assert res.counters["workers"] == min(3, graph.n)
+
+
+def test_scipy_apsp_workers_negative_cycle():
+    with pytest.raises(NegativeCycleError):
+        gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=2)

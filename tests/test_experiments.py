@@ -117,8 +117,10 @@ def test_paper002_runs_every_version_and_blocking_factor_on_every_size():
 @pytest.fixture(scope="module")
 def dry_runs(tmp_path_factory):
     """Every config's `snakemake -n`, run concurrently: {stem: (CompletedProcess, results folder)}."""
+    base = tmp_path_factory.mktemp("dry")  # mktemp itself is not thread-safe: one call, before the threads
+
     def one(path):
-        results = tmp_path_factory.mktemp(path.stem) / "results"
+        results = base / path.stem / "results"
         return path.stem, (snakemake("-n", "--quiet", "rules", "--configfile", path, "--config",
                                      f"results={results}", timeout=240), results)
 

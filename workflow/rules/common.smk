@@ -64,6 +64,13 @@ def job_warmup(wildcards):
     return config["warmup"] if warmup is None else warmup
 
 
+def job_threads(wildcards):
+    """Cores of a solve job: a CPU solver's workers/threads parameter (0: a whole GPU node), else 1."""
+    params = config_job(wildcards).params
+    want = int(params.get("workers", params.get("threads", 1)))
+    return want or config["slurm"].get("gpu_node_cores", 16)
+
+
 def job_runtime(wildcards, attempt):
     """SLURM minutes of a solve job: the budget plus start-up slack, more on a retry."""
     return 10 + int(job_budget(wildcards) / 60 + 1) * attempt

@@ -14,6 +14,7 @@ rule solve_graph:
         f"{RESULTS}/logs/solve_graph/{{graph}}/{{solver}}/{{params}}.log",
     conda:
         "../envs/gpusp.yaml"
+    threads: job_threads
     resources:
         gpu=1,
         slurm_partition=config["slurm"]["gpu_partition"],

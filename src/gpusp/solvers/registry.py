@@ -187,6 +187,8 @@ SPECS: tuple[SolverSpec, ...] = (
                "gpusp.solvers.cpu:BellmanFordCpu", params=(ROUNDS,), negative_weights=True),
     SolverSpec("scipy_apsp", "apsp", "cpu", "-", "SciPy csgraph Dijkstra from every source (Johnson when "
                "weights are negative)", "gpusp.solvers.cpu:ScipyApsp", negative_weights=True,
+               params=(Param("workers", 1, "processes that split the sources (0: every core of the host)",
+                             minimum=0),),
                memory=_matrix, memory_formula="host only"),
     SolverSpec("floydwarshall_cpu", "apsp", "cpu", "000", "serial Floyd-Warshall on the n x n matrix",
                "gpusp.solvers.cpu:FloydWarshallCpu", negative_weights=True),
@@ -323,6 +325,22 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("nsssp_global", "apsp", "gpu", "001", "as nsssp_shared without shared memory",
                "gpusp.solvers.nsssp:GlobalSolver",
                params=NSSSP_PARAMS, memory=_nsssp, memory_formula=NSSSP_MEMORY),
+    # --- beyond the papers: batched multi-source APSP for sparse graphs -------------------------------
+    SolverSpec("multisource_fast", "apsp", "gpu", "-", "batched multi-source APSP for sparse graphs: S sources "
+               "per batch stored vertex-major so one arc read serves 32 sources, frontier lists of (vertex, "
+               "32-source word) items, every round and every batch in one cooperative kernel, trees grown over "
+               "tight arcs, rows written through shared-memory transposes",
+               "gpusp.solvers.multisource:MultiSourceSolver",
+               params=(Param("batch", 0, "sources per batch S (0: the largest power of two <= 1024 whose working "
+                             "arrays take <= 256 MiB)", choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
+                       BLOCK,
+                       Param("grid", 0, "blocks of the cooperative kernel (0: the co-resident maximum)", minimum=0),
+                       Param("split", 128, "arcs per list entry: a vertex of higher degree is expanded by several "
+                             "warps", choices=(2, 8, 32, 64, 128, 256, 1024))),
+               memory=lambda n, m, p, w: (_csr(n, m, p, w) + (w + 8) * n * (p["batch"] or 1024)
+                                          + (w + 4) * n * n),
+               memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + (w+4) n^2 result on the "
+                              "device if it fits, else on the host"),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",

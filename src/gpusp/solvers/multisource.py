@@ -1,0 +1,351 @@
+"""Batched multi-source APSP for sparse graphs: many frontiers per arc read, rounds on the device.
+
+Algorithm
+---------
+``multisource_fast`` solves the single-source problems of S consecutive sources at once (a *batch*),
+batch after batch, in one persistent cooperative kernel. Within a batch it runs a frontier
+Bellman-Ford for all S sources together:
+
+* distances live vertex-major, ``dist[v * S + s]``, so the S sources of one vertex are consecutive
+  words and a warp (32 lanes = 32 sources) reads or relaxes them with one coalesced access;
+* the frontier of round q is a list of *items* ``(u, c)``: vertex u and the word c of 32 sources of
+  which at least one improved u in round q - 1; lane s of the warp that takes the item is active when
+  ``stamp[u * S + s] == q`` (the round in which that distance must be expanded). One read of an arc
+  ``u -> v`` then serves up to 32 sources: ``atomic.min`` on ``dist[v * S + s]``, and an improved lane
+  stamps ``q + 1`` and claims the item ``(v, c)`` for the next round with an atomic max on a per-item
+  stamp (so each item enters a round's list once, and nothing is ever cleared between rounds);
+* arcs of a high-degree vertex are cut into chunks of ``split`` arcs, each chunk a list entry of its
+  own, so a hub's arcs are spread over many warps instead of serialising one;
+* rounds end at a grid-wide barrier (``cuda.cg.this_grid().sync()``); the batch ends when a round
+  leaves the next list empty. Round numbers keep counting across batches, so stamps are reset only
+  once per run.
+
+Parents: after the distances of a batch converge the same machinery grows the shortest-path trees
+level by level from the S sources over tight arcs (``dist[u] + w == dist[v]``): the first frontier
+vertex to claim ``parent[v * S + s]`` with a compare-and-swap from -1 becomes the parent. This is a
+breadth-first search of the tight subgraph, so zero-weight cycles cannot close a loop. The batch's
+S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
+vertex-major to source-major, coalesced on both sides).
+
+Negative weights are refused: with them a parent tree from tight arcs is still fine, but the
+frontier rounds are not bounded by the hop diameter and paper 001's N-SSSP or Floyd-Warshall suit
+such graphs better.
+
+Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`auto_batch`), ``block``
+threads per block (a multiple of 32), ``grid`` blocks (0: the co-resident maximum of the cooperative
+kernel), ``split`` arcs per list entry.
+
+Result: the n x n distance and parent matrices stay on the device when they fit (one launch for all
+batches, ``download`` copies them, timed as d2h); otherwise each batch is a launch of its own whose
+S rows go through a device staging area into a pinned host matrix inside ``run`` (counter
+``host_copy_ms``). Counter ``result_on_device`` says which.
+
+Complexity: per batch, rounds = the largest number of arcs on a shortest path found by relaxation
+order (at most n - 1, about the hop diameter on small-world graphs) plus the tree depth; work
+O(S (n + m)) per round in the worst case and about S x (arcs of the vertices that changed) in
+practice; n / S batches. Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) + 4 n S / 32
+(item stamps) + 8 (n + m / split) S / 32 (two lists) + the result (w + 4) n^2 (device or host).
+
+Counters: ``iterations`` (distance rounds, all batches), ``tree_levels`` (tree rounds), ``batches``,
+``batch`` (S), ``items`` (list entries expanded), ``relaxations`` (active source-arc pairs examined),
+``launches``, ``grid``, ``result_on_device`` (+ ``host_copy_ms``).
+
+Sources of ideas: paper 001 (Okuyama, Ino and Hagihara: N SSSP problems per launch, interleaved so
+that one read of an arc serves all N); the multi-source BFS of Then et al. ("The more the merrier",
+VLDB 2015: bit-parallel frontiers of many sources); Davidson et al. (IPDPS'14) for device-side queues.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numba
+import numpy as np
+from numba import cuda
+
+from ..device import free_device_memory
+from ..errors import SolverError
+from .base import Solver, launch_grid
+from .common import fill
+from .deltastep import cooperative_grid
+
+WARP = 32
+TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
+# None: keep the n x n result on the device when it fits; True / False force it (tests use this).
+RESULT_ON_DEVICE: bool | None = None
+MEMORY_MARGIN = 256 * 2**20  # bytes left free beside the device result
+AUTO_BATCH_BYTES = 256 * 2**20  # the auto batch keeps distances, stamps and parents under this
+# control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations
+ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX = 0, 1, 2, 3, 4
+CTL_SIZE = 5
+
+_WTYPES = {"int32": numba.int32, "int64": numba.int64}
+
+
+def auto_batch(n: int, itemsize: int = 4) -> int:
+    """Largest power of two S <= 1024 (and not above n rounded up) with (w + 8) n S <= AUTO_BATCH_BYTES."""
+    s = 1024
+    while s > WARP and (s // 2 >= max(n, WARP) or (itemsize + 8) * n * s > AUTO_BATCH_BYTES):
+        s //= 2
+    return s
+
+
+def arc_chunks(indptr: np.ndarray, split: int):
+    """(chunk_ptr, chunk_vertex): vertex u owns chunks chunk_ptr[u] .. chunk_ptr[u + 1] - 1 of <= split arcs."""
+    deg = np.diff(indptr.astype(np.int64))
+    per = (deg + split - 1) // split
+    chunk_ptr = np.zeros(len(deg) + 1, dtype=np.int64)
+    np.cumsum(per, out=chunk_ptr[1:])
+    chunk_vertex = np.repeat(np.arange(len(deg), dtype=np.int32), per)
+    return chunk_ptr.astype(np.int32), chunk_vertex
+
+
+@functools.cache
+def _kernel(wname: str):
+    """The cooperative batch kernel for one distance type (int32 or int64)."""
+    WT = _WTYPES[wname]
+
+    @cuda.jit(device=True)
+    def claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q):
+        """Put item (v, c) on the list of round q once: one entry per arc chunk of v."""
+        item = v * nwords + c
+        if istamp[item] != q:  # cheap filter before the atomic
+            # atomic: the first lane to raise the item's stamp to q appends it
+            if cuda.atomic.max(istamp, item, q) < q:
+                k0 = chunk_ptr[v]
+                nch = chunk_ptr[v + 1] - k0
+                if nch > 0:
+                    pos = cuda.atomic.add(cnt, q % 3, nch)  # atomic: reserve nch entries of list q
+                    for j in range(nch):
+                        lists[q % 2, pos + j] = (k0 + j) * nwords + c
+
+    @cuda.jit(device=True)
+    def expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
+               cnt, base, ns, S, q, tree, counts):
+        """Round q: a warp per list entry relaxes (or, with ``tree``, claims over tight arcs) for 32 sources."""
+        nwords = S // WARP
+        lane = cuda.threadIdx.x % WARP
+        nwarps = cuda.gridsize(1) // WARP
+        for e in range(cuda.grid(1) // WARP, cnt[q % 3], nwarps):
+            ent = lists[q % 2, e]
+            k = ent // nwords
+            c = ent - k * nwords
+            u = chunk_vertex[k]
+            a = indptr[u] + (k - chunk_ptr[u]) * split
+            end = min(a + split, indptr[u + 1])
+            s = c * WARP + lane
+            if lane == 0:
+                counts[0] += 1
+            if s >= ns or stamp[u * S + s] != q:
+                continue
+            du = dist[u * S + s]
+            counts[1] += end - a
+            for i in range(a, end):
+                v = indices[i]
+                vs = v * S + s
+                if tree:
+                    if v != base + s and parent[vs] == -1 and du + weights[i] == dist[vs]:
+                        # atomic: the first tight frontier vertex to reach v becomes its parent
+                        if cuda.atomic.cas(parent, vs, -1, u) == -1:
+                            stamp[vs] = q + 1
+                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1)
+                else:
+                    nd = WT(du + weights[i])
+                    if nd < dist[vs]:
+                        # atomic: keep the smallest candidate; only a real improvement re-queues v
+                        if nd < cuda.atomic.min(dist, vs, nd):
+                            stamp[vs] = q + 1
+                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1)
+
+    @cuda.jit(device=True)
+    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, reset):
+        """Stamp and list the batch's sources for round q; with ``reset`` also reset distances and parents."""
+        n = chunk_ptr.size - 1
+        if reset:
+            for idx in range(cuda.grid(1), n * S, cuda.gridsize(1)):
+                v = idx // S
+                dist[idx] = WT(0) if v == base + idx - v * S else inf
+                parent[idx] = -1
+        for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
+            stamp[(base + s) * S + s] = q
+            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, S // WARP, q)
+
+    @cuda.jit(device=True)
+    def write_rows(dist, parent, out_dist, out_parent, row0, ns, S):
+        """Copy the batch (vertex-major) into rows row0 .. row0 + ns - 1 of the result via 32 x 33 tiles."""
+        n = out_dist.shape[1]
+        tile_d = cuda.shared.array(TILE, WT)
+        tile_p = cuda.shared.array(TILE, numba.int32)
+        tx = cuda.threadIdx.x % WARP
+        ty = cuda.threadIdx.x // WARP
+        rows = cuda.blockDim.x // WARP
+        tiles_s = (ns + WARP - 1) // WARP
+        for t in range(cuda.blockIdx.x, ((n + WARP - 1) // WARP) * tiles_s, cuda.gridDim.x):
+            v0 = (t // tiles_s) * WARP
+            s0 = (t % tiles_s) * WARP
+            for i in range(ty, WARP, rows):
+                if v0 + i < n and s0 + tx < ns:
+                    tile_d[i, tx] = dist[(v0 + i) * S + s0 + tx]
+                    tile_p[i, tx] = parent[(v0 + i) * S + s0 + tx]
+            cuda.syncthreads()  # the tile is staged
+            for i in range(ty, WARP, rows):
+                if s0 + i < ns and v0 + tx < n:
+                    out_dist[row0 + s0 + i, v0 + tx] = tile_d[tx, i]
+                    out_parent[row0 + s0 + i, v0 + tx] = tile_p[tx, i]
+            cuda.syncthreads()  # the tile is consumed before the next one overwrites it
+
+    @cuda.jit
+    def batches(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
+                cnt, ctl, out_dist, out_parent, first, last, S, staged, inf):
+        """Batches first .. last - 1 of S sources each: distance rounds, tree rounds, rows written out."""
+        grid = cuda.cg.this_grid()
+        n = chunk_ptr.size - 1
+        counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
+        counts[0] = 0
+        counts[1] = 0
+        q = ctl[ROUND]
+        dist_rounds = 0
+        tree_rounds = 0
+        for b in range(first, last):
+            base = b * S
+            ns = min(S, n - base)
+            for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
+                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, tree == 0)
+                grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
+                while cnt[q % 3] != 0:
+                    if cuda.grid(1) == 0:
+                        cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
+                    expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent,
+                           lists, cnt, base, ns, S, q, tree == 1, counts)
+                    if tree == 0:
+                        dist_rounds += 1
+                    else:
+                        tree_rounds += 1
+                    q += 1
+                    grid.sync()  # round q - 1 is complete: each of its improvements is stamped and listed
+                grid.sync()  # everybody has seen the empty count before the next phase appends to it
+            write_rows(dist, parent, out_dist, out_parent, 0 if staged else base, ns, S)
+            grid.sync()  # the rows are out before the next batch resets the working arrays
+        # atomic: per-thread counters summed once per thread
+        cuda.atomic.add(ctl, ITEMS, counts[0])
+        cuda.atomic.add(ctl, RELAX, counts[1])
+        if cuda.grid(1) == 0:  # every thread read ctl[ROUND] before the first barrier
+            ctl[ROUND] = q
+            ctl[DIST_ROUNDS] += dist_rounds
+            ctl[TREE_ROUNDS] += tree_rounds
+
+    return batches
+
+
+class MultiSourceSolver(Solver):
+    """multisource_fast: batches of S sources, frontier rounds and trees in one cooperative kernel."""
+
+    device = "gpu"
+
+    def __init__(self, graph, batch=0, block=256, grid=0, split=128, **params):
+        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, **params)
+        if graph.has_negative_weights:
+            raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
+                              "w >= 0); use nsssp_shared, blockedfw_fast or scipy_apsp")
+        self.S = int(batch) or auto_batch(graph.n, graph.dtype.itemsize)
+        self.block = int(block)
+        self.want_grid = int(grid)
+        self.split = int(split)
+        self.chunk_ptr, self.chunk_vertex = arc_chunks(graph.indptr, self.split)
+        self.nwords = self.S // WARP
+        slots = max(len(self.chunk_vertex), 1) * self.nwords
+        if slots >= 2**31 or graph.n * self.S >= 2**62:
+            raise SolverError(f"multisource_fast: {len(self.chunk_vertex)} arc chunks x {self.nwords} words "
+                              "overflow the int32 list entries; use a larger split or a smaller batch")
+        self.slots = slots
+        self.kernel = _kernel(graph.dtype.name)
+        self.grid = None
+
+    def _result_fits(self) -> bool:
+        """Whether the n x n result fits in the free device memory (called after the working arrays)."""
+        if RESULT_ON_DEVICE is not None:
+            return bool(RESULT_ON_DEVICE)
+        free = free_device_memory()
+        if free is None:  # the simulator
+            return True
+        n, w = self.graph.n, self.graph.dtype.itemsize
+        return (w + 4) * n * n + MEMORY_MARGIN <= free
+
+    def upload(self):
+        g, n, S = self.graph, self.graph.n, self.S
+        self.indptr = cuda.to_device(g.indptr)
+        self.indices = cuda.to_device(g.indices)
+        self.weights = cuda.to_device(g.weights)
+        self.d_chunk_ptr = cuda.to_device(self.chunk_ptr)
+        self.d_chunk_vertex = cuda.to_device(np.append(self.chunk_vertex, np.int32(0)))  # never empty
+        self.dist = cuda.device_array(n * S, dtype=g.dtype)
+        self.stamp = cuda.device_array(n * S, dtype=np.int32)
+        self.parent_w = cuda.device_array(n * S, dtype=np.int32)
+        self.istamp = cuda.device_array(n * self.nwords, dtype=np.int32)
+        self.lists = cuda.device_array((2, self.slots), dtype=np.int32)
+        self.cnt = cuda.device_array(3, dtype=np.int64)
+        self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
+        self.on_device = self._result_fits()
+        if self.on_device:
+            self.out_dist = cuda.device_array((n, n), dtype=g.dtype)
+            self.out_parent = cuda.device_array((n, n), dtype=np.int32)
+        else:
+            self.host_dist = cuda.pinned_array((n, n), dtype=g.dtype)
+            self.host_parent = cuda.pinned_array((n, n), dtype=np.int32)
+            self.out_dist = cuda.device_array((S, n), dtype=g.dtype)
+            self.out_parent = cuda.device_array((S, n), dtype=np.int32)
+
+    def _args(self, first, last):
+        return (self.indptr, self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex,
+                np.int64(self.split), self.dist, self.stamp, self.istamp, self.parent_w, self.lists, self.cnt,
+                self.ctl, self.out_dist, self.out_parent, np.int64(first), np.int64(last), np.int64(self.S),
+                not self.on_device, self.graph.dtype.type(self.graph.inf))
+
+    def run(self, source=None):
+        n, S = self.graph.n, self.S
+        batches = (n + S - 1) // S
+        for arr in (self.stamp, self.istamp, self.cnt):  # round numbers start at 1 and only grow within a run
+            fill[launch_grid(arr.size, 256), 256](arr, 0)
+        self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
+        if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+            from ..device import multiprocessors
+
+            want = self.want_grid or 32 * multiprocessors()
+            self.grid = cooperative_grid(self.kernel, self._args(0, 1), self.block, want)
+        host_copy = 0.0
+        launches = 0
+        spans = [(0, batches)] if self.on_device else [(b, b + 1) for b in range(batches)]
+        for first, last in spans:
+            self.kernel[self.grid, self.block](*self._args(first, last))
+            launches += 1
+            if not self.on_device:
+                t0 = time.perf_counter()
+                base, count = first * S, min(S, n - first * S)
+                self.out_dist[:count].copy_to_host(self.host_dist[base:base + count])
+                self.out_parent[:count].copy_to_host(self.host_parent[base:base + count])
+                host_copy += (time.perf_counter() - t0) * 1e3
+        ctl = self.ctl.copy_to_host()
+        counters = {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
+                    "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
+                    "launches": launches, "grid": self.grid, "result_on_device": int(self.on_device)}
+        if not self.on_device:
+            counters["host_copy_ms"] = host_copy
+        return counters
+
+    def download(self):
+        if self.on_device:
+            return self.out_dist.copy_to_host(), self.out_parent.copy_to_host()
+        return np.array(self.host_dist), np.array(self.host_parent)
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        i32 = "int32[::1]"
+        sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, int64, {w}[::1], {i32}, {i32}, {i32}, "
+               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], int64, int64, int64, "
+               f"boolean, {w})")
+        out.append((f"batches[{w}]", _kernel(w), sig))
+    return out

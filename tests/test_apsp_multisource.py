@@ -1,0 +1,92 @@
+"""multisource_fast: batched multi-source APSP (one cooperative kernel for every round of every batch).
+
+Simulator budget: one block of 32 threads (one warp) or 64 (two warps), batches of 32 or 64 sources,
+graphs with n <= 70; a batch costs (rounds + tree levels + 4) grid barriers of the simulated threads.
+"""
+
+import numpy as np
+import pytest
+from cases import _g, assert_apsp_ok, random_graph, sssp_cases
+
+import gpusp
+from gpusp.errors import SolverError
+from gpusp.solvers import multisource, registry
+from gpusp.solvers.multisource import arc_chunks, auto_batch
+
+CASES = [c for c in sssp_cases() if c[0] != "random-37"]
+SMALL = dict(batch=32, block=32, split=2)
+
+
+def _solve(graph, **params):
+    return gpusp.solve(graph, "multisource_fast", None, warmup=0, **{**SMALL, **params})
+
+
+def _hub_with_zero_cycle():
+    """Hub 0 with 20 out-arcs (10 chunks of 2), a zero-weight 3-cycle, duplicates and a vertex nobody reaches."""
+    edges = [(0, v, v % 7 + 1) for v in range(1, 21)] + [(3, 4, 0), (4, 5, 0), (5, 3, 0), (5, 21, 0),
+                                                           (21, 0, 2), (2, 6, 1), (2, 6, 1), (6, 6, 0)]
+    return _g(23, edges, "hub-zero-cycle")
+
+
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_awkward_cases(label, graph, source):
+    res = _solve(graph)
+    assert_apsp_ok(graph, res)
+    assert res.counters["batches"] == 1 and res.counters["batch"] == 32
+    rounds = 1 if graph.m else 0  # a source without out-arcs is never listed
+    assert res.counters["iterations"] >= rounds and res.counters["tree_levels"] >= rounds
+
+
+def test_hub_chunks_zero_cycle_unreachable():
+    graph = _hub_with_zero_cycle()
+    res = _solve(graph)
+    assert_apsp_ok(graph, res)
+    assert res.dist[1, 22] == graph.inf and res.parent[1, 22] == -1  # vertex 22 has no in-arcs
+    assert res.dist[3, 5] == 0 and res.parent[3, 5] == 4  # along the zero cycle, not around it
+
+
+def test_several_batches_and_words():
+    """n = 70 with S = 64: two batches (the second partial), two 32-source words per vertex, two warps."""
+    graph = random_graph(70, 200, seed=11, wmin=0, wmax=30)
+    res = _solve(graph, batch=64, block=64)
+    assert_apsp_ok(graph, res)
+    assert res.counters["batches"] == 2 and res.counters["launches"] == 1
+    # every source-arc pair examined at least once per source that reaches its tail
+    reached = (res.dist != graph.inf).sum(axis=0)
+    assert res.counters["relaxations"] >= int((reached * np.diff(graph.indptr)).sum())
+
+
+def test_host_result_and_repeated_runs(monkeypatch):
+    """Rows staged per batch and copied to pinned host memory; run() twice resets its state."""
+    monkeypatch.setattr(multisource, "RESULT_ON_DEVICE", False)
+    graph = random_graph(40, 120, seed=4, wmin=1, wmax=9)
+    res = gpusp.solve(graph, "multisource_fast", None, warmup=1, trials=1, **SMALL)
+    assert_apsp_ok(graph, res)
+    assert res.counters["result_on_device"] == 0 and "host_copy_ms" in res.counters
+    assert res.counters["launches"] == res.counters["batches"] == 2
+
+
+def test_split_does_not_change_the_answer():
+    graph = _hub_with_zero_cycle()
+    a, b = _solve(graph, split=2), _solve(graph, split=128)
+    np.testing.assert_array_equal(a.dist, b.dist)
+    assert a.counters["items"] > b.counters["items"]  # the hub's row is 10 entries with split 2
+
+
+def test_refuses_negative_weights():
+    graph = sssp_cases(negative=True)[-3][1]
+    with pytest.raises(SolverError, match="negative weights"):
+        _solve(graph)
+
+
+def test_auto_batch_and_chunks():
+    assert auto_batch(1) == 32 and auto_batch(100) == 128 and auto_batch(5000) == 1024
+    assert auto_batch(36_682) == 512  # (4 + 8) x n x S <= 256 MiB
+    indptr = np.array([0, 0, 5, 6, 6 + 128 * 2 + 1], dtype=np.int32)
+    ptr, vert = arc_chunks(indptr, 128)
+    assert ptr.tolist() == [0, 0, 1, 2, 5] and vert.tolist() == [1, 2, 3, 3, 3]
+    assert registry.get("multisource_fast").resolve({})["batch"] == 0
+
+
+def test_compile_targets():
+    assert {label for label, _, _ in multisource.compile_targets()} == {"batches[int32]", "batches[int64]"}
