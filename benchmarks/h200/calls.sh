@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The 2026-11-24 H200 run of issues 11 and 9 in a few device calls (benchmarks/papers/README.md).
+# The H200 runs of 2026-11-24 in a few device calls: issues 11 and 9 (benchmarks/papers/README.md), issue 10
+# (benchmarks/apsp-sparse-h200.md).
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
 # Each STEP runs under `timeout` with min(its cap, the time left before DEADLINE_S); a step that would get less
 # than its minimum is skipped and logged. Everything goes to /tmp/o/CALL, packed after every step into
@@ -58,6 +59,8 @@ for st in "$@"; do
         f4) step p002fig4 200 60 "$(bench p002fig4 $C/p002fig4.yaml)" ;;
         g30fast) step apsp-fast-g30 180 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
         focus) step apsp-fast-focus 320 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;
+        sparse) step apsp-sparse 420 60 "mkdir -p $O/sparse && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparse 2>&1 | tee $O/sparse/apsp-sparse-log.txt" ;;
+        sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
         *) echo "unknown step $st" ;;
     esac
 done
