@@ -66,6 +66,15 @@ def test_host_result_and_repeated_runs(monkeypatch):
     assert res.counters["launches"] == res.counters["batches"] == 2
 
 
+def test_block_buffer_overflow_goes_to_the_global_list(monkeypatch):
+    """A 3-entry block buffer: most claims of a round spill straight into the global list."""
+    monkeypatch.setattr(multisource, "SBUF", 3)
+    graph = _hub_with_zero_cycle()
+    res = _solve(graph)
+    assert_apsp_ok(graph, res)
+    np.testing.assert_array_equal(res.dist, _solve(graph, split=128).dist)
+
+
 def test_split_does_not_change_the_answer():
     graph = _hub_with_zero_cycle()
     a, b = _solve(graph, split=2), _solve(graph, split=128)

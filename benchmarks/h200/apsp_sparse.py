@@ -80,7 +80,7 @@ def checks():
 def sweep(quick: bool):
     """(solver, params) for the multisource sweep."""
     if quick:
-        return [{"batch": 0}, {"batch": 1024}]
+        return [{"batch": b, "split": 32} for b in (0, 1024, 2048)] + [{"batch": 1024, "split": 128}]
     out = [{"batch": b, "split": s} for b in (0, 128, 256, 512, 1024, 2048) for s in (32, 128)]
     return out + [{"batch": 1024, "block": 512}, {"batch": 1024, "block": 1024}]
 
@@ -90,7 +90,7 @@ def main():
     ap.add_argument("--data", type=Path, default=Path(".devdata"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--graphs", nargs="+", default=list(SNAP))
-    ap.add_argument("--quick", action="store_true", help="two batch sizes per graph")
+    ap.add_argument("--quick", action="store_true", help="four configurations per graph")
     ap.add_argument("--no-checks", action="store_true")
     ap.add_argument("--peers", action="store_true", help="also blockedfw_fast, nsssp_shared and scipy_apsp")
     args = ap.parse_args()

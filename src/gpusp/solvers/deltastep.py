@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import config, cuda
 
+from ..errors import SolverError
 from .base import Solver
 from .common import DeviceGraph, build_parents
 
@@ -242,6 +243,9 @@ def cooperative_grid(kernel, args, block: int, want: int) -> int:
     else:
         argtypes = tuple(kernel.typeof_pyval(a) for a in args)
         limit = kernel.compile(argtypes).max_cooperative_grid_blocks(block)
+    if int(limit) < 1:
+        raise SolverError(f"{kernel.__name__}: not even one block of {block} threads fits on a multiprocessor "
+                          "(too many registers per thread); use a smaller block")
     return max(1, min(int(want), int(limit)))
 
 

@@ -75,7 +75,8 @@ TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflic
 # None: keep the n x n result on the device when it fits; True / False force it (tests use this).
 RESULT_ON_DEVICE: bool | None = None
 MEMORY_MARGIN = 256 * 2**20  # bytes left free beside the device result
-AUTO_BATCH_BYTES = 256 * 2**20  # the auto batch keeps distances, stamps and parents under this
+AUTO_BATCH_BYTES = 256 * 2**20
+SBUF = 2048  # list entries a block gathers in shared memory per round before one global append  # the auto batch keeps distances, stamps and parents under this
 # control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations
 ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX = 0, 1, 2, 3, 4
 CTL_SIZE = 5
@@ -102,13 +103,13 @@ def arc_chunks(indptr: np.ndarray, split: int):
 
 
 @functools.cache
-def _kernel(wname: str):
-    """The cooperative batch kernel for one distance type (int32 or int64)."""
+def _kernel(wname: str, sbuf_size: int):
+    """The cooperative batch kernel for one distance type (int32 or int64) and block buffer size."""
     WT = _WTYPES[wname]
 
     @cuda.jit(device=True)
-    def claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q):
-        """Put item (v, c) on the list of round q once: one entry per arc chunk of v."""
+    def claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q, sbuf, scount):
+        """Put item (v, c) on the list of round q once: one entry per arc chunk of v, via the block's buffer."""
         item = v * nwords + c
         if istamp[item] != q:  # cheap filter before the atomic
             # atomic: the first lane to raise the item's stamp to q appends it
@@ -116,13 +117,35 @@ def _kernel(wname: str):
                 k0 = chunk_ptr[v]
                 nch = chunk_ptr[v + 1] - k0
                 if nch > 0:
-                    pos = cuda.atomic.add(cnt, q % 3, nch)  # atomic: reserve nch entries of list q
+                    pos = cuda.atomic.add(scount, 0, nch)  # atomic (shared): reserve nch buffer slots
+                    over = pos + nch - max(pos, sbuf_size)
+                    gpos = 0
+                    if over > 0:  # the buffer is full: the rest goes straight to the global list
+                        gpos = cuda.atomic.add(cnt, q % 3, over) - max(pos, sbuf_size)  # atomic: global slots
                     for j in range(nch):
-                        lists[q % 2, pos + j] = (k0 + j) * nwords + c
+                        if pos + j < sbuf_size:
+                            sbuf[pos + j] = (k0 + j) * nwords + c
+                        else:
+                            lists[q % 2, gpos + pos + j] = (k0 + j) * nwords + c
+
+    @cuda.jit(device=True)
+    def flush(sbuf, scount, lists, cnt, q):
+        """The whole block: append its buffered entries to the list of round q with one global atomic."""
+        cuda.syncthreads()  # every claim of the block is in its buffer
+        if cuda.threadIdx.x == 0:
+            k = min(scount[0], sbuf_size)
+            scount[0] = k
+            scount[1] = cuda.atomic.add(cnt, q % 3, k) if k > 0 else 0  # atomic: one reservation per block
+        cuda.syncthreads()  # the block's offset in list q is known
+        for i in range(cuda.threadIdx.x, scount[0], cuda.blockDim.x):
+            lists[q % 2, scount[1] + i] = sbuf[i]
+        cuda.syncthreads()  # the buffer is copied out before it is reset
+        if cuda.threadIdx.x == 0:
+            scount[0] = 0
 
     @cuda.jit(device=True)
     def expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
-               cnt, base, ns, S, q, tree, counts):
+               cnt, base, ns, S, q, tree, counts, sbuf, scount):
         """Round q: a warp per list entry relaxes (or, with ``tree``, claims over tight arcs) for 32 sources."""
         nwords = S // WARP
         lane = cuda.threadIdx.x % WARP
@@ -149,17 +172,17 @@ def _kernel(wname: str):
                         # atomic: the first tight frontier vertex to reach v becomes its parent
                         if cuda.atomic.cas(parent, vs, -1, u) == -1:
                             stamp[vs] = q + 1
-                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1)
+                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1, sbuf, scount)
                 else:
                     nd = WT(du + weights[i])
                     if nd < dist[vs]:
                         # atomic: keep the smallest candidate; only a real improvement re-queues v
                         if nd < cuda.atomic.min(dist, vs, nd):
                             stamp[vs] = q + 1
-                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1)
+                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1, sbuf, scount)
 
     @cuda.jit(device=True)
-    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, reset):
+    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, reset, sbuf, scount):
         """Stamp and list the batch's sources for round q; with ``reset`` also reset distances and parents."""
         n = chunk_ptr.size - 1
         if reset:
@@ -169,7 +192,7 @@ def _kernel(wname: str):
                 parent[idx] = -1
         for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
             stamp[(base + s) * S + s] = q
-            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, S // WARP, q)
+            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, S // WARP, q, sbuf, scount)
 
     @cuda.jit(device=True)
     def write_rows(dist, parent, out_dist, out_parent, row0, ns, S):
@@ -204,6 +227,11 @@ def _kernel(wname: str):
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
         counts[0] = 0
         counts[1] = 0
+        sbuf = cuda.shared.array(sbuf_size, numba.int32)  # the block's list entries of the next round
+        scount = cuda.shared.array(2, numba.int32)  # entries in sbuf, then the block's offset in the list
+        if cuda.threadIdx.x == 0:
+            scount[0] = 0
+        cuda.syncthreads()  # the buffer is empty before anybody claims
         q = ctl[ROUND]
         dist_rounds = 0
         tree_rounds = 0
@@ -211,13 +239,16 @@ def _kernel(wname: str):
             base = b * S
             ns = min(S, n - base)
             for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
-                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, tree == 0)
+                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, tree == 0, sbuf,
+                     scount)
+                flush(sbuf, scount, lists, cnt, q)
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
                 while cnt[q % 3] != 0:
                     if cuda.grid(1) == 0:
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
                     expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent,
-                           lists, cnt, base, ns, S, q, tree == 1, counts)
+                           lists, cnt, base, ns, S, q, tree == 1, counts, sbuf, scount)
+                    flush(sbuf, scount, lists, cnt, q + 1)
                     if tree == 0:
                         dist_rounds += 1
                     else:
@@ -259,7 +290,7 @@ class MultiSourceSolver(Solver):
             raise SolverError(f"multisource_fast: {len(self.chunk_vertex)} arc chunks x {self.nwords} words "
                               "overflow the int32 list entries; use a larger split or a smaller batch")
         self.slots = slots
-        self.kernel = _kernel(graph.dtype.name)
+        self.kernel = _kernel(graph.dtype.name, SBUF)
         self.grid = None
 
     def _result_fits(self) -> bool:
@@ -347,5 +378,5 @@ def compile_targets():
         sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, int64, {w}[::1], {i32}, {i32}, {i32}, "
                f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], int64, int64, int64, "
                f"boolean, {w})")
-        out.append((f"batches[{w}]", _kernel(w), sig))
+        out.append((f"batches[{w}]", _kernel(w, SBUF), sig))
     return out
