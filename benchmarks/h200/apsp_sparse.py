@@ -31,7 +31,7 @@ import gpusp.device
 from gpusp.data.weights import add_weights
 from gpusp.measure.validate import check_apsp, sample_rows
 
-FIELDS = ["graph", "n", "m", "solver", "batch", "split", "block", "median_ms", "q1_ms", "q3_ms", "min_ms",
+FIELDS = ["graph", "n", "m", "solver", "batch", "split", "block", "regs", "median_ms", "q1_ms", "q3_ms", "min_ms",
           "d2h_ms", "compile_s", "iterations", "tree_levels", "batches", "items", "relaxations", "grid",
           "result_on_device", "valid", "rows_checked", "note", "samples_ms"]
 TRIALS = 3
@@ -49,7 +49,7 @@ def run_one(graph, solver, params, rows, trials, warmup=1):
     t = res.timings
     c = res.counters
     return {"graph": graph.name, "n": graph.n, "m": graph.m, "solver": solver, "batch": c.get("batch", ""),
-            "split": params.get("split", ""), "block": params.get("block", ""),
+            "split": params.get("split", ""), "block": params.get("block", ""), "regs": params.get("regs", ""),
             "median_ms": round(t.median_ms, 4), "q1_ms": round(t.q1_ms, 4), "q3_ms": round(t.q3_ms, 4),
             "min_ms": round(min(t.samples_ms), 4), "d2h_ms": round(t.d2h_ms, 2), "compile_s": round(t.compile_s, 2),
             **{k: c.get(k, "") for k in ("iterations", "tree_levels", "batches", "items", "relaxations", "grid",
@@ -80,7 +80,8 @@ def checks():
 def sweep(quick: bool):
     """(solver, params) for the multisource sweep."""
     if quick:
-        return [{"batch": b, "split": 32} for b in (0, 1024, 2048)] + [{"batch": 1024, "split": 128}]
+        return [{"batch": 1024, "split": 32, "regs": r} for r in (0, 80, 64, 48, 40, 32)] + [
+            {"batch": b, "split": 32, "regs": 64} for b in (512, 2048)]
     out = [{"batch": b, "split": s} for b in (0, 128, 256, 512, 1024, 2048) for s in (32, 128)]
     return out + [{"batch": 1024, "block": 512}, {"batch": 1024, "block": 1024}]
 

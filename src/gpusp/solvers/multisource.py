@@ -62,7 +62,7 @@ import time
 
 import numba
 import numpy as np
-from numba import cuda
+from numba import config, cuda
 
 from ..device import free_device_memory
 from ..errors import SolverError
@@ -103,9 +103,10 @@ def arc_chunks(indptr: np.ndarray, split: int):
 
 
 @functools.cache
-def _kernel(wname: str, sbuf_size: int):
-    """The cooperative batch kernel for one distance type (int32 or int64) and block buffer size."""
+def _kernel(wname: str, sbuf_size: int, regs: int = 0):
+    """The cooperative batch kernel for one distance type, block buffer size and register cap (0: none)."""
     WT = _WTYPES[wname]
+    cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
 
     @cuda.jit(device=True)
     def claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q, sbuf, scount):
@@ -218,7 +219,7 @@ def _kernel(wname: str, sbuf_size: int):
                     out_parent[row0 + s0 + i, v0 + tx] = tile_p[tx, i]
             cuda.syncthreads()  # the tile is consumed before the next one overwrites it
 
-    @cuda.jit
+    @cuda.jit(**cap)
     def batches(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
                 cnt, ctl, out_dist, out_parent, first, last, S, staged, inf):
         """Batches first .. last - 1 of S sources each: distance rounds, tree rounds, rows written out."""
@@ -274,8 +275,8 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=128, **params):
-        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, **params)
+    def __init__(self, graph, batch=0, block=256, grid=0, split=128, regs=0, **params):
+        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, **params)
         if graph.has_negative_weights:
             raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
                               "w >= 0); use nsssp_shared, blockedfw_fast or scipy_apsp")
@@ -290,7 +291,7 @@ class MultiSourceSolver(Solver):
             raise SolverError(f"multisource_fast: {len(self.chunk_vertex)} arc chunks x {self.nwords} words "
                               "overflow the int32 list entries; use a larger split or a smaller batch")
         self.slots = slots
-        self.kernel = _kernel(graph.dtype.name, SBUF)
+        self.kernel = _kernel(graph.dtype.name, SBUF, int(regs))
         self.grid = None
 
     def _result_fits(self) -> bool:
