@@ -179,7 +179,7 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
 
 @cuda.jit(cache=True)
 def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, source, delta, inf,
-            lanes, chain, tree, localq, fuse_limit):
+            lanes, chain, tree, localq, fuse_limit, fuse_lanes):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
@@ -228,7 +228,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
             # a small near queue: block 0 settles rounds alone while the others wait at the barrier
             if cuda.blockIdx.x == 0:
                 rounds, arcs = _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl,
-                                             localq, lcnt, count, step % 2, threshold, tick, lanes, fuse_limit,
+                                             localq, lcnt, count, step % 2, threshold, tick, fuse_lanes, fuse_limit,
                                              wbuf, wslot, epoch % 2, epoch % 3)
                 relaxed += arcs
                 if tid == 0:
@@ -352,17 +352,18 @@ class DeltaStepSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, **params):
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, **params):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
-                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, **params)
+                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, **params)
         self.chain = int(chain)
         self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
         self.block = int(block)
         self.lanes = min(int(lanes) or DEFAULT_LANES, self.block)
         self.fuse = str(fuse)
         self.fuse_queue = int(fuse_queue)
-        # 0: two passes of the block's vertex groups (block / lanes vertices per pass)
-        self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.lanes)) if self.fuse == "block" else 0
+        self.fuse_lanes = min(int(fuse_lanes) or self.lanes, self.block)
+        # 0: two passes of the block's vertex groups (block / fuse_lanes vertices per pass)
+        self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.fuse_lanes)) if self.fuse == "block" else 0
         self.want_grid = int(grid)
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
@@ -388,7 +389,7 @@ class DeltaStepSolver(Solver):
         return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
                 self.d_stamp, self.d_infar, self.d_ctl, np.int64(source), np.int64(self.delta), self.inf,
                 np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
-                np.int64(self.fuse_limit))
+                np.int64(self.fuse_limit), np.int64(self.fuse_lanes))
 
     def run(self, source):
         args = self._args(source)
@@ -402,7 +403,7 @@ class DeltaStepSolver(Solver):
         return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
                 "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                 "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
-                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit}
+                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes}
 
     def download(self):
         return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
@@ -414,6 +415,6 @@ def compile_targets():
     out = []
     for w in ("int32", "int64"):
         sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
-               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64)")
+               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64)")
         out.append((f"nearfar[{w}]", nearfar, sig))
     return out

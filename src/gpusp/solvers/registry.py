@@ -255,8 +255,10 @@ SPECS: tuple[SolverSpec, ...] = (
                              "(bucket fusion as in GAPBS, a block-local queue as in ADDS); 'off': every near "
                              "round is a grid-wide step", choices=("off", "block")),
                        Param("fuse_limit", 0, "fuse=block: the largest near queue one block settles alone, and "
-                             "the size at which it hands back to the grid (0: 2 x block / lanes, two passes "
+                             "the size at which it hands back to the grid (0: 2 x block / fuse_lanes, two passes "
                              "of the block)", minimum=0),
+                       Param("fuse_lanes", 0, "fuse=block: threads that share one vertex's arcs in the fused "
+                             "rounds (0: lanes)", choices=(0, 1, 2, 4, 8, 16, 32)),
                        Param("fuse_queue", 4096, "fuse=block: capacity of the block-local queue; what does "
                              "not fit spills to the global near queue and ends the fused rounds", minimum=1)),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
