@@ -19,7 +19,7 @@ GPU design (ours):
 * **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
   and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
   cleared one step before it is written and never while anybody still reads it (no extra barrier).
-  A near push is claimed with an atomic max on a per-vertex stamp (the step that will expand it), a far
+  A near push is claimed with an atomic max on a per-vertex stamp (the round that will expand it), a far
   push with an atomic exchange on a per-vertex in-far flag: each vertex is at most once in each, so n
   entries always suffice.
 * **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
@@ -28,18 +28,43 @@ GPU design (ours):
   dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
   so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
 
+Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: the GAP Benchmark
+Suite's *bucket fusion* (Beamer, Asanovic and Patterson), where a thread whose next bin of the current
+bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues of
+ADDS (Wang et al., PPoPP'21)). On road networks many near rounds hold a few dozen to a few hundred
+vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's near
+queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
+between them (a fraction of a microsecond), while every other block goes straight to the step's grid
+barrier and waits there. A fused round pushes the vertices it lowers below the threshold to a
+block-local queue (two buffers of ``fuse_queue`` entries in global memory, their fill counters in shared
+memory, three slots rotating as in the grid loop, so one block barrier per round suffices); improvements
+at or above the threshold go to the far pile exactly as on the grid. The block stops after a round that
+queued nothing (the bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more
+than ``fuse_queue`` (the overflow went to the global near queue as it happened); what its last round
+queued locally is copied to the global near queue, so the next grid step goes on as if the rounds had
+run on the grid. Stamps count rounds, not steps (``tick``): thread 0 publishes how many rounds the block
+ran and every thread adds that after the barrier, so a vertex is queued at most once per round in either
+mode. ``fuse_lanes`` threads share a vertex in the fused rounds; ``chain`` applies to grid rounds only.
+
 Correctness: distances only decrease (atomic min); every improvement is either below the threshold and
 pushed to the near queue (expanded next round with the then-current distance) or at/above it and in the
 far pile; the threshold only rises past a distance after the near queue is empty, so on exit no
-improvement is unexpanded and the distances are exact. Negative weights are refused (delta-stepping
-needs w >= 0).
+improvement is unexpanded and the distances are exact. Fusion keeps each of these facts: a fused round
+is a near round run by fewer threads, its queue is handed back or spilled, never dropped, and the
+threshold does not move inside a fused step. Negative weights are refused (delta-stepping needs w >= 0).
 
 Complexity: O(n + m) work per pass over the vertices settled in a bucket, re-expansions bounded by the
 arcs lighter than delta on the paths inside a bucket (Meyer and Sanders); rounds = sum over buckets of
-the hop depth inside each bucket. Memory: CSR + distances + parents + four queues + stamps and flags.
+the hop depth inside each bucket. Time ~ grid steps x (grid barrier + one round's work) + fused rounds
+x (block barrier + passes x one pass's latency), a pass being block / fuse_lanes vertices, so fusion
+pays for rounds of a pass or two. Memory: CSR + distances + parents + four queues + stamps and flags
+(+ 8 fuse_queue bytes for the block-local queue with fuse='block').
 
-Counters: ``iterations`` (near rounds), ``buckets`` (far splits), ``relaxations`` (arcs examined),
-``launches`` (1, plus the tree launches with zero weights), ``delta``, ``lanes``, ``grid``.
+Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far splits), ``relaxations``
+(arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
+ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
+block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
+``fuse_limit`` (0: off), ``fuse_lanes``.
 """
 
 from __future__ import annotations
