@@ -28,10 +28,10 @@ GPU design (ours):
   dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
   so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
 
-Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: the GAP Benchmark
-Suite's *bucket fusion* (Beamer, Asanovic and Patterson), where a thread whose next bin of the current
-bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues of
-ADDS (Wang et al., PPoPP'21)). On road networks many near rounds hold a few dozen to a few hundred
+Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion*
+(Zhang et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin
+of the current bucket is small expands it at once instead of waiting at a barrier, and the block-local
+work queues of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few hundred
 vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's near
 queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
 between them (a fraction of a microsecond), while every other block goes straight to the step's grid
