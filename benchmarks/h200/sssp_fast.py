@@ -92,9 +92,10 @@ def fuse_configs(label, graph, with_gapbs):
         out.append(("deltastep_gpu", dict(block, fuse_lanes=4, fuse_limit=limit)))
     if not label.startswith("grid"):  # rounds of thousands of vertices: fusion rarely applies on the grid
         out.append(("deltastep_gpu", dict(block, fuse_lanes=1, fuse_limit=256)))
-        for threads, fuse_lanes in ((512, 2), (1024, 4)):  # a larger block: more vertices per fused pass
-            out.append(("deltastep_gpu", dict(best, block=threads)))
-            out.append(("deltastep_gpu", dict(block, block=threads, fuse_lanes=fuse_lanes, fuse_limit=512)))
+        # a 512-thread block (the largest that fits: 112 registers a thread) holds more vertices per fused pass
+        out.append(("deltastep_gpu", dict(best, block=512)))
+        out.append(("deltastep_gpu", dict(block, block=512, fuse_lanes=2, fuse_limit=512)))
+        out.append(("deltastep_gpu", dict(block, block=512, fuse_lanes=4, fuse_limit=256)))
         small = {"delta": max(1, int(base)), "lanes": lanes}  # smaller buckets: more, smaller rounds
         out.append(("deltastep_gpu", small))
         out.append(("deltastep_gpu", dict(small, fuse="block", fuse_lanes=4, fuse_limit=256)))
