@@ -148,8 +148,7 @@ def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wsl
 @cuda.jit(device=True)
 def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, localq, lcnt, count, rbuf,
                   threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot):
-    """One block expands near rounds alone, block barriers only, while the queue stays small; the queue
-    it stops with (too large, spilled, or empty) goes back to the global near queue. Returns (rounds, arcs)."""
+    """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
     t = cuda.threadIdx.x
     group = t // lanes
     lane = t % lanes
