@@ -41,6 +41,7 @@ from gpusp.data.weights import add_weights
 FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
           "iterations", "buckets", "relaxations", "launches", "valid", "note", "grid_steps", "block_steps",
           "fused_steps"]
+NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes")  # counters in the note
 
 
 GRAPHS = {
@@ -150,7 +151,7 @@ def run(args):
                              "buckets": c.get("buckets"), "relaxations": c.get("relaxations"),
                              "launches": c.get("launches"), "valid": ok, "grid_steps": c.get("grid_steps"),
                              "block_steps": c.get("block_steps"), "fused_steps": c.get("fused_steps"),
-                             "note": " ".join(f"{k}={c[k]}" for k in ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes") if k in c)})
+                             "note": " ".join(f"{k}={c[k]}" for k in NOTE if k in c)})
             mine = [r for r in rows[-len(results):]]
             med = float(np.median([r["median_ms"] for r in mine]))
             its = float(np.median([r["iterations"] or 0 for r in mine]))

@@ -28,23 +28,23 @@ GPU design (ours):
   dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
   so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
 
-Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion*
-(Zhang et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin
-of the current bucket is small expands it at once instead of waiting at a barrier, and the block-local
-work queues of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few hundred
-vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's near
-queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
-between them (a fraction of a microsecond), while every other block goes straight to the step's grid
-barrier and waits there. A fused round pushes the vertices it lowers below the threshold to a
-block-local queue (two buffers of ``fuse_queue`` entries in global memory, their fill counters in shared
-memory, three slots rotating as in the grid loop, so one block barrier per round suffices); improvements
-at or above the threshold go to the far pile exactly as on the grid. The block stops after a round that
-queued nothing (the bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more
-than ``fuse_queue`` (the overflow went to the global near queue as it happened); what its last round
-queued locally is copied to the global near queue, so the next grid step goes on as if the rounds had
-run on the grid. Stamps count rounds, not steps (``tick``): thread 0 publishes how many rounds the block
-ran and every thread adds that after the barrier, so a vertex is queued at most once per round in either
-mode. ``fuse_lanes`` threads share a vertex in the fused rounds; ``chain`` applies to grid rounds only.
+Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
+et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
+current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
+of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few
+hundred vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's
+near queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
+between them (a fraction of a microsecond), while every other block goes straight to the step's grid barrier
+and waits there. A fused round pushes the vertices it lowers below the threshold to a block-local queue (two
+buffers of ``fuse_queue`` entries in global memory, their fill counters in shared memory, three slots
+rotating as in the grid loop, so one block barrier per round suffices); improvements at or above the
+threshold go to the far pile exactly as on the grid. The block stops after a round that queued nothing (the
+bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more than ``fuse_queue``
+(the overflow went to the global near queue as it happened); what its last round queued locally is copied to
+the global near queue, so the next grid step goes on as if the rounds had run on the grid. Stamps count
+rounds, not steps (``tick``): thread 0 publishes how many rounds the block ran and every thread adds that
+after the barrier, so a vertex is queued at most once per round in either mode. ``fuse_lanes`` threads share
+a vertex in the fused rounds; ``chain`` applies to grid rounds only.
 
 Correctness: distances only decrease (atomic min); every improvement is either below the threshold and
 pushed to the near queue (expanded next round with the then-current distance) or at/above it and in the
