@@ -95,6 +95,113 @@ def test_deltastep_repeated_runs_identical():
     assert_sssp_ok(graph, source, again)
 
 
+def _steps_add_up(c):
+    """Grid steps are near rounds on the grid, far splits and fused steps; fused steps hold fused rounds."""
+    assert c["grid_steps"] == (c["iterations"] - c["fused_steps"]) + c["block_steps"] + c["buckets"]
+    assert c["fused_steps"] >= c["block_steps"]
+
+
+def _tree(depth, fan):
+    """A complete tree with `fan` children per vertex and unique paths: the same rounds in any mode."""
+    edges, level, nxt = [], [0], 1
+    for d in range(depth):
+        new = []
+        for u in level:
+            for _ in range(fan):
+                edges.append((u, nxt, 1 + (nxt * 7) % 5))
+                new.append(nxt)
+                nxt += 1
+        level = new
+    return _g(nxt, edges, f"tree-{depth}x{fan}")
+
+
+@pytest.mark.parametrize("limit,queue", [(1, 1), (4, 2), (0, 4096)], ids=["l1q1", "l4q2", "default"])
+@pytest.mark.parametrize("delta", [0, 1, 10**9], ids=["auto", "d1", "huge"])
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_deltastep_fused_matches_reference(label, graph, source, delta, limit, queue):
+    res = _solve(graph, "deltastep_gpu", source, delta=delta, lanes=4, fuse="block", fuse_limit=limit,
+                 fuse_queue=queue)
+    assert_sssp_ok(graph, source, res)
+    _steps_add_up(res.counters)
+    assert res.counters["block_steps"] >= 1  # the source's round is always small enough
+
+
+def test_deltastep_fuse_off_has_no_fused_steps():
+    graph = random_graph(60, 240, seed=11, wmin=1, wmax=9)
+    res = _solve(graph, "deltastep_gpu", 0, delta=4)
+    assert res.counters["block_steps"] == res.counters["fused_steps"] == res.counters["fuse_limit"] == 0
+    _steps_add_up(res.counters)
+
+
+def test_deltastep_fused_long_chain_one_grid_step():
+    """A chain keeps one vertex queued: every round is fused, in one block step and no grid round."""
+    graph = _chain(150)
+    res = _solve(graph, "deltastep_gpu", 0, delta=10**6, lanes=1, fuse="block", fuse_limit=2)
+    assert_sssp_ok(graph, 0, res)
+    c = res.counters
+    assert (c["iterations"], c["fused_steps"], c["block_steps"], c["grid_steps"]) == (150, 150, 1, 1)
+    assert c["relaxations"] == 149
+
+
+def test_deltastep_fused_chain_across_buckets():
+    """Small buckets: each far split hands a one-vertex queue to the block, which settles the bucket."""
+    graph = _chain(90)
+    res = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=1, fuse="block", fuse_limit=1)
+    assert_sssp_ok(graph, 0, res)
+    c = res.counters
+    assert c["buckets"] > 10 and c["block_steps"] == c["buckets"] + 1
+    assert c["iterations"] == _solve(graph, "deltastep_gpu", 0, delta=5, lanes=1).counters["iterations"]
+    _steps_add_up(c)
+
+
+@pytest.mark.parametrize("limit,queue", [(3, 4096), (100, 4096), (100, 2), (100, 1)])
+def test_deltastep_fused_tree_hands_back(limit, queue):
+    """A tree's frontier triples per level: the block hands back once it passes fuse_limit, or when
+    the local queue overflows and spills; the rounds are the tree's levels in every mode."""
+    graph = _tree(4, 3)
+    res = _solve(graph, "deltastep_gpu", 0, delta=10**6, lanes=1, fuse="block", fuse_limit=limit,
+                 fuse_queue=queue)
+    assert_sssp_ok(graph, 0, res)
+    c = res.counters
+    assert c["iterations"] == 5
+    _steps_add_up(c)
+    if queue >= 27 and limit >= 27:
+        assert (c["fused_steps"], c["grid_steps"]) == (5, 1)
+    elif limit == 3:  # levels of 1 and 3 vertices fused, then 9 and 27 on the grid: 2 + 1 + 1 + 1 steps
+        assert (c["fused_steps"], c["block_steps"], c["grid_steps"]) == (2, 1, 4)
+    else:  # every round queues more than `queue`: it spills and ends its block step, one round per step
+        assert (c["fused_steps"], c["block_steps"], c["grid_steps"]) == (5, 5, 5)
+
+
+@pytest.mark.parametrize("fuse_lanes", [1, 2, 32])
+def test_deltastep_fused_random_graphs(fuse_lanes):
+    for seed in range(3):
+        graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
+        for delta, limit, queue in ((1, 4, 8), (8, 16, 3), (10**6, 40, 4096)):
+            res = _solve(graph, "deltastep_gpu", seed, delta=delta, lanes=4, fuse="block", fuse_limit=limit,
+                         fuse_queue=queue, fuse_lanes=fuse_lanes)
+            assert_sssp_ok(graph, seed, res)
+            _steps_add_up(res.counters)
+
+
+def test_deltastep_fused_repeated_runs_identical():
+    graph, source = CASES[4][1], CASES[4][2]  # zero-weight cycle
+    kw = dict(fuse="block", fuse_limit=2, fuse_queue=2)
+    once = _solve(graph, "deltastep_gpu", source, **kw)
+    again = _solve(graph, "deltastep_gpu", source, trials=2, warmup=1, **kw)
+    assert np.array_equal(once.dist, again.dist)
+    assert_sssp_ok(graph, source, again)
+
+
+def test_deltastep_fuse_params_checked():
+    graph = _chain(5)
+    with pytest.raises(SolverError, match="fuse"):
+        _solve(graph, "deltastep_gpu", fuse="warp")
+    with pytest.raises(SolverError, match="fuse_queue"):
+        _solve(graph, "deltastep_gpu", fuse="block", fuse_queue=0)
+    assert _solve(graph, "deltastep_gpu", fuse="block", lanes=4).counters["fuse_limit"] == 2 * 32 // 4
+
+
 @pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
 @pytest.mark.parametrize("launch", ["graph", "persistent"])
 @pytest.mark.parametrize("label,graph,source", NEGATIVE, ids=[c[0] for c in NEGATIVE])

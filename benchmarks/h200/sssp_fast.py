@@ -7,13 +7,20 @@ Every graph is loaded once; every configuration runs from the same seeded source
 runs per source after a warm-up, CUDA events), and every answer is validated against SciPy (exact
 distances + the five tree checks; GAPBS by its own verifier). The ring (4096 vertices, one active vertex
 per round) gives the cost of an almost empty round for each launch mode: median time / rounds.
-Writes sssp-fast.csv (one row per configuration and source) and prints a summary table.
+Writes sssp-fast.csv (one row per configuration and source) after every configuration and prints a
+summary line per configuration.
+
+``--only-fuse`` (issue 8, block-local fusion): deltastep_gpu at the best known delta and lanes per graph
+with fuse=off against fuse=block over a few fuse_limit / fuse_lanes values, beside GAPBS on 16 threads
+and SciPy, on ``--graphs USA-road-d.NY USA-road-d.BAY grid-4096`` (about 4 minutes on the H200 with the
+JIT and the GAPBS build, which ``$GPUSP_MIRROR``, set to ``--data`` when unset, supplies offline).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 import traceback
@@ -32,7 +39,9 @@ from gpusp.measure.validate import check_sssp, reference_distances
 from gpusp.data.weights import add_weights
 
 FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
-          "iterations", "buckets", "relaxations", "launches", "valid", "note"]
+          "iterations", "buckets", "relaxations", "launches", "valid", "note", "grid_steps", "block_steps",
+          "fused_steps"]
+NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes")  # counters in the note
 
 
 GRAPHS = {
@@ -68,6 +77,35 @@ def configs(label, graph, with_gapbs, gapbs_threads=(1, 16), deltas=3):
     return out
 
 
+# best known (multiple of Davidson et al.'s delta, lanes) per graph, from benchmarks/sssp-fast-h200.md
+FUSE_BEST = {"USA-road-d.NY": (4, 32), "USA-road-d.BAY": (4, 32), "grid-4096": (1, 4)}
+
+
+def fuse_configs(label, graph, with_gapbs):
+    """fuse=off against fuse=block at the graph's best delta and lanes, then SciPy and GAPBS 16 threads
+    (last: on the 16.8 M grid its graph conversion takes a minute)."""
+    mult, lanes = FUSE_BEST.get(label, (4, 32))
+    base = graph.default_delta()
+    best = {"delta": max(1, int(base * mult)), "lanes": lanes}
+    block = dict(best, fuse="block")
+    out = [("deltastep_gpu", best)]
+    for limit in (64, 256, 1024):  # one, four and sixteen passes of a 256-thread block at 4 lanes
+        out.append(("deltastep_gpu", dict(block, fuse_lanes=4, fuse_limit=limit)))
+    if not label.startswith("grid"):  # rounds of thousands of vertices: fusion rarely applies on the grid
+        out.append(("deltastep_gpu", dict(block, fuse_lanes=1, fuse_limit=256)))
+        # a 512-thread block (the largest that fits: 112 registers a thread) holds more vertices per fused pass
+        out.append(("deltastep_gpu", dict(best, block=512)))
+        out.append(("deltastep_gpu", dict(block, block=512, fuse_lanes=2, fuse_limit=512)))
+        out.append(("deltastep_gpu", dict(block, block=512, fuse_lanes=4, fuse_limit=256)))
+        small = {"delta": max(1, int(base)), "lanes": lanes}  # smaller buckets: more, smaller rounds
+        out.append(("deltastep_gpu", small))
+        out.append(("deltastep_gpu", dict(small, fuse="block", fuse_lanes=4, fuse_limit=256)))
+    out.append(("scipy_dijkstra", {}))
+    if with_gapbs:
+        out.append(("gapbs_sssp", {"threads": 16, "delta": max(1, int(base))}))
+    return out
+
+
 def run(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -81,14 +119,19 @@ def run(args):
         refs = reference_distances(graph, sources)
         print(f"== {label}: n={graph.n:,} m={graph.m:,} delta0={graph.default_delta()} sources={sources} "
               f"(reference {time.perf_counter() - t0:.1f} s)", flush=True)
-        for name, params in configs(label, graph, with_gapbs, args.gapbs_threads, args.gapbs_deltas):
+        if args.only_fuse:
+            todo = fuse_configs(label, graph, with_gapbs)
+        else:
+            todo = configs(label, graph, with_gapbs, args.gapbs_threads, args.gapbs_deltas)
+        for name, params in todo:
             if args.solvers and name not in args.solvers:
                 continue
             slow = name in ("dijkstra_cpu", "scipy_dijkstra", "gapbs_sssp")  # seconds per source at 16.8 M
             trials = 1 if slow and graph.n > 10**6 else args.trials
+            warmup = 0 if slow and graph.n > 10**6 and args.only_fuse else 1  # CPU runs need no JIT warm-up
             t1 = time.perf_counter()
             try:
-                results = list(solve_many(graph, name, sources, trials=trials, warmup=1, **params))
+                results = list(solve_many(graph, name, sources, trials=trials, warmup=warmup, **params))
             except Exception as exc:  # record and go on: one bad configuration must not stop the sweep
                 rows.append({"graph": label, "n": graph.n, "m": graph.m, "solver": name, "params": str(params),
                              "note": f"{type(exc).__name__}: {exc}"[:300]})
@@ -106,15 +149,18 @@ def run(args):
                              "source": res.source, "median_ms": t.median_ms, "q1_ms": t.q1_ms, "q3_ms": t.q3_ms,
                              "min_ms": t.min_ms, "compile_s": t.compile_s, "iterations": c.get("iterations"),
                              "buckets": c.get("buckets"), "relaxations": c.get("relaxations"),
-                             "launches": c.get("launches"), "valid": ok,
-                             "note": " ".join(f"{k}={c[k]}" for k in ("delta", "lanes", "chain", "grid", "threads") if k in c)})
+                             "launches": c.get("launches"), "valid": ok, "grid_steps": c.get("grid_steps"),
+                             "block_steps": c.get("block_steps"), "fused_steps": c.get("fused_steps"),
+                             "note": " ".join(f"{k}={c[k]}" for k in NOTE if k in c)})
             mine = [r for r in rows[-len(results):]]
             med = float(np.median([r["median_ms"] for r in mine]))
             its = float(np.median([r["iterations"] or 0 for r in mine]))
             valid = all(r["valid"] for r in mine)
+            steps = float(np.median([r["grid_steps"] or 0 for r in mine]))
+            fused = float(np.median([r["fused_steps"] or 0 for r in mine]))
             print(f"   {name:<16} {str(params):<40} median {med:9.3f} ms  rounds {its:7.0f}  "
-                  f"{med * 1e3 / max(its, 1):7.2f} us/round  valid={valid}  ({time.perf_counter() - t1:.1f} s)",
-                  flush=True)
+                  f"{med * 1e3 / max(its, 1):7.2f} us/round  grid steps {steps:6.0f}  fused rounds {fused:6.0f}  "
+                  f"valid={valid}  ({time.perf_counter() - t1:.1f} s)", flush=True)
             with open(out / f"sssp-fast{args.tag}.csv", "w", newline="") as fh:
                 w = csv.DictWriter(fh, fieldnames=FIELDS)
                 w.writeheader()
@@ -131,7 +177,11 @@ def main():
     p.add_argument("--solvers", nargs="+", default=[], help="only these solvers (default: every one)")
     p.add_argument("--gapbs-threads", type=int, nargs="+", default=[1, 16], help="GAPBS thread counts")
     p.add_argument("--gapbs-deltas", type=int, default=3, help="GAPBS deltas (1, 4, 16 x the rule) at 16 threads")
+    p.add_argument("--only-fuse", action="store_true", help="deltastep_gpu fuse=off vs fuse=block, GAPBS 16 "
+                   "threads and SciPy only (issue 8's block-local fusion run)")
     args = p.parse_args()
+    if args.only_fuse:
+        os.environ.setdefault("GPUSP_MIRROR", str(Path(args.data).resolve()))  # the GAPBS archive, offline
     print(f"GPU and host: {gpusp.device.device_info()}", flush=True)
     run(args)
 

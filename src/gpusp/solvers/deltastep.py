@@ -19,7 +19,7 @@ GPU design (ours):
 * **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
   and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
   cleared one step before it is written and never while anybody still reads it (no extra barrier).
-  A near push is claimed with an atomic max on a per-vertex stamp (the step that will expand it), a far
+  A near push is claimed with an atomic max on a per-vertex stamp (the round that will expand it), a far
   push with an atomic exchange on a per-vertex in-far flag: each vertex is at most once in each, so n
   entries always suffice.
 * **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
@@ -28,18 +28,43 @@ GPU design (ours):
   dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
   so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
 
+Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
+et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
+current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
+of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few
+hundred vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's
+near queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
+between them (a fraction of a microsecond), while every other block goes straight to the step's grid barrier
+and waits there. A fused round pushes the vertices it lowers below the threshold to a block-local queue (two
+buffers of ``fuse_queue`` entries in global memory, their fill counters in shared memory, three slots
+rotating as in the grid loop, so one block barrier per round suffices); improvements at or above the
+threshold go to the far pile exactly as on the grid. The block stops after a round that queued nothing (the
+bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more than ``fuse_queue``
+(the overflow went to the global near queue as it happened); what its last round queued locally is copied to
+the global near queue, so the next grid step goes on as if the rounds had run on the grid. Stamps count
+rounds, not steps (``tick``): thread 0 publishes how many rounds the block ran and every thread adds that
+after the barrier, so a vertex is queued at most once per round in either mode. ``fuse_lanes`` threads share
+a vertex in the fused rounds; ``chain`` applies to grid rounds only.
+
 Correctness: distances only decrease (atomic min); every improvement is either below the threshold and
 pushed to the near queue (expanded next round with the then-current distance) or at/above it and in the
 far pile; the threshold only rises past a distance after the near queue is empty, so on exit no
-improvement is unexpanded and the distances are exact. Negative weights are refused (delta-stepping
-needs w >= 0).
+improvement is unexpanded and the distances are exact. Fusion keeps each of these facts: a fused round
+is a near round run by fewer threads, its queue is handed back or spilled, never dropped, and the
+threshold does not move inside a fused step. Negative weights are refused (delta-stepping needs w >= 0).
 
 Complexity: O(n + m) work per pass over the vertices settled in a bucket, re-expansions bounded by the
 arcs lighter than delta on the paths inside a bucket (Meyer and Sanders); rounds = sum over buckets of
-the hop depth inside each bucket. Memory: CSR + distances + parents + four queues + stamps and flags.
+the hop depth inside each bucket. Time ~ grid steps x (grid barrier + one round's work) + fused rounds
+x (block barrier + passes x one pass's latency), a pass being block / fuse_lanes vertices, so fusion
+pays for rounds of a pass or two. Memory: CSR + distances + parents + four queues + stamps and flags
+(+ 8 fuse_queue bytes for the block-local queue with fuse='block').
 
-Counters: ``iterations`` (near rounds), ``buckets`` (far splits), ``relaxations`` (arcs examined),
-``launches`` (1, plus the tree launches with zero weights), ``delta``, ``lanes``, ``grid``.
+Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far splits), ``relaxations``
+(arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
+ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
+block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
+``fuse_limit`` (0: off), ``fuse_lanes``.
 """
 
 from __future__ import annotations
@@ -51,16 +76,18 @@ from ..errors import SolverError
 from .base import Solver
 from .common import DeviceGraph, build_parents
 
-# control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs
+# control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
+# then the fused rounds of the last two steps (one slot per step parity) and the fusion counters
 NEAR, FAR, FMIN, ROUNDS, SPLITS, RELAX = 0, 3, 6, 9, 10, 11
-CTL_SIZE = 12
+FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS = 12, 14, 15, 16
+CTL_SIZE = 17
 FMIN_EMPTY = np.iinfo(np.int64).max
 
 
 @cuda.jit(device=True)
-def _push_near(nearq, stamp, ctl, w, step, wbuf, wslot):
-    """Queue w for step + 1 unless it already is (the first to stamp it queues it)."""
-    if cuda.atomic.max(stamp, w, step + 1) < step + 1:  # atomic: one stamp per vertex and step
+def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot):
+    """Queue w for round tick + 1 unless it already is (the first to stamp it queues it)."""
+    if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
         nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = w  # atomic: claim a queue slot
 
 
@@ -73,7 +100,7 @@ def _push_far(farq, infar, ctl, w, d, fbuf, fslot):
 
 
 @cuda.jit(device=True)
-def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, step,
+def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
             wbuf, wslot, fbuf, fslot):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
@@ -98,20 +125,87 @@ def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, d
                         nxt = y
                         dn = cand
                     else:
-                        _push_near(nearq, stamp, ctl, y, step, wbuf, wslot)
+                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot)
             e += 1
         if nxt < 0:
             return relaxed
         x = nxt
         dx = dn
-    _push_near(nearq, stamp, ctl, x, step, wbuf, wslot)
+    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot)
     return relaxed
+
+
+@cuda.jit(device=True)
+def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wslot):
+    """Queue w for the block's next fused round; past the local capacity spill it to the global near queue."""
+    if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
+        k = cuda.atomic.add(lcnt, lslot, 1)  # atomic: claim a block-local slot (a count past capacity = spill)
+        if k < localq.shape[1]:
+            localq[lbuf, k] = w
+        else:
+            nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = w  # atomic: claim a global queue slot
+
+
+@cuda.jit(device=True)
+def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, localq, lcnt, count, rbuf,
+                  threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot):
+    """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
+    t = cuda.threadIdx.x
+    group = t // lanes
+    lane = t % lanes
+    groups = cuda.blockDim.x // lanes
+    cap = localq.shape[1]
+    if t == 0:
+        lcnt[0] = 0
+    cuda.syncthreads()  # barrier: round 0's counter is clear before anyone pushes
+    relaxed = 0
+    r = 0
+    c = count
+    while True:
+        lslot = r % 3
+        lbuf = r % 2
+        if t == 0:
+            lcnt[(r + 1) % 3] = 0  # read after the barrier before last, written after the next one
+        i = group
+        while i < c:
+            if r == 0:
+                u = nearq[rbuf, i]
+            else:
+                u = localq[1 - lbuf, i]
+            du = dist[u]
+            e = indptr[u] + lane
+            end = indptr[u + 1]
+            while e < end:
+                relaxed += 1
+                w = indices[e]
+                cand = du + weights[e]
+                if cand < dist[w]:
+                    old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
+                    if cand < old:
+                        if cand >= threshold:
+                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot)
+                        else:
+                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot)
+                e += lanes
+            i += groups
+        r += 1
+        cuda.syncthreads()  # barrier: the round's pushes and its counter are complete
+        raw = lcnt[lslot]
+        c = min(raw, cap)
+        if raw == 0 or raw > limit or raw > cap:
+            break
+    # hand back: what the last round queued locally is the next grid step's near queue
+    i = t
+    while i < c:
+        nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = localq[(r - 1) % 2, i]  # atomic: claim a global slot
+        i += cuda.blockDim.x
+    return r, relaxed
 
 
 @cuda.jit(cache=True)
 def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, source, delta, inf,
-            lanes, chain, tree):
-    """Persistent grid: reset, near rounds and far splits until both are empty, then tight parents."""
+            lanes, chain, tree, localq, fuse_limit, fuse_lanes):
+    """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
     nthreads = cuda.gridsize(1)
@@ -137,20 +231,36 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         ctl[NEAR] = 1
     grid.sync()  # barrier: step 0 sees the source in the near queue
 
+    lcnt = cuda.shared.array(3, dtype=np.int32)
     group = tid // lanes
     lane = tid % lanes
     ngroups = nthreads // lanes
     threshold = delta
     step = 0
+    tick = 0
     epoch = 0
     relaxed = 0
+    block_steps = 0
+    fused_rounds = 0
     while True:
         count = ctl[NEAR + step % 3]
         wslot = NEAR + (step + 1) % 3
         wbuf = (step + 1) % 2
+        fused = count > 0 and count <= fuse_limit
         if tid == 0:
             ctl[NEAR + (step + 2) % 3] = 0  # read last step (before the barrier), written next step
-        if count > 0:
+        if fused:
+            # a small near queue: block 0 settles rounds alone while the others wait at the barrier
+            if cuda.blockIdx.x == 0:
+                rounds, arcs = _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl,
+                                             localq, lcnt, count, step % 2, threshold, tick, fuse_lanes, fuse_limit,
+                                             wbuf, wslot, epoch % 2, epoch % 3)
+                relaxed += arcs
+                if tid == 0:
+                    ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
+                    block_steps += 1
+                    fused_rounds += rounds
+        elif count > 0:
             # near round: expand every queued vertex, lanes threads per vertex
             rbuf = step % 2
             fslot = epoch % 3
@@ -173,10 +283,10 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                                 _push_far(farq, infar, ctl, w, cand, fbuf, fslot)
                             elif chain > 0:
                                 relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
-                                                   ctl, w, cand, threshold, chain, step, wbuf, wslot, fbuf,
+                                                   ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
                                                    fslot)
                             else:
-                                _push_near(nearq, stamp, ctl, w, step, wbuf, wslot)
+                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot)
                     e += lanes
                 i += ngroups
         else:
@@ -199,13 +309,17 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                 if d < threshold:
                     infar[w] = 0  # no other thread touches w's flag during a split
                     if d >= low:  # below the old threshold it was already expanded at this distance
-                        _push_near(nearq, stamp, ctl, w, step, wbuf, wslot)
+                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot)
                 else:
                     farq[1 - rbuf, cuda.atomic.add(ctl, FAR + nslot, 1)] = w  # atomic: claim a pile slot
                     cuda.atomic.min(ctl, FMIN + nslot, d)  # atomic: the new pile's lower bound
                 i += nthreads
             epoch += 1
         grid.sync()  # barrier: this step's pushes and counters are visible to the next step
+        if fused:
+            tick += ctl[FUSED + step % 2]
+        else:
+            tick += 1
         step += 1
 
     # atomic: one global add per block of the arcs its threads examined
@@ -218,8 +332,11 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
     if cuda.threadIdx.x == 0:
         cuda.atomic.add(ctl, RELAX, total[0])
     if tid == 0:
-        ctl[ROUNDS] = step - epoch  # steps that were near rounds
+        ctl[ROUNDS] = step - epoch - block_steps + fused_rounds  # near rounds, grid-wide or fused
         ctl[SPLITS] = epoch
+        ctl[GRID_STEPS] = step
+        ctl[BLOCK_STEPS] = block_steps
+        ctl[FUSED_ROUNDS] = fused_rounds
     if tree:
         # every weight > 0: any tight in-arc comes from a strictly closer vertex, so any will do
         u = tid
@@ -254,6 +371,7 @@ def cooperative_grid(kernel, args, block: int, want: int) -> int:
 # rounds, not arcs, bound these graphs, and more lanes shorten each round's dependent chain.
 DEFAULT_LANES = 32
 DELTA_WIDTH = 128
+FUSE_QUEUE = 4096
 
 
 class DeltaStepSolver(Solver):
@@ -261,12 +379,19 @@ class DeltaStepSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, **params):
-        super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, **params)
+    def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, **params):
+        super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
+                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, **params)
         self.chain = int(chain)
         self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
         self.block = int(block)
-        self.lanes = int(lanes) or min(DEFAULT_LANES, self.block)
+        self.lanes = min(int(lanes) or DEFAULT_LANES, self.block)
+        self.fuse = str(fuse)
+        self.fuse_queue = int(fuse_queue)
+        self.fuse_lanes = min(int(fuse_lanes) or self.lanes, self.block)
+        # 0: two passes of the block's vertex groups (block / fuse_lanes vertices per pass)
+        self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.fuse_lanes)) if self.fuse == "block" else 0
         self.want_grid = int(grid)
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
@@ -284,13 +409,15 @@ class DeltaStepSolver(Solver):
         self.d_stamp = cuda.device_array(n, dtype=np.int32)
         self.d_infar = cuda.device_array(n, dtype=np.int32)
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
+        self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
         self.want_grid = self.want_grid or multiprocessors()
 
     def _args(self, source):
         dg = self.dg
         return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
                 self.d_stamp, self.d_infar, self.d_ctl, np.int64(source), np.int64(self.delta), self.inf,
-                np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive))
+                np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
+                np.int64(self.fuse_limit), np.int64(self.fuse_lanes))
 
     def run(self, source):
         args = self._args(source)
@@ -303,7 +430,8 @@ class DeltaStepSolver(Solver):
         ctl = self.d_ctl.copy_to_host()
         return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
                 "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
-                "grid": self.grid}
+                "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
+                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes}
 
     def download(self):
         return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
@@ -315,6 +443,6 @@ def compile_targets():
     out = []
     for w in ("int32", "int64"):
         sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
-               f"int64[::1], int64, int64, {w}, int64, int64, int64)")
+               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64)")
         out.append((f"nearfar[{w}]", nearfar, sig))
     return out

@@ -251,10 +251,22 @@ SPECS: tuple[SolverSpec, ...] = (
                              minimum=0, maximum=1024),
                        BLOCK,
                        Param("grid", 0, "blocks of the persistent kernel (0: one per multiprocessor; capped "
-                             "at the co-resident maximum)", minimum=0)),
-               memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n,
+                             "at the co-resident maximum)", minimum=0),
+                       Param("fuse", "off", "'block': a step whose near queue is small is settled by one block "
+                             "alone, several near rounds with block barriers only, between two grid barriers "
+                             "(bucket fusion as in GAPBS, a block-local queue as in ADDS); 'off': every near "
+                             "round is a grid-wide step", choices=("off", "block")),
+                       Param("fuse_limit", 0, "fuse=block: the largest near queue one block settles alone, and "
+                             "the size at which it hands back to the grid (0: 2 x block / fuse_lanes, two passes "
+                             "of the block)", minimum=0),
+                       Param("fuse_lanes", 0, "fuse=block: threads that share one vertex's arcs in the fused "
+                             "rounds (0: lanes)", choices=(0, 1, 2, 4, 8, 16, 32)),
+                       Param("fuse_queue", 4096, "fuse=block: capacity of the block-local queue; what does "
+                             "not fit spills to the global near queue and ends the fused rounds", minimum=1)),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
+               + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0),
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
-                              "two far piles, stamps)"),
+                              "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues)"),
     SolverSpec("gapbs_sssp", "sssp", "cpu", "-", "external peer: the GAP Benchmark Suite's delta-stepping "
                "sssp binary (reference CPU code, OpenMP), built from its pinned source archive, run on the "
                "same graph and sources; its own trial times and verifier verdict",
