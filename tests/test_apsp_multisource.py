@@ -14,7 +14,7 @@ from gpusp.solvers import multisource, registry
 from gpusp.solvers.multisource import arc_chunks, auto_batch
 
 CASES = [c for c in sssp_cases() if c[0] != "random-37"]
-SMALL = dict(batch=32, block=32, split=2)
+SMALL = dict(batch=32, block=32, split=2, regs=0)
 
 
 def _solve(graph, **params):

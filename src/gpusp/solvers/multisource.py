@@ -275,7 +275,7 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=128, regs=0, **params):
+    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, **params):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, **params)
         if graph.has_negative_weights:
             raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
