@@ -102,6 +102,7 @@ INNERS = {"scalar": 1, "vec2": 2, "vec4": 4}  # phase-3 operand loads: values pe
 UNROLLS = (1, 2, 4, 8)  # k steps per phase-3 loop iteration (at least the vector width)
 STAGES = ("single", "double")  # phase-3 chunks: one buffer, or two with the next chunk loaded during compute
 DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # today's kernels
+K3_BLOCKS = 2  # resident blocks per SM the tuned phase-3 kernel is compiled for (launch bounds)
 FLOAT_EXACT = 1 << 24
 INF_F32 = np.float32(np.inf)
 
@@ -187,6 +188,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
     TUNED = (inner, unroll, stage) != ("scalar", 1, "single")  # phase 3 in the consecutive layout (phase3x)
     V = INNERS[inner]
     U = max(unroll, V)
+    G = U // V  # groups of V pivots per k-loop iteration
     NBUF = 2 if stage == "double" else 1
     KCX = chunk(T, np.dtype(NPDT).itemsize, NBUF)
     NCH = T // KCX
@@ -194,7 +196,9 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
     SA = KCX + 4  # row stride of phase3x's A chunk: rows R apart start in other banks, rows stay 16-byte aligned
     # vector loads come from LLVM's load-store vectorizer: it needs the shared arrays aligned to the vector
     # (the simulator takes no alignment) and unsigned indices (no negative-index wraparound)
-    ALIGN = None if mode() == "sim" else 4 * V
+    ALIGN = None if mode() == "sim" or V == 1 else 4 * V
+    # the tuned k3 asks ptxas for two blocks per SM (at most 128 registers at 256 threads), as today's k3 gets
+    K3_BOUNDS = {} if mode() == "sim" or not TUNED else dict(launch_bounds=(NT, K3_BLOCKS))
     u32 = numba.uint32
 
     @cuda.jit(device=True)
@@ -372,22 +376,48 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
     @cuda.jit(device=True)
     def load_chunk(d, t, I, J, kc, ra, rb):
         """Keys of pivots kc .. kc+KC-1 of the pivot-column tile (I, t) and pivot-row tile (t, J) into ra, rb."""
-        tid = cuda.threadIdx.y * TR + cuda.threadIdx.x
+        tid = u32(cuda.threadIdx.y * TR + cuda.threadIdx.x)
         base = t * T
         for s in range(STAGEX):
-            e = tid + s * NT
-            kk = e % KCX
-            ra[s] = pack(d[I * T + e // KCX, base + kc + kk], (kc + kk) * KEYED)
-            rb[s] = pack(d[base + kc + e // T, J * T + e % T], 0)
+            e = tid + u32(s * NT)  # unsigned: divisions by the power-of-two KC and T become shifts and masks
+            kk = e % u32(KCX)
+            ra[s] = pack(d[I * T + e // u32(KCX), base + kc + kk], (kc + kk) * KEYED)
+            rb[s] = pack(d[base + kc + e // u32(T), J * T + e % u32(T)], 0)
 
     @cuda.jit(device=True)
     def store_chunk(As, Bs, buf, ra, rb):
         """ra, rb into buffer buf: As[buf][i][k] (rows of the pivot-column chunk), Bs[buf][k][j]."""
-        tid = cuda.threadIdx.y * TR + cuda.threadIdx.x
+        tid = u32(cuda.threadIdx.y * TR + cuda.threadIdx.x)
         for s in range(STAGEX):
-            e = tid + s * NT
-            As[buf, e // KCX, e % KCX] = ra[s]
-            Bs[buf, e // T, e % T] = rb[s]
+            e = tid + u32(s * NT)
+            As[buf, e // u32(KCX), e % u32(KCX)] = ra[s]
+            Bs[buf, e // u32(T), e % u32(T)] = rb[s]
+
+    @cuda.jit(device=True)
+    def group(As, Bs, buf, row, col, k, kc, acc, kb, av, bv):
+        """Pivots k .. k+V-1 of the chunk in buffer buf: V-wide loads of A's R rows, then per pivot R B values."""
+        for a in range(R):
+            for v in range(V):
+                av[a, v] = As[buf, row + u32(a), k + u32(v)]
+        for v in range(V):
+            for b in range(R):
+                bv[b] = Bs[buf, k + u32(v), col + u32(b)]
+            for a in range(R):
+                for b in range(R):
+                    if gen:
+                        x = av[a, v]
+                        y = bv[b]
+                        if x != INF and y != INF:
+                            s = DT(x + y)
+                            if s < acc[a, b]:
+                                acc[a, b] = s
+                                kb[a, b] = kc + k + v
+                    elif DPX or FLOAT:
+                        acc[a, b] = min(DT(av[a, v] + bv[b]), acc[a, b])
+                    else:
+                        s = DT(av[a, v] + bv[b])
+                        if s < acc[a, b]:
+                            acc[a, b] = s
 
     @cuda.jit(device=True)
     def phase3x(d, p, t, I, J):
@@ -419,30 +449,19 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             if NBUF == 2 and c + 1 < NCH:
                 load_chunk(d, t, I, J, (c + 1) * KCX, ra, rb)  # in flight during this chunk's compute
             for q in range(KCX // U):
-                for g in range(U // V):
-                    k = u32(q * U + g * V)
-                    for a in range(R):
-                        for v in range(V):
-                            av[a, v] = As[buf, row + u32(a), k + u32(v)]
-                    for v in range(V):
-                        for b in range(R):
-                            bv[b] = Bs[buf, k + u32(v), col + u32(b)]
-                        for a in range(R):
-                            for b in range(R):
-                                if gen:
-                                    x = av[a, v]
-                                    y = bv[b]
-                                    if x != INF and y != INF:
-                                        s = DT(x + y)
-                                        if s < acc[a, b]:
-                                            acc[a, b] = s
-                                            kb[a, b] = c * KCX + k + v
-                                elif DPX or FLOAT:
-                                    acc[a, b] = min(DT(av[a, v] + bv[b]), acc[a, b])
-                                else:
-                                    s = DT(av[a, v] + bv[b])
-                                    if s < acc[a, b]:
-                                        acc[a, b] = s
+                k = u32(q * U)
+                kc = c * KCX
+                group(As, Bs, buf, row, col, k, kc, acc, kb, av, bv)  # U / V groups written out: LLVM
+                if G >= 2:  # leaves a rolled loop over groups of 64+ instructions, so unroll by hand
+                    group(As, Bs, buf, row, col, k + u32(V), kc, acc, kb, av, bv)
+                if G >= 4:
+                    group(As, Bs, buf, row, col, k + u32(2 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(3 * V), kc, acc, kb, av, bv)
+                if G >= 8:
+                    group(As, Bs, buf, row, col, k + u32(4 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(5 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(6 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(7 * V), kc, acc, kb, av, bv)
             if c + 1 < NCH:
                 if NBUF == 1:
                     cuda.syncthreads()  # chunk consumed before the next one overwrites it
@@ -511,7 +530,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         else:
             round2(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=True, **K3_BOUNDS)
     def k3(d, p, t, r):
         """Host-driven phase 3 (stride loop over the off-cross tiles)."""
         round3(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
@@ -531,7 +550,8 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             round3(d, p, t, r, b, nb)
             g.sync()  # round t complete before round t+1's pivot is read
 
-    return dict(k12=k12, k3=k3, persistent=persistent, KC=KCX if TUNED else KC, S=S, U=U if TUNED else 1, V=V)
+    return dict(k12=k12, k3=k3, persistent=persistent, KC=KCX if TUNED else KC, S=S, U=U if TUNED else 1, V=V,
+                k3_bounds=K3_BOUNDS.get("launch_bounds"))
 
 
 def kernel_sigs(kind: str) -> dict:
