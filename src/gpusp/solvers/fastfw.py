@@ -500,15 +500,24 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             phase3(d, p, t, I, J)
 
     @cuda.jit(device=True)
-    def round2(d, p, t, r, q0, step):
-        """Phase 2 of round t: tiles q0, q0 + step, ... of the 2(r-1) pivot-row and pivot-column tiles."""
+    def round12(d, p, t, r, phase, q0, step):
+        """Phase 1 of round t (the pivot tile, on block q0 == 0) or phase 2 (tiles q0, q0 + step, ... of the
+        2(r-1) pivot-row and pivot-column tiles): one call site of relax_tile, so that a kernel links one copy
+        of its shared array."""
         q = q0
-        while q < 2 * (r - 1):
-            if q < r - 1:
-                relax_tile(d, p, t, t, q + (q >= t))
+        last = 1 if phase == 1 else 2 * (r - 1)
+        while q < last:
+            if phase == 1:
+                I = t
+                J = t
+            elif q < r - 1:
+                I = t
+                J = q + (q >= t)
             else:
-                b = q - (r - 1)
-                relax_tile(d, p, t, b + (b >= t), t)
+                I = q - (r - 1)
+                I = I + (I >= t)
+                J = t
+            relax_tile(d, p, t, I, J)
             q += step
 
     @cuda.jit(device=True)
@@ -524,11 +533,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
     @cuda.jit(cache=True)
     def k12(d, p, t, r, phase):
         """Host-driven phase 1 (block 0: the pivot) or phase 2 (one block per tile, stride loop)."""
-        if phase == 1:
-            if cuda.blockIdx.x == 0:
-                relax_tile(d, p, t, t, t)
-        else:
-            round2(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
+        round12(d, p, t, r, phase, cuda.blockIdx.x, cuda.gridDim.x)
 
     @cuda.jit(cache=True, **K3_BOUNDS)
     def k3(d, p, t, r):
@@ -542,10 +547,9 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         b = cuda.blockIdx.x
         nb = cuda.gridDim.x
         for t in range(r):
-            if b == nb - 1:  # the last block: blocks 0, 1, ... get the first tiles of phases 2 and 3
-                relax_tile(d, p, t, t, t)
+            round12(d, p, t, r, 1, nb - 1 - b, nb)  # the last block: 0, 1, ... get the first tiles of phases 2, 3
             g.sync()  # pivot tile final before phase 2 reads it
-            round2(d, p, t, r, b, nb)
+            round12(d, p, t, r, 2, b, nb)
             g.sync()  # pivot row and column final before phase 3 reads them
             round3(d, p, t, r, b, nb)
             g.sync()  # round t complete before round t+1's pivot is read
@@ -743,8 +747,15 @@ def tight_parents(graph, d, inf, scale=0):
 
 
 # --- offline compile gate --------------------------------------------------------------------------------
+GATED_VARIANTS = (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every tuned piece at once
+                  dict(p12="global", inner="vec4", unroll=8, stage="single"),
+                  dict(p12="global", inner="vec2", unroll=4, stage="double"),
+                  dict(p12="global", inner="scalar", unroll=4, stage="single"))
+
+
 def compile_targets():
-    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths, the general kernels."""
+    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths and the general kernels at the
+    default variant, plus a representative set of tuned variants at T=64, R=4 (dpx, paths on and off; gen32)."""
     out = []
     for T, R in SHIPPED:
         for kind in ARITHS:
@@ -759,4 +770,10 @@ def compile_targets():
             ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
             tag = f"T={T},R={R},{kind}"
             out += [(f"{name}[{tag}]", ks[name], sigs[name]) for name in ("persistent", "k12", "k3")]
+    for i, var in enumerate(GATED_VARIANTS):
+        tag = ",".join(f"{k}={v}" for k, v in var.items())
+        for kind, paths in (("dpx", True), ("dpx", False), ("gen32", True))[:3 if i == 0 else 2]:
+            ks, sigs = kernels(64, 4, kind, paths, **var), kernel_sigs(kind)
+            names = ("k12", "k3") if var["p12"] == "shared" else ("k3",)
+            out += [(f"{name}[T=64,R=4,{kind},paths={int(paths)},{tag}]", ks[name], sigs[name]) for name in names]
     return out
