@@ -102,7 +102,7 @@ INNERS = {"scalar": 1, "vec2": 2, "vec4": 4}  # phase-3 operand loads: values pe
 UNROLLS = (1, 2, 4, 8)  # k steps per phase-3 loop iteration (at least the vector width)
 STAGES = ("single", "double")  # phase-3 chunks: one buffer, or two with the next chunk loaded during compute
 DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # today's kernels
-K3_BLOCKS = 2  # resident blocks per SM the tuned phase-3 kernel is compiled for (launch bounds)
+K3_REGS = 128  # registers per thread the tuned phase-3 kernel is held to (launch bounds: 2 blocks of 256 per SM)
 FLOAT_EXACT = 1 << 24
 INF_F32 = np.float32(np.inf)
 
@@ -197,8 +197,11 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
     # vector loads come from LLVM's load-store vectorizer: it needs the shared arrays aligned to the vector
     # (the simulator takes no alignment) and unsigned indices (no negative-index wraparound)
     ALIGN = None if mode() == "sim" or V == 1 else 4 * V
-    # the tuned k3 asks ptxas for two blocks per SM (at most 128 registers at 256 threads), as today's k3 gets
-    K3_BOUNDS = {} if mode() == "sim" or not TUNED else dict(launch_bounds=(NT, K3_BLOCKS))
+    # the tuned k3 with R <= 4 asks ptxas for the blocks per SM that K3_REGS registers per thread allow (2 at 256
+    # threads, as today's k3 gets with 96): left alone, ptxas gives it 150-190 and one block per SM. Not at
+    # R = 8 (64 accumulators) or 1024 threads, where the bound would spill kilobytes.
+    BOUNDED = TUNED and mode() != "sim" and R <= 4 and 2 * NT * K3_REGS <= 65536
+    K3_BOUNDS = dict(launch_bounds=(NT, 65536 // (NT * K3_REGS))) if BOUNDED else {}
     u32 = numba.uint32
 
     @cuda.jit(device=True)
@@ -699,9 +702,19 @@ class FastSolver(Solver):
         return counters
 
     def download(self):
-        n = self.n
-        if n == 0:
+        if self.n == 0:
             return np.zeros((0, 0), dtype=self.graph.dtype), np.zeros((0, 0), dtype=np.int32)
+        dist, undivided = self.download_distances(undivided_too=True)
+        if self.paths:
+            parent = np.ascontiguousarray(self.p.copy_to_host()[:self.n, :self.n])
+        else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
+            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
+        return dist, parent
+
+    def download_distances(self, undivided_too: bool = False):
+        """The distance matrix alone (no O(n m) host-derived parents when paths are off); with ``undivided_too``
+        also the device values before the hop tie-break is divided out."""
+        n = self.n
         raw = self.d.copy_to_host()[:n, :n]
         if self.kind == "float32":  # exact integers below 2^24, infinity for unreachable
             dist = np.where(np.isinf(raw), self.inf, np.where(np.isinf(raw), 0, raw).astype(np.int64))
@@ -710,12 +723,8 @@ class FastSolver(Solver):
         undivided = dist
         if self.scale:  # d' = d (n + 1) + hops with 0 <= hops < n + 1
             dist = np.where(dist == self.inf, self.inf, dist // self.scale)
-        dist = np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype)
-        if self.paths:
-            parent = np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
-        else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
-            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
-        return np.ascontiguousarray(dist), parent
+        dist = np.ascontiguousarray(np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype))
+        return (dist, undivided) if undivided_too else dist
 
 
 def tight_parents(graph, d, inf, scale=0):
