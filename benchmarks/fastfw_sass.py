@@ -6,10 +6,10 @@ usage: NUMBA_ENABLE_CUDASIM=0 python benchmarks/fastfw_sass.py [--dump DIR]
 Without variant options: every shipped (tile, regblock) x arith (+ gen32) x paths at the default variant; with
 any of --inner / --unroll / --stage / --shapes / --arith / --paths: their cartesian product (defaults T 64 R 4,
 dpx, paths on and off). Needs numba-cuda[cu13] and nvdisasm (pip install "cuda-toolkit[nvdisasm]==13.*"). The
-hot loop is the k3 kernel's loop (backward branch) with the most add-mins (the largest run between two BAR.SYNCs
-for the general kernels or a fully unrolled k loop): LDS loads (any width), the add-min instructions (VIADDMNMX,
+hot loop is the k3 kernel's loop (backward branch) or run between two BAR.SYNCs with the most add-mins (the
+most LDS for the general kernels): LDS loads (any width), the add-min instructions (VIADDMNMX,
 IADD/IMNMX, ISETP/SEL, FADD/FMNMX) and everything else, divided by the relaxations in it (one VIADDMNMX or FMNMX
-each; for the general kernels R^2 per 2R scalar LDS).
+each; for the general kernels R^2 per 2R loaded 32-bit words).
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ ADDMIN = ("VIADDMNMX", "IMNMX", "FMNMX", "FADD", "IADD3", "ISETP", "SEL", "VIMNM
 
 
 def census(sass: str, KC: int, R: int):
-    """Opcode counts of the hot loop: the backward branch's body (label .. BRA) holding the most add-mins, or
-    the largest run between BAR.SYNCs when the k loop was unrolled away."""
+    """Opcode counts of the hot loop: of the backward branches' bodies (label .. BRA) and the runs between
+    BAR.SYNCs, the one holding the most add-mins (general kernels: the most LDS)."""
     ops, labels, branches = [], {}, []
     for ln in sass.splitlines():
         lab = re.match(r"\s*(\.L_x_\d+):", ln)
@@ -73,13 +73,15 @@ def census(sass: str, KC: int, R: int):
     bodies = [ops[labels[lab]:i + 1] for i, lab in branches if lab in labels and labels[lab] <= i]
     bars = [i for i, op in enumerate(ops) if op.startswith("BAR")]
     bodies += [ops[x + 1:y] for x, y in zip(bars, bars[1:])]
-    key = lambda body: (sum(op.split(".")[0] in ("VIADDMNMX", "FMNMX") for op in body), -len(body))
+    def key(body):  # the most add-mins; for the general kernels (ISETP / SEL) the most shared loads
+        ops_ = [op.split(".")[0] for op in body]
+        return ops_.count("VIADDMNMX") + ops_.count("FMNMX"), ops_.count("LDS"), -len(body)
+
     best = max(bodies, key=key) if bodies else []
-    if not key(best)[0]:  # general kernels: the largest run between barriers, as before
-        best = max(bodies, key=len) if bodies else []
     cnt = collections.Counter(op.split(".")[0] for op in best)
     widths = collections.Counter(op for op in best if op.startswith("LDS"))
-    relax = cnt["VIADDMNMX"] or cnt["FMNMX"] or max(1, cnt["LDS"] // (2 * R)) * R * R
+    words = sum(c * (4 if ".128" in op else 2 if ".64" in op else 1) for op, c in widths.items())
+    relax = cnt["VIADDMNMX"] or cnt["FMNMX"] or max(1, words // (2 * R)) * R * R  # 2R words per R^2 (general)
     addmin = sum(cnt[k] for k in ADDMIN)
     return cnt, relax, len(best), addmin, widths
 

@@ -21,6 +21,36 @@ blocking of dense GEMM, applied to the (min, +) semiring):
   barrier per pivot; phase 1 and the pivot-row tiles take the predecessor p[k][j] at the time of the
   improvement (it can still change later in the phase), the others could read it at the end.
 
+Kernel variants (registry parameters, compile-time constants; the defaults are the kernels above, measured
+on the H200):
+
+* ``p12`` - ``global`` (above) or ``shared``: phases 1-2 copy the tile and, off the diagonal, the pivot tile
+  into shared memory (2 T (T+1) words, so T <= 64 at int32), relax there with one barrier per pivot and
+  write the tile back once; the pivot's column and row come from shared memory instead of L1. Predecessors
+  stay in global memory as above. Host launches only (the persistent kernel would hold both phases' shared
+  memory).
+* ``inner`` - ``scalar`` (32-bit loads), ``vec2`` / ``vec4`` (64- / 128-bit ``LDS.64`` / ``LDS.128``): phase 3
+  in a second layout (``phase3x``) where a thread owns R consecutive rows and R consecutive columns (R must be
+  a multiple of the width V). The pivot-column chunk is staged row-major, ``As[i][k]`` (row stride KC + 4:
+  rows R apart start 16 banks apart, rows stay 16-byte aligned; staging is coalesced and conflict-free), the
+  pivot-row chunk as ``Bs[k][j]``; per V pivots a thread loads V consecutive pivots of each of its R rows and,
+  per pivot, R consecutive columns: 2R loads of V values per V R^2 relaxations (R = V = 4: 1 load per 8
+  add-mins, against 1 per 2 scalar). Numba has no 128-bit integer, so the vectors come from LLVM's
+  load-store vectorizer: shared arrays declared with ``alignment=4 V`` and unsigned (uint32) indices, which
+  drop Numba's negative-index wraparound and let LLVM prove the alignment.
+* ``unroll`` - pivots per k-loop iteration (U = max(unroll, V)), written out as U / V calls of one group
+  device function: LLVM unrolls the R x R and V loops but keeps a loop over groups of 64+ instructions rolled.
+* ``stage`` - ``single``: one buffer, load chunk, barrier, compute, barrier; ``double``: two buffers of half
+  the chunk (KC <= T/2, so there is always a next chunk), the next chunk's global loads issued into registers
+  before the current chunk's compute and stored to the other buffer after it, one barrier per chunk.
+
+Any non-default ``inner`` / ``unroll`` / ``stage`` selects ``phase3x`` (``scalar`` then loads 32-bit values
+in the consecutive layout). Its kernel carries launch bounds for K3_REGS = 128 registers per thread at R <= 4
+and at most 256 threads (two blocks per SM, as the default kernel's 96 registers give; left alone ptxas takes
+150-190 and one block fits). SASS census (benchmarks/fastfw_sass.py, sm_90, T 64, R 4, dpx): 2.56
+instructions per relaxation in the default kernel's k loop, 1.27 with vec4 + unroll 8 (128 VIADDMNMX, 16
+LDS.128 and 19 others per 8 pivots), 128 registers.
+
 Paths without extra inner-loop work. With ``paths`` on, phase 3 works on packed keys: a distance x is
 kept as ``x * T + low`` (a shift by S = log2 T): the pivot-column operand gets ``low = k`` (the pivot's
 index within the tile), the pivot-row operand and the cell itself ``low = 0``. A candidate key is then
@@ -59,12 +89,12 @@ it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md). In the simula
 kernel runs with one block, the only grid that its grid barrier supports there.
 
 Tile and register block: compile-time constants (kernels come from a cached factory per
-``(T, R, kind, paths, launch)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
+``(T, R, kind, paths, p12, inner, unroll, stage)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
 (measured on the H200 with benchmarks/h200/apsp_fast.py: T = 64, R = 4 won at n = 1200 ... 8192; R = 8
 spills with paths, T = 128 with R = 4 needs 1024 threads). Threads per block (T/R)^2 <= 1024.
 
-Complexity: Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, Theta(n_pad^2)
-memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
+Complexity (every variant): Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, T
+barriers per round in phases 1-2 and 2 (single) or 1 (double) per chunk in phase 3, Theta(n_pad^2) memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
 (2 w n_pad^2 without paths). Global traffic per round: phase 3 reads and writes every cell and reads the
 two pivot tiles per tile, about 16 n^2 bytes (int32), so 16 n^3 / T bytes in all, half of it the cells'
 read-modify-write (8 n^3 / T).
