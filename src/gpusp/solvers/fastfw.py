@@ -501,6 +501,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                     load_chunk(d, t, I, J, (c + 1) * KCX, ra, rb)
                 store_chunk(As, Bs, (c + 1) % NBUF, ra, rb)
                 cuda.syncthreads()  # chunk c+1 staged (double: and buffer c%2 free only after the next one)
+        cuda.syncthreads()  # last chunk consumed before this block's next tile (stride loop) restages
         for a in range(R):
             for b in range(R):
                 i = i0 + a
