@@ -795,7 +795,8 @@ GATED_VARIANTS = (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  #
 
 def compile_targets():
     """(label, kernel, signature): every shipped (tile, regblock) x arith x paths and the general kernels at the
-    default variant, plus a representative set of tuned variants at T=64, R=4 (dpx, paths on and off; gen32)."""
+    default variant, plus a representative set of tuned variants at T=64, R=4 (dpx, paths on and off; gen32;
+    the persistent kernel once)."""
     out = []
     for T, R in SHIPPED:
         for kind in ARITHS:
@@ -814,6 +815,6 @@ def compile_targets():
         tag = ",".join(f"{k}={v}" for k, v in var.items())
         for kind, paths in (("dpx", True), ("dpx", False), ("gen32", True))[:3 if i == 0 else 2]:
             ks, sigs = kernels(64, 4, kind, paths, **var), kernel_sigs(kind)
-            names = ("k12", "k3") if var["p12"] == "shared" else ("k3",)
+            names = ("k12", "k3") if var["p12"] == "shared" else ("k3", "persistent") if i == 1 else ("k3",)
             out += [(f"{name}[T=64,R=4,{kind},paths={int(paths)},{tag}]", ks[name], sigs[name]) for name in names]
     return out
