@@ -89,3 +89,68 @@ def test_registry_and_shapes():
     assert fastfw.pick(1200) == (64, 4) and fastfw.pick(8192) == (64, 4)  # the H200 sweep's winner
     assert res.counters["persistent"] is False  # host launches by default: they won on the H200
     assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4
+
+
+# --- kernel variants (p12 / inner / unroll / stage) at tile 16 -------------------------------------------------
+VARIANTS = [dict(p12="shared", inner="vec4", unroll=8, stage="double"),
+            dict(p12="global", inner="vec2", unroll=2, stage="single"),
+            dict(p12="global", inner="scalar", unroll=4, stage="double"),
+            dict(p12="shared", inner="scalar", unroll=1, stage="single")]
+VID = ["shared-vec4-u8-double", "vec2-u2", "scalar-u4-double", "shared-only"]
+
+
+@pytest.mark.parametrize("paths", [True, False])
+@pytest.mark.parametrize("variant", VARIANTS, ids=VID)
+def test_variants_awkward_cases(variant, paths):
+    """n = 1, unreachable vertices, zero-weight cycles, duplicate arcs, n not divisible by the tile (13, 37)."""
+    for label, g, _ in sssp_cases():
+        res = run(g, tile=16, regblock=4, arith="dpx", paths=paths, launch="host", **variant)
+        assert_apsp_ok(g, res)
+        assert {k: res.counters[k] for k in variant} == variant
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=VID)
+def test_variants_negative_weights_and_cycle(variant):
+    for label, g, _ in sssp_cases(negative=True)[-3:]:
+        res = run(g, tile=16, regblock=4, launch="host", **variant)
+        assert_apsp_ok(g, res)
+        assert res.counters["arith"] == "gen32"
+    with pytest.raises(NegativeCycleError):
+        run(negative_cycle_graph(), tile=16, regblock=4, launch="host", **variant)
+
+
+@pytest.mark.parametrize("arith", ["int32", "float32"])
+def test_variants_other_ariths_and_persistent(arith):
+    g = random_graph(37, 150, seed=7, wmin=1, wmax=9)
+    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, launch="host", **VARIANTS[0]))
+    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, paths=False, launch="persistent", **VARIANTS[2]))
+
+
+@pytest.mark.parametrize("stage", ["single", "double"])
+def test_variants_many_chunks(monkeypatch, stage):
+    """A small shared-memory budget: 8-pivot (single) or 4-pivot (double) chunks at tile 16, so single staging
+    reloads and double alternates its buffers."""
+    monkeypatch.setattr(fastfw, "SMEM_BUDGET", 2 * 2 * 16 * 4 * 4)
+    fastfw.kernels.cache_clear()
+    try:
+        assert fastfw.chunk(16, 4, 2 if stage == "double" else 1) < 16
+        g = random_graph(37, 150, seed=11, wmin=0, wmax=9)  # zero weights: the hop tie-break too
+        for paths in (True, False):
+            res = run(g, tile=16, regblock=4, paths=paths, inner="vec4", unroll=4, stage=stage, launch="host")
+            assert_apsp_ok(g, res)
+    finally:
+        fastfw.kernels.cache_clear()
+
+
+def test_variants_rejected():
+    g = random_graph(6, 12, seed=1)
+    for kw in (dict(tile=16, regblock=2, inner="vec4"),  # 4-wide loads need 4 consecutive cells per thread
+               dict(tile=128, regblock=4, p12="shared"),  # 2 x 128 x 129 x 4 bytes > 48 KiB
+               dict(tile=16, regblock=4, p12="shared", launch="persistent"),
+               dict(tile=16, regblock=4, unroll=3), dict(tile=16, regblock=4, stage="triple")):
+        with pytest.raises(SolverError):
+            fastfw.FastSolver(g, **kw)
+    res = gpusp.solve(g, "blockedfw_fast", warmup=0, tile=16, regblock=4, inner="vec4", unroll=8, stage="double",
+                      p12="shared")
+    assert_apsp_ok(g, res)
+    assert res.counters["inner"] == "vec4" and res.counters["unroll"] == 8

@@ -1,7 +1,7 @@
 """Issue 9's H200 run in one process: the add-min ceiling and a blockedfw_fast sweep.
 
 usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. with PYTHONPATH=/tmp/site:src):
-    PYTHONPATH=src python3 benchmarks/h200/apsp_fast.py --out $OUT [--sizes 1200 2048 4096 8192] [--quick]
+    PYTHONPATH=src python3 benchmarks/h200/apsp_fast.py --out $OUT [--sizes 1200 2048 4096 8192] [--quick | --focus]
 
 (a) ceiling: a microbenchmark kernel per add-min flavour (int32 with add and min issued apart, int32 fused
     DPX, float32 add + min), CHAINS independent chains per thread, a full grid (8 blocks x 256 threads per
@@ -12,7 +12,11 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     and blockedfw_v41 B = 24 as anchors. Each configuration is validated: every row against the first
     configuration's answer (itself checked in full against SciPy at n <= 2048, on 16 sampled rows with
     SciPy's Dijkstra above). A failing configuration is logged and skipped.
-(c) writes apsp-fast.csv (+ ceiling rows) and prints a table: n^3/t and its fraction of the measured ceiling.
+    With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
+    launches, paths on and off, the default kernel first (the validated reference); distances-only downloads
+    for paths off (no host-derived parents).
+(c) rewrites apsp-fast.csv (+ ceiling rows, per-trial samples_ms) after every configuration, so a run stopped
+    at its time limit keeps what it measured, and prints a table: n^3/t and its fraction of the measured ceiling.
 (d) registers / shared memory / local memory per kernel, when numba exposes them.
 """
 
@@ -27,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-FIELDS = ["kind", "n", "solver", "tile", "regblock", "arith", "paths", "launch", "median_ms", "min_ms", "q1_ms",
+FIELDS = ["kind", "n", "solver", "tile", "regblock", "arith", "paths", "launch", "p12", "inner", "unroll", "stage",
+          "median_ms", "min_ms", "q1_ms",
           "q3_ms", "rate_per_s", "frac_dpx_ceiling", "frac_same_ceiling", "kernel_arith", "regs", "smem", "local",
           "valid", "note", "samples_ms"]
 CHAINS = 8
@@ -140,11 +145,21 @@ def time_solver(solver, trials):
     return np.array(times)
 
 
+# issue 9's kernel variants around the best measured point (T 64, R 4, dpx, host launches), most telling first
+FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"),  # today's default: the reference
+                  dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every new piece at once
+                  dict(p12="global", inner="vec4", unroll=8, stage="single"),
+                  dict(p12="global", inner="vec4", unroll=8, stage="double"),
+                  dict(p12="shared", inner="vec4", unroll=8, stage="single"),
+                  dict(p12="global", inner="vec2", unroll=8, stage="single"),
+                  dict(p12="global", inner="scalar", unroll=8, stage="single"),
+                  dict(p12="global", inner="vec4", unroll=4, stage="single"))
+
+
 def configs(n, quick, focus=False):
-    if focus:  # the second H200 run: the persistent kernel against host launches at the winning shapes
-        out = [dict(tile=T, regblock=R, arith="dpx", paths=paths, launch=launch)
-               for T, R in ((64, 4), (32, 2)) for paths in (True, False) for launch in ("auto", "host")]
-        return out + [dict(tile=128, regblock=8, arith="dpx", paths=False, launch="host")]
+    if focus:  # the variants (p12 / inner / unroll / stage) at the winning shape, paths on and off
+        return [dict(tile=64, regblock=4, arith="dpx", paths=paths, launch="host", **var)
+                for paths in (True, False) for var in FOCUS_VARIANTS]
     out = []
     tiles = [(64, 4), (128, 8)] if quick else [(32, 2), (64, 4), (64, 8), (128, 4), (128, 8)]
     for T, R in tiles:
@@ -158,13 +173,22 @@ def configs(n, quick, focus=False):
     return out
 
 
+def write_csv(out, rows):
+    """Rewrite apsp-fast.csv with every row so far (called after each configuration: a killed run keeps them)."""
+    with open(out / "apsp-fast.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", type=int, nargs="*", default=[1200, 2048, 4096, 8192])
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer tiles and no int32 (if short of time)")
-    ap.add_argument("--focus", action="store_true", help="persistent vs host launches at the winning shapes only")
+    ap.add_argument("--focus", action="store_true", help="the kernel variants (p12, inner, unroll, stage) at T 64, "
+                    "R 4, dpx, host launches, paths on and off")
     ap.add_argument("--budget-s", type=float, default=330, help="stop starting new configurations after this")
     args = ap.parse_args()
     out = Path(args.out)
@@ -177,7 +201,20 @@ def main():
     import gpusp
     from gpusp.measure.harness import solve_many
     from gpusp.data.generate import random_sparse
-    from gpusp.solvers.fastfw import FastSolver
+    from gpusp.solvers.fastfw import DEFAULTS, FastSolver
+
+    class Solver(FastSolver):
+        """FastSolver whose padded host matrices are built once per graph and tile (about 10-16 s at n = 8192
+        on a CPU core; upload copies them to the device and does not change them)."""
+
+        memo = {}
+
+        def host_matrices(self):
+            key = (id(self.graph), self.n_pad, self.scale, str(self.dtype))
+            if key not in self.memo:
+                self.memo.clear()  # one graph's matrices at a time
+                self.memo[key] = super().host_matrices()
+            return self.memo[key]
     from gpusp.measure.validate import check_apsp, sample_rows
 
     rows = []
@@ -190,6 +227,7 @@ def main():
         rows.append({"kind": "ceiling", "arith": name, "rate_per_s": rate,
                      "frac_dpx_ceiling": rate / ceil["dpx"] if ceil.get("dpx") else None,
                      "samples_ms": ";".join(f"{x:.6g}" for x in CEIL_SAMPLES.get(name, []))})
+    write_csv(out, rows)
 
     for n in args.sizes:
         g = random_sparse(n, 64, wmax=100, seed=n)
@@ -202,10 +240,14 @@ def main():
                 break
             row = {"kind": "fast", "n": n, "solver": "blockedfw_fast", **params}
             try:
-                s = FastSolver(g, **params)
+                t0 = time.perf_counter()
+                s = Solver(g, **params)
                 s.upload()
                 t = time_solver(s, args.trials)
-                dist, parent = s.download()
+                if params["paths"] or reference is None:
+                    dist, parent = s.download()
+                else:  # distances only: the host-derived parents of paths=False cost O(n m) Python work
+                    dist = s.download_distances()
                 if reference is None:
                     v = check_apsp(g, dist, parent, rows_chk)
                     ok = bool(v.ok)
@@ -225,15 +267,20 @@ def main():
                            frac_same_ceiling=rate / ceil[same] if same and ceil.get(same) else None,
                            kernel_arith=s.kind, regs=regs, smem=smem, local=local, valid=ok,
                            samples_ms=";".join(f"{x:.6g}" for x in t))
+                var = {k: params.get(k, v) for k, v in DEFAULTS.items()}
+                row.update(var)
                 print(f"   T={params['tile']:3d} R={params['regblock']} {params['arith']:7s} paths={int(params['paths'])} "
-                      f"{params['launch']:10s} {med:9.3f} ms {rate / 1e12:6.2f} e12/s "
-                      f"({(row['frac_dpx_ceiling'] or 0) * 100:5.1f}% of DPX ceiling) regs={regs} valid={ok}", flush=True)
+                      f"{params['launch']:10s} p12={var['p12']:6s} {var['inner']:6s} u{var['unroll']} {var['stage']:6s} "
+                      f"{med:9.3f} ms {rate / 1e12:6.2f} e12/s "
+                      f"({(row['frac_dpx_ceiling'] or 0) * 100:5.1f}% of DPX ceiling) regs={regs} valid={ok} "
+                      f"[{time.perf_counter() - t0:.1f} s wall]", flush=True)
                 del s
             except Exception as exc:  # log and go on
                 row["note"] = f"{type(exc).__name__}: {exc}"[:300]
                 print(f"   {params}: FAILED {row['note']}", flush=True)
                 traceback.print_exc(limit=3)
             rows.append(row)
+            write_csv(out, rows)
         for name, params in (("floydwarshall_tiledshared", {"tile": 32}), ("blockedfw_v41", {"block_size": 24})):
             if time.perf_counter() - t_start > args.budget_s or (name == "blockedfw_v41" and n > 4096):
                 continue
@@ -251,18 +298,17 @@ def main():
                 row["note"] = f"{type(exc).__name__}: {exc}"[:300]
                 print(f"   {name}: FAILED {row['note']}", flush=True)
             rows.append(row)
-        with open(out / "apsp-fast.csv", "w", newline="") as fh:  # rewrite after every size
-            w = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(rows)
+            write_csv(out, rows)
 
-    print("\n| n | solver | tile | R | arith | paths | launch | median ms | e12 relax/s | % DPX ceiling | valid |")
-    print("|---:|---|---:|---:|---|---|---|---:|---:|---:|---|")
+    print("\n| n | solver | tile | R | arith | paths | launch | p12 | inner | unroll | stage | median ms | e12 relax/s | "
+          "% DPX ceiling | valid |")
+    print("|---:|---|---:|---:|---|---|---|---|---|---:|---|---:|---:|---:|---|")
     for r in rows:
         if r.get("kind") == "ceiling" or r.get("median_ms") is None:
             continue
         print(f"| {r['n']} | {r['solver']} | {r.get('tile')} | {r.get('regblock', '')} | {r.get('kernel_arith', r.get('arith', ''))} | "
-              f"{r.get('paths', '')} | {r.get('launch', '')} | {r['median_ms']:.3f} | {r['rate_per_s'] / 1e12:.2f} | "
+              f"{r.get('paths', '')} | {r.get('launch', '')} | {r.get('p12', '')} | {r.get('inner', '')} | "
+              f"{r.get('unroll', '')} | {r.get('stage', '')} | {r['median_ms']:.3f} | {r['rate_per_s'] / 1e12:.2f} | "
               f"{(r.get('frac_dpx_ceiling') or 0) * 100:.1f} | {r.get('valid')} |")
     print(f"total {time.perf_counter() - t_start:.0f} s")
     return 0

@@ -21,6 +21,36 @@ blocking of dense GEMM, applied to the (min, +) semiring):
   barrier per pivot; phase 1 and the pivot-row tiles take the predecessor p[k][j] at the time of the
   improvement (it can still change later in the phase), the others could read it at the end.
 
+Kernel variants (registry parameters, compile-time constants; the defaults are the kernels above, measured
+on the H200):
+
+* ``p12`` - ``global`` (above) or ``shared``: phases 1-2 copy the tile and, off the diagonal, the pivot tile
+  into shared memory (2 T (T+1) words, so T <= 64 at int32), relax there with one barrier per pivot and
+  write the tile back once; the pivot's column and row come from shared memory instead of L1. Predecessors
+  stay in global memory as above. Host launches only (the persistent kernel would hold both phases' shared
+  memory).
+* ``inner`` - ``scalar`` (32-bit loads), ``vec2`` / ``vec4`` (64- / 128-bit ``LDS.64`` / ``LDS.128``): phase 3
+  in a second layout (``phase3x``) where a thread owns R consecutive rows and R consecutive columns (R must be
+  a multiple of the width V). The pivot-column chunk is staged row-major, ``As[i][k]`` (row stride KC + 4:
+  rows R apart start 16 banks apart, rows stay 16-byte aligned; staging is coalesced and conflict-free), the
+  pivot-row chunk as ``Bs[k][j]``; per V pivots a thread loads V consecutive pivots of each of its R rows and,
+  per pivot, R consecutive columns: 2R loads of V values per V R^2 relaxations (R = V = 4: 1 load per 8
+  add-mins, against 1 per 2 scalar). Numba has no 128-bit integer, so the vectors come from LLVM's
+  load-store vectorizer: shared arrays declared with ``alignment=4 V`` and unsigned (uint32) indices, which
+  drop Numba's negative-index wraparound and let LLVM prove the alignment.
+* ``unroll`` - pivots per k-loop iteration (U = max(unroll, V)), written out as U / V calls of one group
+  device function: LLVM unrolls the R x R and V loops but keeps a loop over groups of 64+ instructions rolled.
+* ``stage`` - ``single``: one buffer, load chunk, barrier, compute, barrier; ``double``: two buffers of half
+  the chunk (KC <= T/2, so there is always a next chunk), the next chunk's global loads issued into registers
+  before the current chunk's compute and stored to the other buffer after it, one barrier per chunk.
+
+Any non-default ``inner`` / ``unroll`` / ``stage`` selects ``phase3x`` (``scalar`` then loads 32-bit values
+in the consecutive layout). Its kernel carries launch bounds for K3_REGS = 128 registers per thread at R <= 4
+and at most 256 threads (two blocks per SM, as the default kernel's 96 registers give; left alone ptxas takes
+150-190 and one block fits). SASS census (benchmarks/fastfw_sass.py, sm_90, T 64, R 4, dpx): 2.56
+instructions per relaxation in the default kernel's k loop, 1.27 with vec4 + unroll 8 (128 VIADDMNMX, 16
+LDS.128 and 19 others per 8 pivots), 128 registers.
+
 Paths without extra inner-loop work. With ``paths`` on, phase 3 works on packed keys: a distance x is
 kept as ``x * T + low`` (a shift by S = log2 T): the pivot-column operand gets ``low = k`` (the pivot's
 index within the tile), the pivot-row operand and the cell itself ``low = 0``. A candidate key is then
@@ -59,12 +89,12 @@ it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md). In the simula
 kernel runs with one block, the only grid that its grid barrier supports there.
 
 Tile and register block: compile-time constants (kernels come from a cached factory per
-``(T, R, kind, paths, launch)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
+``(T, R, kind, paths, p12, inner, unroll, stage)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
 (measured on the H200 with benchmarks/h200/apsp_fast.py: T = 64, R = 4 won at n = 1200 ... 8192; R = 8
 spills with paths, T = 128 with R = 4 needs 1024 threads). Threads per block (T/R)^2 <= 1024.
 
-Complexity: Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, Theta(n_pad^2)
-memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
+Complexity (every variant): Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, T
+barriers per round in phases 1-2 and 2 (single) or 1 (double) per chunk in phase 3, Theta(n_pad^2) memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
 (2 w n_pad^2 without paths). Global traffic per round: phase 3 reads and writes every cell and reads the
 two pivot tiles per tile, about 16 n^2 bytes (int32), so 16 n^3 / T bytes in all, half of it the cells'
 read-modify-write (8 n^3 / T).
@@ -95,7 +125,14 @@ TABLE = ((1 << 62, 64, 4),)
 AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (equal to int32's SASS; float32 slower)
 # (tile, regblock) pairs the device sweep and the compile gate cover
 SHIPPED = ((32, 2), (64, 4), (64, 8), (128, 4), (128, 8))
-SMEM_BUDGET = 32768  # bytes of static shared memory for phase 3's two staged operand chunks
+SMEM_BUDGET = 32768  # bytes of static shared memory for phase 3's staged operand chunks (all buffers)
+SMEM_MAX = 49152  # static shared memory a block may declare
+P12S = ("global", "shared")  # phases 1-2: operands read from global memory or from a shared-memory copy
+INNERS = {"scalar": 1, "vec2": 2, "vec4": 4}  # phase-3 operand loads: values per shared-memory load
+UNROLLS = (1, 2, 4, 8)  # k steps per phase-3 loop iteration (at least the vector width)
+STAGES = ("single", "double")  # phase-3 chunks: one buffer, or two with the next chunk loaded during compute
+DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # today's kernels
+K3_REGS = 128  # registers per thread the tuned phase-3 kernel is held to (launch bounds: 2 blocks of 256 per SM)
 FLOAT_EXACT = 1 << 24
 INF_F32 = np.float32(np.inf)
 
@@ -108,9 +145,29 @@ def pick(n: int) -> tuple[int, int]:
     return TABLE[-1][1:]
 
 
-def chunk(T: int, itemsize: int) -> int:
-    """Pivots staged per phase-3 chunk: the two chunks take at most SMEM_BUDGET bytes."""
-    return max(1, min(T, SMEM_BUDGET // (2 * T * itemsize)))
+def chunk(T: int, itemsize: int, buffers: int = 1) -> int:
+    """Pivots staged per phase-3 chunk: the operand chunks of every buffer take at most SMEM_BUDGET bytes;
+    with two buffers at most T/2, so that there is always a next chunk to load during a chunk's compute."""
+    return max(1, min(T // buffers, SMEM_BUDGET // (2 * buffers * T * itemsize)))
+
+
+def check_variant(T: int, R: int, itemsize: int = 4, p12: str = "global", inner: str = "scalar", unroll: int = 1,
+                  stage: str = "single") -> None:
+    """Raise SolverError unless the kernel variant (see the module docstring) fits tile T and register block R."""
+    if p12 not in P12S or inner not in INNERS or unroll not in UNROLLS or stage not in STAGES:
+        raise SolverError(f"p12 {p12!r}, inner {inner!r}, unroll {unroll!r}, stage {stage!r}: expected p12 in "
+                          f"{P12S}, inner in {tuple(INNERS)}, unroll in {UNROLLS}, stage in {STAGES}")
+    check_shape(T, R, itemsize)
+    V = INNERS[inner]
+    if R % V:
+        raise SolverError(f"inner {inner} loads {V} consecutive cells: regblock {R} must be a multiple of {V}")
+    KC = chunk(T, itemsize, 2 if stage == "double" else 1)
+    if KC % max(unroll, V) or (KC * T) % ((T // R) ** 2):
+        raise SolverError(f"tile {T}, regblock {R}: a chunk of {KC} pivots does not split into {max(unroll, V)}-step "
+                          f"groups or over {(T // R) ** 2} threads")
+    if p12 == "shared" and 2 * T * (T + 1) * itemsize > SMEM_MAX:
+        raise SolverError(f"p12=shared: tile {T} needs {2 * T * (T + 1) * itemsize} bytes of shared memory "
+                          f"(at most {SMEM_MAX})")
 
 
 def check_shape(T: int, R: int, itemsize: int = 4) -> None:
@@ -128,9 +185,11 @@ def check_shape(T: int, R: int, itemsize: int = 4) -> None:
 
 # --- kernels ---------------------------------------------------------------------------------------------
 @functools.cache
-def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
+def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: str = "scalar", unroll: int = 1,
+            stage: str = "single") -> dict:
     """Kernels for tile T, register block R and ``kind``: 'dpx' / 'int32' / 'float32' (fast phase 3 on
-    packed keys, non-negative weights, no INF guards) or 'gen32' / 'gen64' (guarded, any weights)."""
+    packed keys, non-negative weights, no INF guards) or 'gen32' / 'gen64' (guarded, any weights); ``p12``,
+    ``inner``, ``unroll`` and ``stage`` pick the variant (module docstring), all compile-time constants."""
     gen = kind.startswith("gen")
     if kind == "float32":
         DT, NPDT = numba.float32, np.float32
@@ -141,7 +200,7 @@ def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
         DT, NPDT = (numba.int64, np.int64) if wide else (numba.int32, np.int32)
         INF = NPDT(inf_for(NPDT))
         NEG = NPDT(-inf_for(NPDT))
-    check_shape(T, R, np.dtype(NPDT).itemsize)
+    check_variant(T, R, np.dtype(NPDT).itemsize, p12, inner, unroll, stage)
     TR = T // R
     TP = T + 1  # row stride of the transposed operand: its staging writes hit 32 banks
     NT = TR * TR
@@ -155,6 +214,25 @@ def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
     GUARD = gen
     FLOAT = kind == "float32"
     DPX = kind == "dpx"
+    SHARED12 = p12 == "shared"
+    TUNED = (inner, unroll, stage) != ("scalar", 1, "single")  # phase 3 in the consecutive layout (phase3x)
+    V = INNERS[inner]
+    U = max(unroll, V)
+    G = U // V  # groups of V pivots per k-loop iteration
+    NBUF = 2 if stage == "double" else 1
+    KCX = chunk(T, np.dtype(NPDT).itemsize, NBUF)
+    NCH = T // KCX
+    STAGEX = KCX * T // NT
+    SA = KCX + 4  # row stride of phase3x's A chunk: rows R apart start in other banks, rows stay 16-byte aligned
+    # vector loads come from LLVM's load-store vectorizer: it needs the shared arrays aligned to the vector
+    # (the simulator takes no alignment) and unsigned indices (no negative-index wraparound)
+    ALIGN = None if mode() == "sim" or V == 1 else 4 * V
+    # the tuned k3 with R <= 4 asks ptxas for the blocks per SM that K3_REGS registers per thread allow (2 at 256
+    # threads, as today's k3 gets with 96): left alone, ptxas gives it 150-190 and one block per SM. Not at
+    # R = 8 (64 accumulators) or 1024 threads, where the bound would spill kilobytes.
+    BOUNDED = TUNED and mode() != "sim" and R <= 4 and 2 * NT * K3_REGS <= 65536
+    K3_BOUNDS = dict(launch_bounds=(NT, 65536 // (NT * K3_REGS))) if BOUNDED else {}
+    u32 = numba.uint32
 
     @cuda.jit(device=True)
     def pack(x, low):
@@ -275,15 +353,205 @@ def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
                         p[i, j] = p[base + low, j]  # row t of p is final in phase 3
 
     @cuda.jit(device=True)
-    def round2(d, p, t, r, q0, step):
-        """Phase 2 of round t: tiles q0, q0 + step, ... of the 2(r-1) pivot-row and pivot-column tiles."""
+    def phase12s(d, p, t, I, J):
+        """phase12 on shared-memory copies of tile (I, J) and the pivot tile, one barrier per pivot."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * T
+        i0 = I * T
+        j0 = J * T
+        S = cuda.shared.array((2, T, TP), NPDT)  # S[0]: tile (I, J); S[1]: pivot tile (t, t) unless I == J
+        ca = 1 if I == t and J != t else 0  # column k of the round lies in the pivot tile (pivot-row tiles)
+        rb = 1 if J == t and I != t else 0  # row k of the round lies in the pivot tile (pivot-column tiles)
+        c = cuda.local.array((R, R), NPDT)
+        lv = cuda.local.array(R, NPDT)
+        rv = cuda.local.array(R, NPDT)
+        for a in range(R):
+            for b in range(R):
+                y = ty + a * TR
+                x = tx + b * TR
+                c[a, b] = d[i0 + y, j0 + x]
+                S[0, y, x] = c[a, b]
+                if I != J:
+                    S[1, y, x] = d[base + y, base + x]
+        cuda.syncthreads()  # both tiles staged
+        for k in range(T):
+            for a in range(R):
+                lv[a] = S[ca, ty + a * TR, k]
+            for b in range(R):
+                rv[b] = S[rb, k, tx + b * TR]
+            for a in range(R):
+                for b in range(R):
+                    x = lv[a]
+                    y = rv[b]
+                    if not GUARD or (x != INF and y != INF):
+                        s = DT(x + y)
+                        if s < c[a, b]:
+                            if GUARD and s < NEG:
+                                s = NEG
+                            c[a, b] = s
+                            S[0, ty + a * TR, tx + b * TR] = s
+                            if PATHS:
+                                p[i0 + ty + a * TR, j0 + tx + b * TR] = p[base + k, j0 + tx + b * TR]
+            cuda.syncthreads()  # pivot k's writes (shared d, global p) visible before pivot k+1 is read
+        for a in range(R):
+            for b in range(R):
+                d[i0 + ty + a * TR, j0 + tx + b * TR] = c[a, b]
+
+    @cuda.jit(device=True)
+    def relax_tile(d, p, t, I, J):
+        """Phase 1 or 2 on tile (I, J): global or shared operands as ``p12`` says."""
+        if SHARED12:
+            phase12s(d, p, t, I, J)
+        else:
+            phase12(d, p, t, I, J)
+
+    @cuda.jit(device=True)
+    def load_chunk(d, t, I, J, kc, ra, rb):
+        """Keys of pivots kc .. kc+KC-1 of the pivot-column tile (I, t) and pivot-row tile (t, J) into ra, rb."""
+        tid = u32(cuda.threadIdx.y * TR + cuda.threadIdx.x)
+        base = t * T
+        for s in range(STAGEX):
+            e = tid + u32(s * NT)  # unsigned: divisions by the power-of-two KC and T become shifts and masks
+            kk = e % u32(KCX)
+            ra[s] = pack(d[I * T + e // u32(KCX), base + kc + kk], (kc + kk) * KEYED)
+            rb[s] = pack(d[base + kc + e // u32(T), J * T + e % u32(T)], 0)
+
+    @cuda.jit(device=True)
+    def store_chunk(As, Bs, buf, ra, rb):
+        """ra, rb into buffer buf: As[buf][i][k] (rows of the pivot-column chunk), Bs[buf][k][j]."""
+        tid = u32(cuda.threadIdx.y * TR + cuda.threadIdx.x)
+        for s in range(STAGEX):
+            e = tid + u32(s * NT)
+            As[buf, e // u32(KCX), e % u32(KCX)] = ra[s]
+            Bs[buf, e // u32(T), e % u32(T)] = rb[s]
+
+    @cuda.jit(device=True)
+    def group(As, Bs, buf, row, col, k, kc, acc, kb, av, bv):
+        """Pivots k .. k+V-1 of the chunk in buffer buf: V-wide loads of A's R rows, then per pivot R B values."""
+        for a in range(R):
+            for v in range(V):
+                av[a, v] = As[buf, row + u32(a), k + u32(v)]
+        for v in range(V):
+            for b in range(R):
+                bv[b] = Bs[buf, k + u32(v), col + u32(b)]
+            for a in range(R):
+                for b in range(R):
+                    if gen:
+                        x = av[a, v]
+                        y = bv[b]
+                        if x != INF and y != INF:
+                            s = DT(x + y)
+                            if s < acc[a, b]:
+                                acc[a, b] = s
+                                kb[a, b] = kc + k + v
+                    elif DPX or FLOAT:
+                        acc[a, b] = min(DT(av[a, v] + bv[b]), acc[a, b])
+                    else:
+                        s = DT(av[a, v] + bv[b])
+                        if s < acc[a, b]:
+                            acc[a, b] = s
+
+    @cuda.jit(device=True)
+    def phase3x(d, p, t, I, J):
+        """Phase 3 with R consecutive rows and columns per thread, V-wide loads, U k steps per iteration."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * T
+        i0 = I * T + ty * R
+        j0 = J * T + tx * R
+        row = u32(ty * R)
+        col = u32(tx * R)
+        As = cuda.shared.array((NBUF, T, SA), NPDT, alignment=ALIGN)  # As[buf][i][k]: key of d[I*T+i][base+kc+k]
+        Bs = cuda.shared.array((NBUF, KCX, T), NPDT, alignment=ALIGN)  # Bs[buf][k][j]: key of d[base+kc+k][J*T+j]
+        ra = cuda.local.array(STAGEX, NPDT)
+        rb = cuda.local.array(STAGEX, NPDT)
+        acc = cuda.local.array((R, R), NPDT)
+        kb = cuda.local.array((R, R), np.int32)
+        av = cuda.local.array((R, V), NPDT)
+        bv = cuda.local.array(R, NPDT)
+        for a in range(R):
+            for b in range(R):
+                acc[a, b] = pack(d[i0 + a, j0 + b], 0)
+                kb[a, b] = -1
+        load_chunk(d, t, I, J, 0, ra, rb)
+        store_chunk(As, Bs, 0, ra, rb)
+        cuda.syncthreads()  # chunk 0 staged
+        for c in range(NCH):
+            buf = u32(c % NBUF)
+            if NBUF == 2 and c + 1 < NCH:
+                load_chunk(d, t, I, J, (c + 1) * KCX, ra, rb)  # in flight during this chunk's compute
+            for q in range(KCX // U):
+                k = u32(q * U)
+                kc = c * KCX
+                group(As, Bs, buf, row, col, k, kc, acc, kb, av, bv)  # U / V groups written out: LLVM
+                if G >= 2:  # leaves a rolled loop over groups of 64+ instructions, so unroll by hand
+                    group(As, Bs, buf, row, col, k + u32(V), kc, acc, kb, av, bv)
+                if G >= 4:
+                    group(As, Bs, buf, row, col, k + u32(2 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(3 * V), kc, acc, kb, av, bv)
+                if G >= 8:
+                    group(As, Bs, buf, row, col, k + u32(4 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(5 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(6 * V), kc, acc, kb, av, bv)
+                    group(As, Bs, buf, row, col, k + u32(7 * V), kc, acc, kb, av, bv)
+            if c + 1 < NCH:
+                if NBUF == 1:
+                    cuda.syncthreads()  # chunk consumed before the next one overwrites it
+                    load_chunk(d, t, I, J, (c + 1) * KCX, ra, rb)
+                store_chunk(As, Bs, (c + 1) % NBUF, ra, rb)
+                cuda.syncthreads()  # chunk c+1 staged (double: and buffer c%2 free only after the next one)
+        cuda.syncthreads()  # last chunk consumed before this block's next tile (stride loop) restages
+        for a in range(R):
+            for b in range(R):
+                i = i0 + a
+                j = j0 + b
+                m = acc[a, b]
+                if gen:
+                    if kb[a, b] >= 0:
+                        if m < NEG:
+                            m = NEG
+                        d[i, j] = m
+                        if PATHS:
+                            p[i, j] = p[base + kb[a, b], j]
+                elif m < pack(d[i, j], 0):
+                    if FLOAT:
+                        w = numba.int32(m)
+                        d[i, j] = DT(w >> S)
+                        low = w & LOW
+                    else:
+                        d[i, j] = m >> S
+                        low = m & LOW
+                    if PATHS:
+                        p[i, j] = p[base + low, j]  # row t of p is final in phase 3
+
+    @cuda.jit(device=True)
+    def update_tile(d, p, t, I, J):
+        """Phase 3 on tile (I, J): today's kernel or the tuned one as inner / unroll / stage say."""
+        if TUNED:
+            phase3x(d, p, t, I, J)
+        else:
+            phase3(d, p, t, I, J)
+
+    @cuda.jit(device=True)
+    def round12(d, p, t, r, phase, q0, step):
+        """Phase 1 of round t (the pivot tile, on block q0 == 0) or phase 2 (tiles q0, q0 + step, ... of the
+        2(r-1) pivot-row and pivot-column tiles): one call site of relax_tile, so that a kernel links one copy
+        of its shared array."""
         q = q0
-        while q < 2 * (r - 1):
-            if q < r - 1:
-                phase12(d, p, t, t, q + (q >= t))
+        last = 1 if phase == 1 else 2 * (r - 1)
+        while q < last:
+            if phase == 1:
+                I = t
+                J = t
+            elif q < r - 1:
+                I = t
+                J = q + (q >= t)
             else:
-                b = q - (r - 1)
-                phase12(d, p, t, b + (b >= t), t)
+                I = q - (r - 1)
+                I = I + (I >= t)
+                J = t
+            relax_tile(d, p, t, I, J)
             q += step
 
     @cuda.jit(device=True)
@@ -293,19 +561,15 @@ def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
         while q < (r - 1) * (r - 1):
             I = q // (r - 1)
             J = q - I * (r - 1)
-            phase3(d, p, t, I + (I >= t), J + (J >= t))
+            update_tile(d, p, t, I + (I >= t), J + (J >= t))
             q += step
 
     @cuda.jit(cache=True)
     def k12(d, p, t, r, phase):
         """Host-driven phase 1 (block 0: the pivot) or phase 2 (one block per tile, stride loop)."""
-        if phase == 1:
-            if cuda.blockIdx.x == 0:
-                phase12(d, p, t, t, t)
-        else:
-            round2(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
+        round12(d, p, t, r, phase, cuda.blockIdx.x, cuda.gridDim.x)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=True, **K3_BOUNDS)
     def k3(d, p, t, r):
         """Host-driven phase 3 (stride loop over the off-cross tiles)."""
         round3(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
@@ -317,15 +581,15 @@ def kernels(T: int, R: int, kind: str, paths: bool) -> dict:
         b = cuda.blockIdx.x
         nb = cuda.gridDim.x
         for t in range(r):
-            if b == nb - 1:  # the last block: blocks 0, 1, ... get the first tiles of phases 2 and 3
-                phase12(d, p, t, t, t)
+            round12(d, p, t, r, 1, nb - 1 - b, nb)  # the last block: 0, 1, ... get the first tiles of phases 2, 3
             g.sync()  # pivot tile final before phase 2 reads it
-            round2(d, p, t, r, b, nb)
+            round12(d, p, t, r, 2, b, nb)
             g.sync()  # pivot row and column final before phase 3 reads them
             round3(d, p, t, r, b, nb)
             g.sync()  # round t complete before round t+1's pivot is read
 
-    return dict(k12=k12, k3=k3, persistent=persistent, KC=KC, S=S)
+    return dict(k12=k12, k3=k3, persistent=persistent, KC=KCX if TUNED else KC, S=S, U=U if TUNED else 1, V=V,
+                k3_bounds=K3_BOUNDS.get("launch_bounds"))
 
 
 def kernel_sigs(kind: str) -> dict:
@@ -345,8 +609,11 @@ class FastSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
-                 launch: str = "auto", **params):
-        super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, **params)
+                 launch: str = "auto", p12: str = "global", inner: str = "scalar", unroll: int = 1,
+                 stage: str = "single", **params):
+        super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, p12=p12, inner=inner,
+                         unroll=unroll, stage=stage, **params)
+        self.variant = dict(p12=p12, inner=inner, unroll=int(unroll), stage=stage)
         n = graph.n
         T0, R0 = pick(n)
         self.T = int(tile) or T0
@@ -378,7 +645,10 @@ class FastSolver(Solver):
             self.kind = AUTO_ARITH if AUTO_ARITH != "float32" else "dpx"  # float32 would not be exact
         else:
             self.kind = self.requested
-        check_shape(self.T, self.R, 8 if self.kind == "gen64" else 4)
+        check_variant(self.T, self.R, 8 if self.kind == "gen64" else 4, **self.variant)
+        if launch == "persistent" and p12 == "shared":
+            raise SolverError("p12=shared runs with host launches only (the persistent kernel would hold both "
+                              "phases' shared memory)")
         self.dtype_name = self.dtype.name
         self.d = self.p = self.d0 = self.p0 = self.flag = None
         self.launches = 0
@@ -406,7 +676,7 @@ class FastSolver(Solver):
         self.d = cuda.device_array_like(d0)
         self.p = cuda.device_array_like(p0)
         self.flag = cuda.device_array(1, dtype=np.int32)
-        ks = kernels(self.T, self.R, self.kind, self.paths)
+        ks = kernels(self.T, self.R, self.kind, self.paths, **self.variant)
         self.ks = ks
         TR = self.T // self.R
         self.block = (TR, TR)
@@ -436,7 +706,7 @@ class FastSolver(Solver):
     def run(self, source=None):
         counters = {"iterations": self.r, "relaxations": self.n_pad ** 3, "hop_tiebreak": bool(self.scale),
                     "matrix_dtype": str(np.dtype(self.device_dtype())), "arith": self.kind, "tile": self.T,
-                    "regblock": self.R, "paths": self.paths}
+                    "regblock": self.R, "paths": self.paths, **self.variant}
         if self.n == 0:
             return dict(counters, launches=0)
         self.reset()
@@ -463,9 +733,19 @@ class FastSolver(Solver):
         return counters
 
     def download(self):
-        n = self.n
-        if n == 0:
+        if self.n == 0:
             return np.zeros((0, 0), dtype=self.graph.dtype), np.zeros((0, 0), dtype=np.int32)
+        dist, undivided = self.download_distances(undivided_too=True)
+        if self.paths:
+            parent = np.ascontiguousarray(self.p.copy_to_host()[:self.n, :self.n])
+        else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
+            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
+        return dist, parent
+
+    def download_distances(self, undivided_too: bool = False):
+        """The distance matrix alone (no O(n m) host-derived parents when paths are off); with ``undivided_too``
+        also the device values before the hop tie-break is divided out."""
+        n = self.n
         raw = self.d.copy_to_host()[:n, :n]
         if self.kind == "float32":  # exact integers below 2^24, infinity for unreachable
             dist = np.where(np.isinf(raw), self.inf, np.where(np.isinf(raw), 0, raw).astype(np.int64))
@@ -474,12 +754,8 @@ class FastSolver(Solver):
         undivided = dist
         if self.scale:  # d' = d (n + 1) + hops with 0 <= hops < n + 1
             dist = np.where(dist == self.inf, self.inf, dist // self.scale)
-        dist = np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype)
-        if self.paths:
-            parent = np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
-        else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
-            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
-        return np.ascontiguousarray(dist), parent
+        dist = np.ascontiguousarray(np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype))
+        return (dist, undivided) if undivided_too else dist
 
 
 def tight_parents(graph, d, inf, scale=0):
@@ -511,8 +787,16 @@ def tight_parents(graph, d, inf, scale=0):
 
 
 # --- offline compile gate --------------------------------------------------------------------------------
+GATED_VARIANTS = (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every tuned piece at once
+                  dict(p12="global", inner="vec4", unroll=8, stage="single"),
+                  dict(p12="global", inner="vec2", unroll=4, stage="double"),
+                  dict(p12="global", inner="scalar", unroll=4, stage="single"))
+
+
 def compile_targets():
-    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths, the general kernels."""
+    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths and the general kernels at the
+    default variant, plus a representative set of tuned variants at T=64, R=4 (dpx, paths on and off; gen32;
+    the persistent kernel once)."""
     out = []
     for T, R in SHIPPED:
         for kind in ARITHS:
@@ -527,4 +811,10 @@ def compile_targets():
             ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
             tag = f"T={T},R={R},{kind}"
             out += [(f"{name}[{tag}]", ks[name], sigs[name]) for name in ("persistent", "k12", "k3")]
+    for i, var in enumerate(GATED_VARIANTS):
+        tag = ",".join(f"{k}={v}" for k, v in var.items())
+        for kind, paths in (("dpx", True), ("dpx", False), ("gen32", True))[:3 if i == 0 else 2]:
+            ks, sigs = kernels(64, 4, kind, paths, **var), kernel_sigs(kind)
+            names = ("k12", "k3") if var["p12"] == "shared" else ("k3", "persistent") if i == 1 else ("k3",)
+            out += [(f"{name}[T=64,R=4,{kind},paths={int(paths)},{tag}]", ks[name], sigs[name]) for name in names]
     return out
