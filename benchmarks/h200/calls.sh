@@ -58,6 +58,7 @@ for st in "$@"; do
         f13) step p001fig13 200 60 "$(bench p001fig13 $C/p001fig13.yaml)" ;;
         f4) step p002fig4 200 60 "$(bench p002fig4 $C/p002fig4.yaml)" ;;
         g30fast) step apsp-fast-g30 180 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
+        g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var benchmarks/h200/apsp-fast-gnutella30-variants.yaml)" ;;
         focus) step apsp-fast-focus 280 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;
         sparse) step apsp-sparse 420 60 "mkdir -p $O/sparse && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparse 2>&1 | tee $O/sparse/apsp-sparse-log.txt" ;;
         sparseq) step apsp-sparse-quick 240 60 "mkdir -p $O/sparseq && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparseq --quick --no-checks 2>&1 | tee $O/sparseq/apsp-sparse-log.txt" ;;
