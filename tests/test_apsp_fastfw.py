@@ -91,6 +91,22 @@ def test_registry_and_shapes():
     assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4
 
 
+def test_auto_variant_is_the_measured_one_where_it_fits():
+    AUTO, REF = fastfw.AUTO_VARIANT, fastfw.DEFAULTS
+    assert fastfw.resolve_variant(64, 4, "dpx", True) == AUTO[True]
+    assert fastfw.resolve_variant(64, 4, "int32", False) == AUTO[False]
+    assert fastfw.resolve_variant(64, 4, "dpx", False, launch="persistent")["p12"] == "global"
+    assert fastfw.resolve_variant(64, 4, "dpx", True, unroll=2) == dict(AUTO[True], unroll=2)
+    assert fastfw.resolve_variant(4, 2, "dpx", True) == REF  # unroll 8 does not fit a 4-pivot chunk
+    assert fastfw.resolve_variant(64, 4, "gen32", True) == REF  # the general kernels keep the reference
+    assert fastfw.resolve_variant(64, 4, "gen32", True, stage="double") == dict(REF, stage="double")
+    g = random_graph(37, 150, seed=3, wmin=1, wmax=9)
+    for paths in (True, False):
+        res = run(g, tile=16, regblock=4, paths=paths)
+        assert_apsp_ok(g, res)
+        assert {k: res.counters[k] for k in REF} == AUTO[paths]
+
+
 # --- kernel variants (p12 / inner / unroll / stage) at tile 16 -------------------------------------------------
 VARIANTS = [dict(p12="shared", inner="vec4", unroll=8, stage="double"),
             dict(p12="global", inner="vec2", unroll=2, stage="single"),

@@ -21,8 +21,11 @@ blocking of dense GEMM, applied to the (min, +) semiring):
   barrier per pivot; phase 1 and the pivot-row tiles take the predecessor p[k][j] at the time of the
   improvement (it can still change later in the phase), the others could read it at the end.
 
-Kernel variants (registry parameters, compile-time constants; the defaults are the kernels above, measured
-on the H200):
+Kernel variants (registry parameters, compile-time constants). The kernels above are the reference
+(:data:`DEFAULTS`); by default ('auto', unroll 0) the packed-key kinds take :data:`AUTO_VARIANT`, the fastest
+measured on the H200: with paths ``global`` + ``scalar`` + unroll 8, without ``shared`` + ``vec4`` + unroll 8,
+both ``single`` (n = 8192: 167 -> 105 ms with paths, 119 -> 69 ms without; Gnutella30 with paths 12.2 -> 6.4 s).
+The general kernels (gen32 / gen64) and tiles the variant does not fit keep the reference:
 
 * ``p12`` - ``global`` (above) or ``shared``: phases 1-2 copy the tile and, off the diagonal, the pivot tile
   into shared memory (2 T (T+1) words, so T <= 64 at int32), relax there with one barrier per pivot and
@@ -131,7 +134,13 @@ P12S = ("global", "shared")  # phases 1-2: operands read from global memory or f
 INNERS = {"scalar": 1, "vec2": 2, "vec4": 4}  # phase-3 operand loads: values per shared-memory load
 UNROLLS = (1, 2, 4, 8)  # k steps per phase-3 loop iteration (at least the vector width)
 STAGES = ("single", "double")  # phase-3 chunks: one buffer, or two with the next chunk loaded during compute
-DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # today's kernels
+DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # the reference kernels
+# paths -> the variant that p12 / inner / stage 'auto' and unroll 0 take for the packed-key kinds (dpx, int32,
+# float32), the fastest measured on the H200 at T 64, R 4, dpx, n = 1200 ... 8192 and on Gnutella30
+# (benchmarks/apsp-fast-h200.md, 2026-11-24); the general kernels (gen32 / gen64) and a variant that does not
+# fit the tile keep DEFAULTS
+AUTO_VARIANT = {True: dict(p12="global", inner="scalar", unroll=8, stage="single"),
+                False: dict(p12="shared", inner="vec4", unroll=8, stage="single")}
 K3_REGS = 128  # registers per thread the tuned phase-3 kernel is held to (launch bounds: 2 blocks of 256 per SM)
 FLOAT_EXACT = 1 << 24
 INF_F32 = np.float32(np.inf)
@@ -168,6 +177,24 @@ def check_variant(T: int, R: int, itemsize: int = 4, p12: str = "global", inner:
     if p12 == "shared" and 2 * T * (T + 1) * itemsize > SMEM_MAX:
         raise SolverError(f"p12=shared: tile {T} needs {2 * T * (T + 1) * itemsize} bytes of shared memory "
                           f"(at most {SMEM_MAX})")
+
+
+def resolve_variant(T: int, R: int, kind: str, paths: bool, launch: str = "host", p12: str = "auto",
+                    inner: str = "auto", unroll: int = 0, stage: str = "auto") -> dict:
+    """The kernel variant with 'auto' / 0 fields filled: from AUTO_VARIANT for the packed-key kinds when it fits
+    tile T and register block R (and the launch), else from DEFAULTS."""
+    given = dict(p12=p12, inner=inner, unroll=int(unroll), stage=stage)
+    auto = dict(AUTO_VARIANT[bool(paths)])
+    if launch == "persistent":
+        auto["p12"] = "global"  # the persistent kernel has no shared-memory phases 1-2
+    chosen = {k: auto[k] if v in ("auto", 0) else v for k, v in given.items()}
+    if kind not in ("gen32", "gen64"):
+        try:
+            check_variant(T, R, 4, **chosen)
+            return chosen
+        except SolverError:
+            pass
+    return {k: DEFAULTS[k] if v in ("auto", 0) else v for k, v in given.items()}
 
 
 def check_shape(T: int, R: int, itemsize: int = 4) -> None:
@@ -609,11 +636,10 @@ class FastSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
-                 launch: str = "auto", p12: str = "global", inner: str = "scalar", unroll: int = 1,
-                 stage: str = "single", **params):
+                 launch: str = "auto", p12: str = "auto", inner: str = "auto", unroll: int = 0,
+                 stage: str = "auto", **params):
         super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, p12=p12, inner=inner,
                          unroll=unroll, stage=stage, **params)
-        self.variant = dict(p12=p12, inner=inner, unroll=int(unroll), stage=stage)
         n = graph.n
         T0, R0 = pick(n)
         self.T = int(tile) or T0
@@ -645,8 +671,9 @@ class FastSolver(Solver):
             self.kind = AUTO_ARITH if AUTO_ARITH != "float32" else "dpx"  # float32 would not be exact
         else:
             self.kind = self.requested
+        self.variant = resolve_variant(self.T, self.R, self.kind, self.paths, launch, p12, inner, unroll, stage)
         check_variant(self.T, self.R, 8 if self.kind == "gen64" else 4, **self.variant)
-        if launch == "persistent" and p12 == "shared":
+        if launch == "persistent" and self.variant["p12"] == "shared":
             raise SolverError("p12=shared runs with host launches only (the persistent kernel would hold both "
                               "phases' shared memory)")
         self.dtype_name = self.dtype.name
@@ -794,9 +821,9 @@ GATED_VARIANTS = (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  #
 
 
 def compile_targets():
-    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths and the general kernels at the
-    default variant, plus a representative set of tuned variants at T=64, R=4 (dpx, paths on and off; gen32;
-    the persistent kernel once)."""
+    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths at the reference and the
+    'auto' variant, the general kernels at the reference, plus a representative set of tuned variants at
+    T=64, R=4 (dpx, paths on and off; gen32; the persistent kernel once)."""
     out = []
     for T, R in SHIPPED:
         for kind in ARITHS:
@@ -807,6 +834,12 @@ def compile_targets():
                         (f"k3[{tag}]", ks["k3"], sigs["k3"])]
                 if kind != "int32":  # phases 1-2 do not depend on the dpx / int32 choice
                     out.append((f"k12[{tag}]", ks["k12"], sigs["k12"]))
+                var = resolve_variant(T, R, kind, paths)
+                if var != DEFAULTS:  # the default ('auto') variant
+                    ks = kernels(T, R, kind, paths, **var)
+                    vtag = ",".join(f"{k}={v}" for k, v in var.items())
+                    out += [(f"{name}[{tag},{vtag}]", ks[name], sigs[name])
+                            for name in (("k12", "k3") if var["p12"] == "shared" else ("k3",))]
         for kind in ("gen32", "gen64"):
             ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
             tag = f"T={T},R={R},{kind}"

@@ -318,7 +318,7 @@ SPECS: tuple[SolverSpec, ...] = (
                "versions: large tiles staged in shared memory, each thread an R x R register block of cells "
                "(R^2 add-mins per 2R shared loads); tile and register block from a table measured on the H200; "
                "kernel variants (p12, inner, unroll, stage: phases 1-2 in shared memory, vector loads, unrolled "
-               "and double-buffered phase 3) as compile-time constants, defaults = the measured kernels",
+               "and double-buffered phase 3) as compile-time constants; 'auto' = the fastest measured on the H200",
                "gpusp.solvers.fastfw:FastSolver",
                params=(Param("tile", 0, "tile side (0: from the measured table)", choices=(0, 16, 32, 64, 128)),
                        Param("regblock", 0, "cells per thread along each side (0: from the measured table)",
@@ -327,16 +327,17 @@ SPECS: tuple[SolverSpec, ...] = (
                              "'float32' exact below 2^24 ('auto': the fastest exact one)",
                              choices=("auto", "int32", "dpx", "float32")),
                        Param("paths", True, "record the predecessor matrix", choices=(True, False)),
-                       Param("p12", "global", "phases 1-2: operands from global memory, or from shared-memory "
-                             "copies of the tile and the pivot tile (tile <= 64)", choices=("global", "shared")),
-                       Param("inner", "scalar", "phase-3 operand loads from shared memory: 32-bit, or 64/128-bit "
-                             "vectors (each thread then owns R consecutive rows and columns)",
-                             choices=("scalar", "vec2", "vec4")),
-                       Param("unroll", 1, "phase-3 pivots per k-loop iteration, written out (>= the vector width)",
-                             choices=(1, 2, 4, 8)),
-                       Param("stage", "single", "phase-3 operand chunks: one shared buffer, or two with the next "
-                             "chunk's global loads in flight during the current chunk's compute",
-                             choices=("single", "double"))),
+                       Param("p12", "auto", "phases 1-2: operands from global memory, or from shared-memory "
+                             "copies of the tile and the pivot tile (tile <= 64); 'auto': shared without paths",
+                             choices=("auto", "global", "shared")),
+                       Param("inner", "auto", "phase-3 operand loads from shared memory: 32-bit, or 64/128-bit "
+                             "vectors (each thread then owns R consecutive rows and columns); 'auto': vec4 "
+                             "without paths, scalar with", choices=("auto", "scalar", "vec2", "vec4")),
+                       Param("unroll", 0, "phase-3 pivots per k-loop iteration, written out (>= the vector "
+                             "width); 0: 8 where the tile allows, else 1", choices=(0, 1, 2, 4, 8)),
+                       Param("stage", "auto", "phase-3 operand chunks: one shared buffer, or two with the next "
+                             "chunk's global loads in flight during the current chunk's compute ('auto': single)",
+                             choices=("auto", "single", "double"))),
                negative_weights=True,
                memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
                memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
