@@ -1,10 +1,12 @@
 """Turn what the 2026-11-24 H200 calls brought back into benchmarks/papers/ (summary + samples per experiment,
 the comparison with the papers' published values, raw logs) and print the README's markdown tables.
 
-usage (repository root): python benchmarks/papers/assemble.py RESULTS
-RESULTS holds the unpacked res.tar.gz of each call (c1/, c2/, c3/) and p1/tables/, the tables that
-gpusp.report.aggregate.write_tables made here from p001t1-partial-records.tar.gz (that experiment was
-stopped at its time limit, so the bench never wrote its own tables).
+usage (repository root): python benchmarks/papers/assemble.py RESULTS [EXPERIMENT ...]
+RESULTS holds the unpacked res.tar.gz of each call (morning: c1/, c2/, c3/; evening: c2b/ and c3b/, the
+p002fig4 and p004fig1 files of calls c2 and c3) and, for experiments stopped at their time limit (the bench never
+wrote their tables), the tables that gpusp.report.aggregate.write_tables made here from their partial records:
+p1/tables/ (p001t1), p001fig12/tables/, p001fig13/tables/. With EXPERIMENTs, only those are rebuilt and their
+rows of published-vs-h200.csv replaced.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ EXPERIMENTS = {  # experiment -> [(call folder, bench name)]
     "paper001-table1": [("p1/tables", None)],
     "paper004-transfer": [("c2", "p004transfer")],
     "paper004-fig2-pull-push": [("c2", "p004fig2")],
+    "paper002-fig4": [("c2b", "p002fig4")],
+    "paper004-fig1-edges-per-thread": [("c3b", "p004fig1")],
+    "paper001-fig12": [("p001fig12/tables", None)],
+    "paper001-fig13": [("p001fig13/tables", None)],
 }
 COLS = ["graph", "solver", "params", "n", "m", "median_ms", "q1_ms", "q3_ms", "iqr_ms", "samples", "sources",
         "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "n3_per_s", "validated", "status", "mode",
@@ -40,7 +46,7 @@ def fmt_ms(v):
     return "" if pd.isna(v) else (f"{v:,.0f}" if v >= 1000 else f"{v:.3g}")
 
 
-def main(res: Path):
+def main(res: Path, only: list[str]):
     raw = HERE / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     for f in sorted(res.glob("c[12]/*")):  # call 3 was issue 9's: benchmarks/apsp-fast-h200-raw/
@@ -51,6 +57,8 @@ def main(res: Path):
             shutil.copyfile(f, dest)
     comparisons = []
     for exp, parts in EXPERIMENTS.items():
+        if only and exp not in only:
+            continue
         summary = pd.concat([read(res, c, n, "summary") for c, n in parts], ignore_index=True)
         samples = pd.concat([read(res, c, n, "samples") for c, n in parts], ignore_index=True)
         summary = summary.sort_values(["graph", "median_ms"], kind="stable")
@@ -74,10 +82,13 @@ def main(res: Path):
             print()
             for line in shape_lines(cmp):
                 print(f"* {line}")
-    allcmp = pd.concat(comparisons, ignore_index=True)
+    allcmp = pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame()
+    if only:
+        kept = pd.read_csv(HERE / "published-vs-h200.csv", dtype={"paper": str})
+        allcmp = pd.concat([kept[~kept["experiment"].isin(only)], allcmp], ignore_index=True)
     allcmp.to_csv(HERE / "published-vs-h200.csv", index=False)
     print(f"\n{len(allcmp)} published values compared")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2:])
