@@ -57,6 +57,11 @@ for st in "$@"; do
         f12) step p001fig12 200 60 "$(bench p001fig12 $C/p001fig12.yaml)" ;;
         f13) step p001fig13 200 60 "$(bench p001fig13 $C/p001fig13.yaml)" ;;
         f4) step p002fig4 200 60 "$(bench p002fig4 $C/p002fig4.yaml)" ;;
+        mp) step p004minplus 150 40 "$(bench p004minplus $C/p004minplus.yaml)" ;;
+        as) step p004allsrc 150 40 "$(bench p004allsrc $C/p004allsrc.yaml)" ;;
+        f14) step p001fig14 120 40 "$(bench p001fig14 $C/p001fig14.yaml)" ;;
+        s52) step p001sec52 150 40 "$(bench p001sec52 $C/p001sec52.yaml)" ;;
+        f10) step p001fig10 420 60 "$(bench p001fig10 $C/p001fig10.yaml)" ;;
         g30fast) step apsp-fast-g30 180 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
         g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var benchmarks/h200/apsp-fast-gnutella30-variants.yaml)" ;;
         focus) step apsp-fast-focus 280 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;

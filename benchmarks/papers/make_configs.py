@@ -89,17 +89,40 @@ def plain(c):
     return ["in_process: true"]
 
 
-def fig1213(c):
+def one_trial(c):
     c["trials"] = 1
     return ["in_process: true", "1 trial (and 1 warm-up) instead of 3"]
+
+
+def p001sec52(c):
+    c["trials"] = 1
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if k == "random-n4096-k4-w4096"}
+    c["solvers"] = drop(c["solvers"], "nsssp_global", sources_per_launch=1)
+    return ["in_process: true", "1 trial (and 1 warm-up) instead of 3", "|V| = 4K only (16K: 31 jobs of seconds each)",
+            "Harish's N = 1 left out (11-17 s a run at 4K; measured in paper001-fig12/13)"]
+
+
+def p001fig10(c):
+    small = [g for g in c["graphs"] if int(g.split("-")[1][1:]) <= 2048]
+    apsp = [g for g in c["graphs"] if int(g.split("-")[1][1:]) <= 8192]
+    for sv in c["solvers"]:
+        if sv["name"] == "nsssp_global" and sv.get("params", {}).get("sources_per_launch") == 1:
+            sv["graphs"] = small
+        elif sv["name"] == "scipy_apsp":
+            sv["graphs"] = apsp
+    return ["in_process: true", "Harish's N = 1 APSP on |V| <= 2K only (11-17 s at 4K, growing as |V|^2)",
+            "scipy_apsp on |V| <= 8K only (16K: about a minute on one core)"]
 
 
 CHANGES = {"p000t1": ("paper000-table1", p000t1), "p000t2": ("paper000-table2", p000t2),
            "p000t2b": ("paper000-table2", p000t2b), "p000t3": ("paper000-table3", p000t3),
            "p001t1": ("paper001-table1", p001t1), "p004transfer": ("paper004-transfer", plain),
            "p004fig2": ("paper004-fig2-pull-push", plain), "p004fig1": ("paper004-fig1-edges-per-thread", plain),
-           "p001fig12": ("paper001-fig12", fig1213), "p001fig13": ("paper001-fig13", fig1213),
-           "p002fig4": ("paper002-fig4", p002fig4)}
+           "p001fig12": ("paper001-fig12", one_trial), "p001fig13": ("paper001-fig13", one_trial),
+           "p002fig4": ("paper002-fig4", p002fig4),
+           "p004minplus": ("paper004-apsp-minplus", plain), "p004allsrc": ("paper004-apsp-allsources", one_trial),
+           "p001fig14": ("paper001-fig14", one_trial), "p001sec52": ("paper001-sec52-n-b", p001sec52),
+           "p001fig10": ("paper001-fig10", p001fig10)}
 
 
 def main():
