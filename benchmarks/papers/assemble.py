@@ -3,9 +3,9 @@ the comparison with the papers' published values, raw logs) and print the README
 
 usage (repository root): python benchmarks/papers/assemble.py RESULTS [EXPERIMENT ...]
 RESULTS holds the unpacked res.tar.gz of each call (morning: c1/, c2/, c3/; evening: c2b/ and c3b/, the
-p002fig4 and p004fig1 files of calls c2 and c3) and, for experiments stopped at their time limit (the bench never
+p002fig4 and p004fig1 files of calls c2 and c3, then c6/ and c7/) and, for experiments stopped at their time limit (the bench never
 wrote their tables), the tables that gpusp.report.aggregate.write_tables made here from their partial records:
-p1/tables/ (p001t1), p001fig12/tables/, p001fig13/tables/. With EXPERIMENTs, only those are rebuilt and their
+p1/tables/ (p001t1), p001fig12/tables/ (call c3), p001fig13/tables/ (call c7). With EXPERIMENTs, only those are rebuilt and their
 rows of published-vs-h200.csv replaced.
 """
 
@@ -31,6 +31,11 @@ EXPERIMENTS = {  # experiment -> [(call folder, bench name)]
     "paper004-fig1-edges-per-thread": [("c3b", "p004fig1")],
     "paper001-fig12": [("p001fig12/tables", None)],
     "paper001-fig13": [("p001fig13/tables", None)],
+    "paper004-apsp-minplus": [("c6", "p004minplus")],
+    "paper004-apsp-allsources": [("c6", "p004allsrc")],
+    "paper001-fig14": [("c6", "p001fig14")],
+    "paper001-sec52-n-b": [("c6", "p001sec52")],
+    "paper001-fig10": [("c7", "p001fig10")],
 }
 COLS = ["graph", "solver", "params", "n", "m", "median_ms", "q1_ms", "q3_ms", "iqr_ms", "samples", "sources",
         "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "n3_per_s", "validated", "status", "mode",
@@ -44,6 +49,10 @@ def read(res: Path, folder: str, name: str | None, kind: str) -> pd.DataFrame:
 
 def fmt_ms(v):
     return "" if pd.isna(v) else (f"{v:,.0f}" if v >= 1000 else f"{v:.3g}")
+
+
+def fmt_s(v):
+    return "" if pd.isna(v) else f"{v:.2f}"
 
 
 def main(res: Path, only: list[str]):
@@ -69,8 +78,8 @@ def main(res: Path, only: list[str]):
         print("|---|---|---|---:|---:|---:|---:|---:|---|")
         for r in summary.to_dict("records"):
             print(f"| {r['graph']} | {r['solver']} | {r['params']} | {fmt_ms(r['median_ms'])} | {fmt_ms(r['iqr_ms'])} | "
-                  f"{int(r['samples'])} | {r['compile_s']:.2f} | {int(r['iterations']) if pd.notna(r['iterations']) else ''} | "
-                  f"{'yes' if r['validated'] == True else 'NO'} |")  # noqa: E712
+                  f"{int(r['samples']) if pd.notna(r['samples']) else ''} | {fmt_s(r['compile_s'])} | {int(r['iterations']) if pd.notna(r['iterations']) else ''} | "
+                  f"{r['status'] if pd.isna(r['median_ms']) else 'yes' if r['validated'] == True else 'NO'} |")  # noqa: E712
         cmp = compare(summary)
         if not cmp.empty:
             comparisons.append(cmp)
