@@ -13,7 +13,7 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     configuration's answer (itself checked in full against SciPy at n <= 2048, on 16 sampled rows with
     SciPy's Dijkstra above). A failing configuration is logged and skipped.
     With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
-    launches, paths on and off, the default kernel first (the validated reference); distances-only downloads
+    launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the validated reference; distances-only downloads
     for paths off (no host-derived parents).
 (c) rewrites apsp-fast.csv (+ ceiling rows, per-trial samples_ms) after every configuration, so a run stopped
     at its time limit keeps what it measured, and prints a table: n^3/t and its fraction of the measured ceiling.
@@ -146,7 +146,7 @@ def time_solver(solver, trials):
 
 
 # issue 9's kernel variants around the best measured point (T 64, R 4, dpx, host launches), most telling first
-FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"),  # today's default: the reference
+FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"),  # fastfw.DEFAULTS: the reference
                   dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every new piece at once
                   dict(p12="global", inner="vec4", unroll=8, stage="single"),
                   dict(p12="global", inner="vec4", unroll=8, stage="double"),
