@@ -13,7 +13,7 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     configuration's answer (itself checked in full against SciPy at n <= 2048, on 16 sampled rows with
     SciPy's Dijkstra above). A failing configuration is logged and skipped.
     With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
-    launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the validated reference; distances-only downloads
+    launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the others checked against it; distances-only downloads
     for paths off (no host-derived parents).
 (c) rewrites apsp-fast.csv (+ ceiling rows, per-trial samples_ms) after every configuration, so a run stopped
     at its time limit keeps what it measured, and prints a table: n^3/t and its fraction of the measured ceiling.
