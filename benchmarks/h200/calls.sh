@@ -55,6 +55,8 @@ for st in "$@"; do
         f2) step p004fig2 200 60 "$(bench p004fig2 $C/p004fig2.yaml)" ;;
         f1) step p004fig1 200 60 "$(bench p004fig1 $C/p004fig1.yaml)" ;;
         f12) step p001fig12 200 60 "$(bench p001fig12 $C/p001fig12.yaml)" ;;
+        f12b) step p001fig12b 200 60 "$(bench p001fig12b $C/p001fig12.yaml random-n4096-k32-w4096 random-n4096-k64-w4096)" ;;
+        p1t1c) step p001t1c 200 60 "$(bench p001t1c $C/p001t1.yaml complete-4677)" ;;
         f13) step p001fig13 200 60 "$(bench p001fig13 $C/p001fig13.yaml)" ;;
         f4) step p002fig4 200 60 "$(bench p002fig4 $C/p002fig4.yaml)" ;;
         mp) step p004minplus 150 40 "$(bench p004minplus $C/p004minplus.yaml)" ;;
