@@ -3,7 +3,7 @@ the comparison with the papers' published values, raw logs) and print the README
 
 usage (repository root): python benchmarks/papers/assemble.py RESULTS [EXPERIMENT ...]
 RESULTS holds the unpacked res.tar.gz of each call (morning: c1/, c2/, c3/; evening: c2b/ and c3b/, the
-p002fig4 and p004fig1 files of calls c2 and c3, then c6/ and c7/) and, for experiments stopped at their time limit (the bench never
+p002fig4 and p004fig1 files of calls c2 and c3, then c6/, c7/ and c8/) and, for experiments stopped at their time limit (the bench never
 wrote their tables), the tables that gpusp.report.aggregate.write_tables made here from their partial records:
 p1/tables/ (p001t1), p001fig12/tables/ (call c3), p001fig13/tables/ (call c7). With EXPERIMENTs, only those are rebuilt and their
 rows of published-vs-h200.csv replaced.
@@ -24,12 +24,12 @@ EXPERIMENTS = {  # experiment -> [(call folder, bench name)]
     "paper000-table1": [("c1", "p000t1")],
     "paper000-table2": [("c2", "p000t2")],
     "paper000-table3": [("c1", "p000t3-g04"), ("c2", "p000t3-g30"), ("c2", "p000t3-g25")],
-    "paper001-table1": [("p1/tables", None)],
+    "paper001-table1": [("p1/tables", None), ("c8", "p001t1c")],
     "paper004-transfer": [("c2", "p004transfer")],
     "paper004-fig2-pull-push": [("c2", "p004fig2")],
     "paper002-fig4": [("c2b", "p002fig4")],
     "paper004-fig1-edges-per-thread": [("c3b", "p004fig1")],
-    "paper001-fig12": [("p001fig12/tables", None)],
+    "paper001-fig12": [("p001fig12/tables", None), ("c8", "p001fig12b")],
     "paper001-fig13": [("p001fig13/tables", None)],
     "paper004-apsp-minplus": [("c6", "p004minplus")],
     "paper004-apsp-allsources": [("c6", "p004allsrc")],
