@@ -6,12 +6,14 @@ graphs with n <= 70; a batch costs (rounds + tree levels + 4) grid barriers of t
 
 import numpy as np
 import pytest
+from numba import cuda
 from cases import _g, assert_apsp_ok, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
 from gpusp.solvers import multisource, registry
 from gpusp.solvers.multisource import arc_chunks, auto_batch
+from gpusp.solvers.warp import warp_or
 
 CASES = [c for c in sssp_cases() if c[0] != "random-37"]
 SMALL = dict(batch=32, block=32, split=2, regs=0)
@@ -34,7 +36,8 @@ def test_awkward_cases(label, graph, source):
     assert_apsp_ok(graph, res)
     assert res.counters["batches"] == 1 and res.counters["batch"] == 32
     rounds = 1 if graph.m else 0  # a source without out-arcs is never listed
-    assert res.counters["iterations"] >= rounds and res.counters["tree_levels"] >= rounds
+    assert res.counters["iterations"] >= rounds
+    assert res.counters["tree_levels"] >= rounds or res.counters["tight_parents"] == 1  # one pass, no tree rounds
 
 
 def test_hub_chunks_zero_cycle_unreachable():
@@ -92,10 +95,51 @@ def test_auto_batch_and_chunks():
     assert auto_batch(1) == 32 and auto_batch(100) == 128 and auto_batch(5000) == 1024
     assert auto_batch(36_682) == 512  # (4 + 8) x n x S <= 256 MiB
     indptr = np.array([0, 0, 5, 6, 6 + 128 * 2 + 1], dtype=np.int32)
-    ptr, vert = arc_chunks(indptr, 128)
+    ptr, vert, start = arc_chunks(indptr, 128)
     assert ptr.tolist() == [0, 0, 1, 2, 5] and vert.tolist() == [1, 2, 3, 3, 3]
+    assert start.tolist() == [0, 5, 6, 6 + 128, 6 + 256, 6 + 257]
     assert registry.get("multisource_fast").resolve({})["batch"] == 0
 
 
 def test_compile_targets():
-    assert {label for label, _, _ in multisource.compile_targets()} == {"batches[int32]", "batches[int64]"}
+    assert {label for label, _, _ in multisource.compile_targets()} == {
+        f"batches[{w},unroll={u}]" for w in ("int32", "int64") for u in (1, 2, 4, 8)}
+
+
+def test_parents_tight_pass_and_levels_agree():
+    """Weights >= 1: auto takes the one-pass tight parents (no tree rounds); levels grows the trees round by round."""
+    graph = random_graph(45, 160, seed=5, wmin=1, wmax=20)
+    auto, levels = _solve(graph), _solve(graph, parents="levels")
+    assert_apsp_ok(graph, auto)
+    assert_apsp_ok(graph, levels)
+    np.testing.assert_array_equal(auto.dist, levels.dist)
+    assert auto.counters["tight_parents"] == 1 and auto.counters["tree_levels"] == 0
+    assert levels.counters["tight_parents"] == 0 and levels.counters["tree_levels"] > 0
+
+
+def test_parents_tight_refuses_zero_weights():
+    with pytest.raises(SolverError, match="needs every weight > 0"):
+        _solve(_hub_with_zero_cycle(), parents="tight")
+    assert _solve(_hub_with_zero_cycle()).counters["tight_parents"] == 0  # auto falls back to levels
+
+
+@pytest.mark.parametrize("unroll", [1, 8])
+def test_unroll_does_not_change_the_answer(unroll):
+    graph = _hub_with_zero_cycle()
+    res = _solve(graph, unroll=unroll, split=8)
+    assert_apsp_ok(graph, res)
+    np.testing.assert_array_equal(res.dist, _solve(graph).dist)
+
+
+def test_warp_or_combines_every_lane():
+    """The simulator's warp OR: lane i posts bit i for odd i, each warp of a 64-thread block sees the same OR."""
+    @cuda.jit
+    def kernel(out):
+        lane = cuda.threadIdx.x % 32
+        v = warp_or((1 << lane) if lane % 2 else 0)
+        out[cuda.threadIdx.x] = warp_or(v | (cuda.threadIdx.x // 32))  # a second call reuses the other slots
+
+    out = np.zeros(64, dtype=np.int64)
+    kernel[1, 64](out)
+    odd = sum(1 << i for i in range(1, 32, 2))
+    assert out[:32].tolist() == [odd] * 32 and out[32:].tolist() == [odd | 1] * 32

@@ -2,13 +2,14 @@
 
 usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. with PYTHONPATH=/tmp/site:src):
     PYTHONPATH=src python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $OUT [--graphs ...] [--quick]
-        [--no-checks] [--peers]
+        [--baseline] [--no-checks] [--peers]
 
 (a) checks (skipped with --no-checks): the tests' awkward graphs (tests/cases.py) and two random graphs of
     n = 2000 (weights 1..100 and 0..10) with a many-block cooperative grid, every row checked against SciPy
     (distances and the five tree checks per row).
 (b) sweep: multisource_fast over batch x split (x block) on each graph (SNAP graphs with weights 1..100,
-    seed 1, as paper 000 adds them), one warm-up + TRIALS timed runs (CUDA events around the device work;
+    seed 1, as paper 000 adds them); --quick: one knob at a time around the defaults (parents, unroll, regs,
+    batch); --baseline: the defaults only, so that an earlier tree (PYTHONPATH=old/src) runs it too; one warm-up + TRIALS timed runs (CUDA events around the device work;
     d2h of the n x n result timed apart), 16 seeded rows validated against SciPy.
 (c) --peers: the dense FW (blockedfw_fast, defaults, paths on), paper 001's nsssp_shared and SciPy's
     all-sources Dijkstra on every core (scipy_apsp workers=0), one timed run each, validated the same way.
@@ -31,9 +32,9 @@ import gpusp.device
 from gpusp.data.weights import add_weights
 from gpusp.measure.validate import check_apsp, sample_rows
 
-FIELDS = ["graph", "n", "m", "solver", "batch", "split", "block", "regs", "median_ms", "q1_ms", "q3_ms", "min_ms",
-          "d2h_ms", "compile_s", "iterations", "tree_levels", "batches", "items", "relaxations", "grid",
-          "result_on_device", "valid", "rows_checked", "note", "samples_ms"]
+FIELDS = ["graph", "n", "m", "solver", "batch", "split", "block", "regs", "unroll", "parents", "median_ms", "q1_ms",
+          "q3_ms", "min_ms", "d2h_ms", "compile_s", "iterations", "tree_levels", "tight_parents", "batches", "items",
+          "relaxations", "grid", "result_on_device", "valid", "rows_checked", "note", "samples_ms"]
 TRIALS = 3
 SNAP = ("p2p-Gnutella04", "wiki-Vote", "p2p-Gnutella30", "email-Enron")
 
@@ -50,10 +51,11 @@ def run_one(graph, solver, params, rows, trials, warmup=1):
     c = res.counters
     return {"graph": graph.name, "n": graph.n, "m": graph.m, "solver": solver, "batch": c.get("batch", ""),
             "split": params.get("split", ""), "block": params.get("block", ""), "regs": params.get("regs", ""),
+            "unroll": params.get("unroll", ""), "parents": params.get("parents", ""),
             "median_ms": round(t.median_ms, 4), "q1_ms": round(t.q1_ms, 4), "q3_ms": round(t.q3_ms, 4),
             "min_ms": round(min(t.samples_ms), 4), "d2h_ms": round(t.d2h_ms, 2), "compile_s": round(t.compile_s, 2),
-            **{k: c.get(k, "") for k in ("iterations", "tree_levels", "batches", "items", "relaxations", "grid",
-                                          "result_on_device")},
+            **{k: c.get(k, "") for k in ("iterations", "tree_levels", "tight_parents", "batches", "items",
+                                          "relaxations", "grid", "result_on_device")},
             "valid": verdict.ok, "rows_checked": verdict.checks.get("rows_checked", ""),
             "note": "" if verdict.ok else str(verdict.mismatches)[:200],
             "samples_ms": " ".join(f"{x:.4f}" for x in t.samples_ms)}
@@ -68,7 +70,7 @@ def checks():
     cases += [("random-2000-w1", random_graph(2000, 8000, seed=7, wmin=1, wmax=100)),
               ("random-2000-w0", random_graph(2000, 8000, seed=8, wmin=0, wmax=10))]
     for label, g in cases:
-        for params in ({"batch": 32, "split": 2}, {"batch": 1024}):
+        for params in ({"batch": 32, "split": 2}, {"batch": 1024}, {"batch": 64, "parents": "levels", "unroll": 8}):
             try:
                 row = run_one(g, "multisource_fast", params, None, trials=1)
             except Exception as exc:  # report and go on: one failure must not hide the others
@@ -77,11 +79,13 @@ def checks():
             yield row
 
 
-def sweep(quick: bool):
-    """(solver, params) for the multisource sweep."""
-    if quick:
-        return [{"batch": 1024, "split": 32, "regs": r} for r in (0, 80, 64, 48, 40, 32)] + [
-            {"batch": b, "split": 32, "regs": 64} for b in (512, 2048)]
+def sweep(quick: bool, baseline: bool):
+    """Parameter sets for the multisource sweep (each on the solver's defaults)."""
+    if baseline:  # the solver's defaults only: runs on any earlier gpusp tree too
+        return [{}]
+    if quick:  # one knob at a time around the defaults
+        return [{}, {"parents": "levels"}, {"unroll": 1}, {"unroll": 2}, {"unroll": 8}, {"regs": 0}, {"regs": 80},
+                {"regs": 48}, {"batch": 512}, {"batch": 1024}, {"batch": 2048}]
     out = [{"batch": b, "split": s} for b in (0, 128, 256, 512, 1024, 2048) for s in (32, 128)]
     return out + [{"batch": 1024, "block": 512}, {"batch": 1024, "block": 1024}]
 
@@ -91,7 +95,8 @@ def main():
     ap.add_argument("--data", type=Path, default=Path(".devdata"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--graphs", nargs="+", default=list(SNAP))
-    ap.add_argument("--quick", action="store_true", help="four configurations per graph")
+    ap.add_argument("--quick", action="store_true", help="one knob at a time around the defaults")
+    ap.add_argument("--baseline", action="store_true", help="the defaults only (works on earlier gpusp trees)")
     ap.add_argument("--no-checks", action="store_true")
     ap.add_argument("--peers", action="store_true", help="also blockedfw_fast, nsssp_shared and scipy_apsp")
     args = ap.parse_args()
@@ -113,7 +118,7 @@ def main():
     for name in args.graphs:
         graph = snap(args.data, name)
         sample = sample_rows(graph.n, 16, seed=1)
-        configs = [("multisource_fast", p) for p in sweep(args.quick)]
+        configs = [("multisource_fast", p) for p in sweep(args.quick, args.baseline)]
         if args.peers:
             configs += [("blockedfw_fast", {}), ("nsssp_shared", {}), ("scipy_apsp", {"workers": 0})]
         for solver, params in configs:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The H200 runs of 2026-11-24 in a few device calls: issues 11 and 9 (benchmarks/papers/README.md), issue 10
-# (benchmarks/apsp-sparse-h200.md).
+# (benchmarks/apsp-sparse-h200.md). Step msold runs the tree unpacked in old/ (git archive <sha> src | tar -x -C old).
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
 # Each STEP runs under `timeout` with min(its cap, the time left before DEADLINE_S); a step that would get less
 # than its minimum is skipped and logged. Everything goes to /tmp/o/CALL, packed after every step into
@@ -70,6 +70,8 @@ for st in "$@"; do
         sparse) step apsp-sparse 420 60 "mkdir -p $O/sparse && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparse 2>&1 | tee $O/sparse/apsp-sparse-log.txt" ;;
         sparseq) step apsp-sparse-quick 240 60 "mkdir -p $O/sparseq && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparseq --quick --no-checks 2>&1 | tee $O/sparseq/apsp-sparse-log.txt" ;;
         fuse) step sssp-fuse 330 90 "mkdir -p $O/fuse && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/fuse --only-fuse --tag=-fuse --graphs USA-road-d.NY USA-road-d.BAY grid-4096 2>&1 | tee $O/fuse/sssp-fast-fuse-log.txt" ;;
+        msold) step apsp-sparse-old 120 30 "mkdir -p $O/msold && PYTHONPATH=/tmp/site:$PWD/old/src python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msold --baseline --no-checks 2>&1 | tee $O/msold/apsp-sparse-log.txt" ;;
+        msnew) step apsp-sparse-new 480 60 "mkdir -p $O/msnew && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msnew --quick 2>&1 | tee $O/msnew/apsp-sparse-log.txt" ;;
         sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
         *) echo "unknown step $st" ;;
     esac

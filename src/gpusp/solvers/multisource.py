@@ -69,6 +69,7 @@ from ..errors import SolverError
 from .base import Solver, launch_grid
 from .common import fill
 from .deltastep import cooperative_grid
+from .warp import warp_or
 
 WARP = 32
 TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
@@ -93,18 +94,22 @@ def auto_batch(n: int, itemsize: int = 4) -> int:
 
 
 def arc_chunks(indptr: np.ndarray, split: int):
-    """(chunk_ptr, chunk_vertex): vertex u owns chunks chunk_ptr[u] .. chunk_ptr[u + 1] - 1 of <= split arcs."""
-    deg = np.diff(indptr.astype(np.int64))
+    """(chunk_ptr, chunk_vertex, chunk_start): vertex u owns chunks chunk_ptr[u] .. chunk_ptr[u + 1] - 1 of <= split
+    arcs; chunk k is vertex chunk_vertex[k]'s arcs chunk_start[k] .. chunk_start[k + 1] - 1 (one more entry, m)."""
+    indptr = indptr.astype(np.int64)
+    deg = np.diff(indptr)
     per = (deg + split - 1) // split
     chunk_ptr = np.zeros(len(deg) + 1, dtype=np.int64)
     np.cumsum(per, out=chunk_ptr[1:])
-    chunk_vertex = np.repeat(np.arange(len(deg), dtype=np.int32), per)
-    return chunk_ptr.astype(np.int32), chunk_vertex
+    chunk_vertex = np.repeat(np.arange(len(deg), dtype=np.int64), per)
+    chunk_start = np.append(indptr[chunk_vertex] + (np.arange(len(chunk_vertex)) - chunk_ptr[chunk_vertex]) * split,
+                            indptr[-1])
+    return chunk_ptr.astype(np.int32), chunk_vertex.astype(np.int32), chunk_start.astype(np.int32)
 
 
 @functools.cache
-def _kernel(wname: str, sbuf_size: int, regs: int = 0):
-    """The cooperative batch kernel for one distance type, block buffer size and register cap (0: none)."""
+def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 4):
+    """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
 
@@ -145,42 +150,79 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0):
             scount[0] = 0
 
     @cuda.jit(device=True)
-    def expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
-               cnt, base, ns, S, q, tree, counts, sbuf, scount):
+    def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
+               base, ns, S, q, tree, counts, sbuf, scount):
         """Round q: a warp per list entry relaxes (or, with ``tree``, claims over tight arcs) for 32 sources."""
         nwords = S // WARP
         lane = cuda.threadIdx.x % WARP
         nwarps = cuda.gridsize(1) // WARP
+        heads = cuda.local.array(unroll, numba.int32)
+        wts = cuda.local.array(unroll, WT)
+        seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
+        owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
         for e in range(cuda.grid(1) // WARP, cnt[q % 3], nwarps):
             ent = lists[q % 2, e]
             k = ent // nwords
             c = ent - k * nwords
             u = chunk_vertex[k]
-            a = indptr[u] + (k - chunk_ptr[u]) * split
-            end = min(a + split, indptr[u + 1])
             s = c * WARP + lane
+            us = u * S + s
+            active = s < ns and stamp[us] == q
+            du = dist[us]
             if lane == 0:
                 counts[0] += 1
-            if s >= ns or stamp[u * S + s] != q:
-                continue
+            a, end = chunk_start[k], chunk_start[k + 1]
+            if active:
+                counts[1] += end - a
+            for a0 in range(a, end, WARP):
+                nar = min(end - a0, WARP)
+                hits = numba.int64(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
+                if active:
+                    for j in range(0, nar, unroll):
+                        for t in range(unroll):
+                            i = a0 + min(j + t, nar - 1)
+                            heads[t] = indices[i]
+                            wts[t] = weights[i]
+                            vs = heads[t] * S + s
+                            seen[t] = dist[vs]
+                            if tree:
+                                owner[t] = parent[vs]
+                        for t in range(unroll):
+                            v = heads[t]
+                            vs = v * S + s
+                            hit = False
+                            if j + t < nar:
+                                if tree:
+                                    hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
+                                    if hit:  # plain store: every writer this round holds a tight arc from level q
+                                        parent[vs] = u
+                                else:
+                                    nd = WT(du + wts[t])
+                                    hit = nd < seen[t]
+                                    if hit:
+                                        cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
+                            if hit:
+                                stamp[vs] = q + 1
+                                hits |= numba.int64(1) << (j + t)
+                hits = warp_or(hits)  # the arcs whose heads some source improved
+                if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
+                    claim(istamp, lists, cnt, chunk_ptr, indices[a0 + lane], c, nwords, q + 1, sbuf, scount)
+
+    @cuda.jit(device=True)
+    def tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, inf):
+        """Warp per (arc chunk, 32-source word): every tight arc u -> v makes u the parent of v (all w > 0)."""
+        nwords = S // WARP
+        lane = cuda.threadIdx.x % WARP
+        for e in range(cuda.grid(1) // WARP, (chunk_start.size - 1) * nwords, cuda.gridsize(1) // WARP):
+            k = e // nwords
+            s = (e - k * nwords) * WARP + lane
+            u = chunk_vertex[k]
             du = dist[u * S + s]
-            counts[1] += end - a
-            for i in range(a, end):
-                v = indices[i]
-                vs = v * S + s
-                if tree:
-                    if v != base + s and parent[vs] == -1 and du + weights[i] == dist[vs]:
-                        # atomic: the first tight frontier vertex to reach v becomes its parent
-                        if cuda.atomic.cas(parent, vs, -1, u) == -1:
-                            stamp[vs] = q + 1
-                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1, sbuf, scount)
-                else:
-                    nd = WT(du + weights[i])
-                    if nd < dist[vs]:
-                        # atomic: keep the smallest candidate; only a real improvement re-queues v
-                        if nd < cuda.atomic.min(dist, vs, nd):
-                            stamp[vs] = q + 1
-                            claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q + 1, sbuf, scount)
+            if s < ns and du != inf:
+                for i in range(chunk_start[k], chunk_start[k + 1]):
+                    vs = indices[i] * S + s
+                    if du + weights[i] == dist[vs]:  # never the source itself: w > 0
+                        parent[vs] = u  # benign race: distances rise along tight arcs, so any writer is a parent
 
     @cuda.jit(device=True)
     def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, reset, sbuf, scount):
@@ -220,9 +262,10 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0):
             cuda.syncthreads()  # the tile is consumed before the next one overwrites it
 
     @cuda.jit(**cap)
-    def batches(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent, lists,
-                cnt, ctl, out_dist, out_parent, first, last, S, staged, inf):
-        """Batches first .. last - 1 of S sources each: distance rounds, tree rounds, rows written out."""
+    def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
+                ctl, out_dist, out_parent, first, last, S, staged, tight, inf):
+        """Batches first .. last - 1 of S sources each: distance rounds, parents (tree rounds or one tight pass),
+        rows written out."""
         grid = cuda.cg.this_grid()
         n = chunk_ptr.size - 1
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
@@ -240,6 +283,10 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0):
             base = b * S
             ns = min(S, n - base)
             for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
+                if tree == 1 and tight:
+                    tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, inf)
+                    grid.sync()  # every parent is written before the rows go out
+                    continue
                 seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, tree == 0, sbuf,
                      scount)
                 flush(sbuf, scount, lists, cnt, q)
@@ -247,8 +294,8 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0):
                 while cnt[q % 3] != 0:
                     if cuda.grid(1) == 0:
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
-                    expand(indptr, indices, weights, chunk_ptr, chunk_vertex, split, dist, stamp, istamp, parent,
-                           lists, cnt, base, ns, S, q, tree == 1, counts, sbuf, scount)
+                    expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists,
+                           cnt, base, ns, S, q, tree == 1, counts, sbuf, scount)
                     flush(sbuf, scount, lists, cnt, q + 1)
                     if tree == 0:
                         dist_rounds += 1
@@ -275,23 +322,29 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, **params):
-        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, **params)
+    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, unroll=4, parents="auto", **params):
+        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
+                         parents=parents, **params)
         if graph.has_negative_weights:
             raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
                               "w >= 0); use nsssp_shared, blockedfw_fast or scipy_apsp")
+        positive = graph.m == 0 or int(graph.weights.min()) > 0
+        if parents == "tight" and not positive:
+            raise SolverError("multisource_fast parents=tight needs every weight > 0 (a zero-weight cycle is all "
+                              "tight, and a local pick could close a loop); use parents=levels or auto")
+        self.tight = parents == "tight" or (parents == "auto" and positive)
         self.S = int(batch) or auto_batch(graph.n, graph.dtype.itemsize)
         self.block = int(block)
         self.want_grid = int(grid)
         self.split = int(split)
-        self.chunk_ptr, self.chunk_vertex = arc_chunks(graph.indptr, self.split)
+        self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, self.split)
         self.nwords = self.S // WARP
         slots = max(len(self.chunk_vertex), 1) * self.nwords
         if slots >= 2**31 or graph.n * self.S >= 2**62:
             raise SolverError(f"multisource_fast: {len(self.chunk_vertex)} arc chunks x {self.nwords} words "
                               "overflow the int32 list entries; use a larger split or a smaller batch")
         self.slots = slots
-        self.kernel = _kernel(graph.dtype.name, SBUF, int(regs))
+        self.kernel = _kernel(graph.dtype.name, SBUF, int(regs), int(unroll))
         self.grid = None
 
     def _result_fits(self) -> bool:
@@ -306,11 +359,11 @@ class MultiSourceSolver(Solver):
 
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
-        self.indptr = cuda.to_device(g.indptr)
         self.indices = cuda.to_device(g.indices)
         self.weights = cuda.to_device(g.weights)
         self.d_chunk_ptr = cuda.to_device(self.chunk_ptr)
         self.d_chunk_vertex = cuda.to_device(np.append(self.chunk_vertex, np.int32(0)))  # never empty
+        self.d_chunk_start = cuda.to_device(self.chunk_start)
         self.dist = cuda.device_array(n * S, dtype=g.dtype)
         self.stamp = cuda.device_array(n * S, dtype=np.int32)
         self.parent_w = cuda.device_array(n * S, dtype=np.int32)
@@ -329,10 +382,9 @@ class MultiSourceSolver(Solver):
             self.out_parent = cuda.device_array((S, n), dtype=np.int32)
 
     def _args(self, first, last):
-        return (self.indptr, self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex,
-                np.int64(self.split), self.dist, self.stamp, self.istamp, self.parent_w, self.lists, self.cnt,
-                self.ctl, self.out_dist, self.out_parent, np.int64(first), np.int64(last), np.int64(self.S),
-                not self.on_device, self.graph.dtype.type(self.graph.inf))
+        return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
+                self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist, self.out_parent, np.int64(first), np.int64(last), np.int64(self.S),
+                not self.on_device, self.tight, self.graph.dtype.type(self.graph.inf))
 
     def run(self, source=None):
         n, S = self.graph.n, self.S
@@ -359,6 +411,7 @@ class MultiSourceSolver(Solver):
                 host_copy += (time.perf_counter() - t0) * 1e3
         ctl = self.ctl.copy_to_host()
         counters = {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
+                    "tight_parents": int(self.tight),
                     "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
                     "launches": launches, "grid": self.grid, "result_on_device": int(self.on_device)}
         if not self.on_device:
@@ -372,12 +425,13 @@ class MultiSourceSolver(Solver):
 
 
 def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll."""
     out = []
     for w in ("int32", "int64"):
         i32 = "int32[::1]"
-        sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, int64, {w}[::1], {i32}, {i32}, {i32}, "
+        sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
                f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], int64, int64, int64, "
-               f"boolean, {w})")
-        out.append((f"batches[{w}]", _kernel(w, SBUF), sig))
+               f"boolean, boolean, {w})")
+        for unroll in (1, 2, 4, 8):
+            out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
     return out

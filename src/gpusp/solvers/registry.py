@@ -365,7 +365,12 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("regs", 64, "registers per thread the kernel is capped at (0: the compiler's 106 on "
                              "sm_90; 64, measured fastest on the H200, fits twice the warps to hide the latency of "
                              "the dependent loads)",
-                             choices=(0, 32, 40, 48, 64, 80))),
+                             choices=(0, 32, 40, 48, 64, 80)),
+                       Param("unroll", 4, "arcs of a list entry whose heads' distances a thread loads together "
+                             "before it uses any (overlaps their latencies)", choices=(1, 2, 4, 8)),
+                       Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
+                             "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
+                             "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
                memory=lambda n, m, p, w: (_csr(n, m, p, w) + (w + 8) * n * (p["batch"] or 1024)
                                           + (w + 4) * n * n),
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + (w+4) n^2 result on the "
