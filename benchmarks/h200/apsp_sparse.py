@@ -2,7 +2,7 @@
 
 usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. with PYTHONPATH=/tmp/site:src):
     PYTHONPATH=src python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $OUT [--graphs ...] [--quick]
-        [--baseline] [--no-checks] [--peers]
+        [--baseline] [--no-checks] [--peers] [--profile-run]
 
 (a) checks (skipped with --no-checks): the tests' awkward graphs (tests/cases.py) and two random graphs of
     n = 2000 (weights 1..100 and 0..10) with a many-block cooperative grid, every row checked against SciPy
@@ -84,8 +84,8 @@ def sweep(quick: bool, baseline: bool):
     if baseline:  # the solver's defaults only: runs on any earlier gpusp tree too
         return [{}]
     if quick:  # one knob at a time around the defaults
-        return [{}, {"parents": "levels"}, {"unroll": 1}, {"unroll": 2}, {"unroll": 8}, {"regs": 0}, {"regs": 80},
-                {"regs": 48}, {"batch": 512}, {"batch": 1024}, {"batch": 2048}]
+        return [{}, {"parents": "levels"}, {"unroll": 1}, {"unroll": 4}, {"regs": 80}, {"regs": 80, "unroll": 4},
+                {"block": 128}, {"block": 512}, {"split": 8}, {"batch": 1024}, {"batch": 2048}]
     out = [{"batch": b, "split": s} for b in (0, 128, 256, 512, 1024, 2048) for s in (32, 128)]
     return out + [{"batch": 1024, "block": 512}, {"batch": 1024, "block": 1024}]
 
@@ -99,7 +99,14 @@ def main():
     ap.add_argument("--baseline", action="store_true", help="the defaults only (works on earlier gpusp trees)")
     ap.add_argument("--no-checks", action="store_true")
     ap.add_argument("--peers", action="store_true", help="also blockedfw_fast, nsssp_shared and scipy_apsp")
+    ap.add_argument("--profile-run", action="store_true",
+                    help="one untimed, unchecked solve with the defaults per graph (to run under ncu)")
     args = ap.parse_args()
+    if args.profile_run:
+        for name in args.graphs:
+            res = gpusp.solve(snap(args.data, name), "multisource_fast", None, warmup=0, trials=1)
+            print(name, res.counters, flush=True)
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     print(gpusp.device.device_info(), flush=True)
     rows = []

@@ -72,6 +72,7 @@ for st in "$@"; do
         fuse) step sssp-fuse 330 90 "mkdir -p $O/fuse && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/fuse --only-fuse --tag=-fuse --graphs USA-road-d.NY USA-road-d.BAY grid-4096 2>&1 | tee $O/fuse/sssp-fast-fuse-log.txt" ;;
         msold) step apsp-sparse-old 120 30 "mkdir -p $O/msold && PYTHONPATH=/tmp/site:$PWD/old/src python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msold --baseline --no-checks 2>&1 | tee $O/msold/apsp-sparse-log.txt" ;;
         msnew) step apsp-sparse-new 480 60 "mkdir -p $O/msnew && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msnew --quick 2>&1 | tee $O/msnew/apsp-sparse-log.txt" ;;
+        msprof) step apsp-sparse-ncu 200 60 "mkdir -p $O/msprof && python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/run-log.txt 2>&1; ncu --clock-control none --kernel-name regex:batches --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/ncu.txt 2>&1; tail -120 $O/msprof/ncu.txt" ;;
         sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
         *) echo "unknown step $st" ;;
     esac

@@ -108,7 +108,7 @@ def arc_chunks(indptr: np.ndarray, split: int):
 
 
 @functools.cache
-def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 4):
+def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
@@ -322,7 +322,7 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, unroll=4, parents="auto", **params):
+    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, unroll=2, parents="auto", **params):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
                          parents=parents, **params)
         if graph.has_negative_weights:

@@ -366,8 +366,9 @@ SPECS: tuple[SolverSpec, ...] = (
                              "sm_90; 64, measured fastest on the H200, fits twice the warps to hide the latency of "
                              "the dependent loads)",
                              choices=(0, 32, 40, 48, 64, 80)),
-                       Param("unroll", 4, "arcs of a list entry whose heads' distances a thread loads together "
-                             "before it uses any (overlaps their latencies)", choices=(1, 2, 4, 8)),
+                       Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
+                             "before it uses any (overlaps their latencies; 2 measured fastest on the H200, 4 and 8 "
+                             "spill under the 64-register cap)", choices=(1, 2, 4, 8)),
                        Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
                              "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
                              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
