@@ -111,17 +111,18 @@ def arc_chunks(indptr: np.ndarray, split: int):
 def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
+    U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
     cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
 
     @cuda.jit(device=True)
-    def claim(istamp, lists, cnt, chunk_ptr, v, c, nwords, q, sbuf, scount):
+    def claim(istamp, lists, cnt, chunk_ptr, v, c, wshift, q, sbuf, scount):
         """Put item (v, c) on the list of round q once: one entry per arc chunk of v, via the block's buffer."""
-        item = v * nwords + c
+        item = U((v << wshift) + c)
         if istamp[item] != q:  # cheap filter before the atomic
             # atomic: the first lane to raise the item's stamp to q appends it
             if cuda.atomic.max(istamp, item, q) < q:
-                k0 = chunk_ptr[v]
-                nch = chunk_ptr[v + 1] - k0
+                k0 = chunk_ptr[U(v)]
+                nch = chunk_ptr[U(v + 1)] - k0
                 if nch > 0:
                     pos = cuda.atomic.add(scount, 0, nch)  # atomic (shared): reserve nch buffer slots
                     over = pos + nch - max(pos, sbuf_size)
@@ -129,10 +130,11 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                     if over > 0:  # the buffer is full: the rest goes straight to the global list
                         gpos = cuda.atomic.add(cnt, q % 3, over) - max(pos, sbuf_size)  # atomic: global slots
                     for j in range(nch):
+                        entry = ((k0 + j) << wshift) + c
                         if pos + j < sbuf_size:
-                            sbuf[pos + j] = (k0 + j) * nwords + c
+                            sbuf[U(pos + j)] = entry
                         else:
-                            lists[q % 2, gpos + pos + j] = (k0 + j) * nwords + c
+                            lists[q % 2, U(gpos + pos + j)] = entry
 
     @cuda.jit(device=True)
     def flush(sbuf, scount, lists, cnt, q):
@@ -149,93 +151,99 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
         if cuda.threadIdx.x == 0:
             scount[0] = 0
 
-    @cuda.jit(device=True)
-    def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-               base, ns, S, q, tree, counts, sbuf, scount):
-        """Round q: a warp per list entry relaxes (or, with ``tree``, claims over tight arcs) for 32 sources."""
-        nwords = S // WARP
-        lane = cuda.threadIdx.x % WARP
-        nwarps = cuda.gridsize(1) // WARP
-        heads = cuda.local.array(unroll, numba.int32)
-        wts = cuda.local.array(unroll, WT)
-        seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
-        owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
-        for e in range(cuda.grid(1) // WARP, cnt[q % 3], nwarps):
-            ent = lists[q % 2, e]
-            k = ent // nwords
-            c = ent - k * nwords
-            u = chunk_vertex[k]
-            s = c * WARP + lane
-            us = u * S + s
-            active = s < ns and stamp[us] == q
-            du = dist[us]
-            if lane == 0:
-                counts[0] += 1
-            a, end = chunk_start[k], chunk_start[k + 1]
-            if active:
-                counts[1] += end - a
-            for a0 in range(a, end, WARP):
-                nar = min(end - a0, WARP)
-                hits = numba.int64(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
+    def make_expand(tree):
+        """The round's expansion, compiled apart for distance rounds and for tree rounds (``tree`` a constant)."""
+
+        @cuda.jit(device=True)
+        def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
+                   base, ns, S, wshift, q, counts, sbuf, scount):
+            """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
+            lane = cuda.threadIdx.x % WARP
+            nwarps = cuda.gridsize(1) // WARP
+            heads = cuda.local.array(unroll, numba.int32)
+            wts = cuda.local.array(unroll, WT)
+            seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
+            owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
+            for e in range(cuda.grid(1) // WARP, cnt[q % 3], nwarps):
+                ent = lists[q % 2, U(e)]
+                k = ent >> wshift
+                c = ent & ((1 << wshift) - 1)
+                u = chunk_vertex[U(k)]
+                s = c * WARP + lane
+                us = U(u * S + s)
+                active = s < ns and stamp[us] == q
+                du = dist[us]
+                if lane == 0:
+                    counts[0] += 1
+                a, end = chunk_start[U(k)], chunk_start[U(k + 1)]
                 if active:
-                    for j in range(0, nar, unroll):
-                        for t in range(unroll):
-                            i = a0 + min(j + t, nar - 1)
-                            heads[t] = indices[i]
-                            wts[t] = weights[i]
-                            vs = heads[t] * S + s
-                            seen[t] = dist[vs]
-                            if tree:
-                                owner[t] = parent[vs]
-                        for t in range(unroll):
-                            v = heads[t]
-                            vs = v * S + s
-                            hit = False
-                            if j + t < nar:
+                    counts[1] += end - a
+                for a0 in range(a, end, WARP):
+                    nar = min(end - a0, WARP)
+                    hits = numba.int64(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
+                    if active:
+                        for j in range(0, nar, unroll):
+                            for t in range(unroll):
+                                i = U(a0 + min(j + t, nar - 1))
+                                heads[t] = indices[i]
+                                wts[t] = weights[i]
+                                vs = U(heads[t] * S + s)
+                                seen[t] = dist[vs]
                                 if tree:
-                                    hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
-                                    if hit:  # plain store: every writer this round holds a tight arc from level q
-                                        parent[vs] = u
-                                else:
-                                    nd = WT(du + wts[t])
-                                    hit = nd < seen[t]
-                                    if hit:
-                                        cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
-                            if hit:
-                                stamp[vs] = q + 1
-                                hits |= numba.int64(1) << (j + t)
-                hits = warp_or(hits)  # the arcs whose heads some source improved
-                if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
-                    claim(istamp, lists, cnt, chunk_ptr, indices[a0 + lane], c, nwords, q + 1, sbuf, scount)
+                                    owner[t] = parent[vs]
+                            for t in range(unroll):
+                                v = heads[t]
+                                vs = U(v * S + s)
+                                hit = False
+                                if j + t < nar:
+                                    if tree:
+                                        hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
+                                        if hit:  # plain store: every writer this round holds a tight arc from level q
+                                            parent[vs] = u
+                                    else:
+                                        nd = WT(du + wts[t])
+                                        hit = nd < seen[t]
+                                        if hit:
+                                            cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
+                                if hit:
+                                    stamp[vs] = q + 1
+                                    hits |= numba.int64(1) << (j + t)
+                    hits = warp_or(hits)  # the arcs whose heads some source improved
+                    if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
+                        claim(istamp, lists, cnt, chunk_ptr, indices[U(a0 + lane)], c, wshift, q + 1, sbuf, scount)
+
+        return expand
+
+    expand_dist = make_expand(False)
+    expand_tree = make_expand(True)
 
     @cuda.jit(device=True)
-    def tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, inf):
+    def tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf):
         """Warp per (arc chunk, 32-source word): every tight arc u -> v makes u the parent of v (all w > 0)."""
-        nwords = S // WARP
         lane = cuda.threadIdx.x % WARP
-        for e in range(cuda.grid(1) // WARP, (chunk_start.size - 1) * nwords, cuda.gridsize(1) // WARP):
-            k = e // nwords
-            s = (e - k * nwords) * WARP + lane
-            u = chunk_vertex[k]
-            du = dist[u * S + s]
+        for e in range(cuda.grid(1) // WARP, (chunk_start.size - 1) << wshift, cuda.gridsize(1) // WARP):
+            k = e >> wshift
+            s = (e & ((1 << wshift) - 1)) * WARP + lane
+            u = chunk_vertex[U(k)]
+            du = dist[U(u * S + s)]
             if s < ns and du != inf:
-                for i in range(chunk_start[k], chunk_start[k + 1]):
-                    vs = indices[i] * S + s
-                    if du + weights[i] == dist[vs]:  # never the source itself: w > 0
+                for i in range(chunk_start[U(k)], chunk_start[U(k + 1)]):
+                    vs = U(indices[U(i)] * S + s)
+                    if du + weights[U(i)] == dist[vs]:  # never the source itself: w > 0
                         parent[vs] = u  # benign race: distances rise along tight arcs, so any writer is a parent
 
     @cuda.jit(device=True)
-    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, reset, sbuf, scount):
+    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, wshift, q, inf, reset, sbuf, scount):
         """Stamp and list the batch's sources for round q; with ``reset`` also reset distances and parents."""
         n = chunk_ptr.size - 1
         if reset:
             for idx in range(cuda.grid(1), n * S, cuda.gridsize(1)):
-                v = idx // S
-                dist[idx] = WT(0) if v == base + idx - v * S else inf
-                parent[idx] = -1
+                v = idx >> (wshift + 5)  # idx // S
+                dist[U(idx)] = WT(0) if v == base + idx - v * S else inf
+                parent[U(idx)] = -1
         for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
             stamp[(base + s) * S + s] = q
-            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, S // WARP, q, sbuf, scount)
+            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, wshift, q, sbuf, scount)
 
     @cuda.jit(device=True)
     def write_rows(dist, parent, out_dist, out_parent, row0, ns, S):
@@ -277,6 +285,9 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
             scount[0] = 0
         cuda.syncthreads()  # the buffer is empty before anybody claims
         q = ctl[ROUND]
+        wshift = 0  # S / 32 words per vertex (S = 32 << wshift): entries are (chunk << wshift) + word
+        while (WARP << wshift) < S:
+            wshift += 1
         dist_rounds = 0
         tree_rounds = 0
         for b in range(first, last):
@@ -284,18 +295,22 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
             ns = min(S, n - base)
             for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
                 if tree == 1 and tight:
-                    tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, inf)
+                    tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf)
                     grid.sync()  # every parent is written before the rows go out
                     continue
-                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, q, inf, tree == 0, sbuf,
-                     scount)
+                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, wshift, q, inf, tree == 0,
+                     sbuf, scount)
                 flush(sbuf, scount, lists, cnt, q)
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
                 while cnt[q % 3] != 0:
                     if cuda.grid(1) == 0:
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
-                    expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists,
-                           cnt, base, ns, S, q, tree == 1, counts, sbuf, scount)
+                    if tree == 0:
+                        expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
+                                    parent, lists, cnt, base, ns, S, wshift, q, counts, sbuf, scount)
+                    else:
+                        expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
+                                    parent, lists, cnt, base, ns, S, wshift, q, counts, sbuf, scount)
                     flush(sbuf, scount, lists, cnt, q + 1)
                     if tree == 0:
                         dist_rounds += 1
