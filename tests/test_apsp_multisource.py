@@ -92,8 +92,9 @@ def test_refuses_negative_weights():
 
 
 def test_auto_batch_and_chunks():
-    assert auto_batch(1) == 32 and auto_batch(100) == 128 and auto_batch(5000) == 1024
-    assert auto_batch(36_682) == 512  # (4 + 8) x n x S <= 256 MiB
+    assert auto_batch(1) == 32 and auto_batch(100) == 128 and auto_batch(1500) == 2048
+    assert auto_batch(36_682) == 2048 and auto_batch(50_000) == 1024  # (4 + 8) x n x S <= 1 GiB
+    assert auto_batch(50_000, itemsize=8) == 1024 and auto_batch(100_000, itemsize=8) == 512
     indptr = np.array([0, 0, 5, 6, 6 + 128 * 2 + 1], dtype=np.int32)
     ptr, vert, start = arc_chunks(indptr, 128)
     assert ptr.tolist() == [0, 0, 1, 2, 5] and vert.tolist() == [1, 2, 3, 3, 3]

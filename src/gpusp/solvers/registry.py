@@ -356,8 +356,8 @@ SPECS: tuple[SolverSpec, ...] = (
                "32-source word) items, every round and every batch in one cooperative kernel, trees grown over "
                "tight arcs, rows written through shared-memory transposes",
                "gpusp.solvers.multisource:MultiSourceSolver",
-               params=(Param("batch", 0, "sources per batch S (0: the largest power of two <= 1024 whose working "
-                             "arrays take <= 256 MiB)", choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
+               params=(Param("batch", 0, "sources per batch S (0: the largest power of two <= 2048 whose working "
+                             "arrays take <= 1 GiB)", choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
                        BLOCK,
                        Param("grid", 0, "blocks of the cooperative kernel (0: the co-resident maximum)", minimum=0),
                        Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
@@ -372,7 +372,7 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
                              "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
                              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
-               memory=lambda n, m, p, w: (_csr(n, m, p, w) + (w + 8) * n * (p["batch"] or 1024)
+               memory=lambda n, m, p, w: (_csr(n, m, p, w) + (w + 8) * n * (p["batch"] or 2048)
                                           + (w + 4) * n * n),
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + (w+4) n^2 result on the "
                               "device if it fits, else on the host"),
