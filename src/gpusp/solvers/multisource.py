@@ -113,6 +113,7 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
+    U32, I32 = numba.uint32, numba.int32
     cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
 
     @cuda.jit(device=True)
@@ -159,42 +160,51 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
         def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
                    base, ns, S, wshift, q, counts, sbuf, scount):
             """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
-            lane = cuda.threadIdx.x % WARP
-            nwarps = cuda.gridsize(1) // WARP
+            # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
+            lane = I32(cuda.threadIdx.x % WARP)
+            nwarps = I32(cuda.gridsize(1) // WARP)
+            width = I32(S)
+            wsh = I32(wshift)
+            wmask = I32((1 << wshift) - 1)
+            row = q % 2
             heads = cuda.local.array(unroll, numba.int32)
             wts = cuda.local.array(unroll, WT)
             seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
             owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
-            for e in range(cuda.grid(1) // WARP, cnt[q % 3], nwarps):
-                ent = lists[q % 2, U(e)]
-                k = ent >> wshift
-                c = ent & ((1 << wshift) - 1)
-                u = chunk_vertex[U(k)]
-                s = c * WARP + lane
-                us = U(u * S + s)
+            nitems = I32(cnt[q % 3])
+            e = I32(cuda.grid(1) // WARP)
+            while e < nitems:
+                ent = lists[row, U32(e)]
+                k = I32(ent >> wsh)
+                c = I32(ent & wmask)
+                u = chunk_vertex[U32(k)]
+                s = I32(c * WARP + lane)
+                us = U32(u * width + s)
                 active = s < ns and stamp[us] == q
                 du = dist[us]
                 if lane == 0:
                     counts[0] += 1
-                a, end = chunk_start[U(k)], chunk_start[U(k + 1)]
+                a0 = chunk_start[U32(k)]
+                end = chunk_start[U32(k + 1)]
                 if active:
-                    counts[1] += end - a
-                for a0 in range(a, end, WARP):
-                    nar = min(end - a0, WARP)
-                    hits = numba.int64(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
+                    counts[1] += end - a0
+                while a0 < end:
+                    nar = I32(min(end - a0, WARP))
+                    hits = I32(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
                     if active:
-                        for j in range(0, nar, unroll):
+                        j = I32(0)
+                        while j < nar:
                             for t in range(unroll):
-                                i = U(a0 + min(j + t, nar - 1))
+                                i = U32(a0 + min(j + t, nar - 1))
                                 heads[t] = indices[i]
                                 wts[t] = weights[i]
-                                vs = U(heads[t] * S + s)
+                                vs = U32(heads[t] * width + s)
                                 seen[t] = dist[vs]
                                 if tree:
                                     owner[t] = parent[vs]
                             for t in range(unroll):
                                 v = heads[t]
-                                vs = U(v * S + s)
+                                vs = U32(v * width + s)
                                 hit = False
                                 if j + t < nar:
                                     if tree:
@@ -208,10 +218,13 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                                             cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
                                 if hit:
                                     stamp[vs] = q + 1
-                                    hits |= numba.int64(1) << (j + t)
-                    hits = warp_or(hits)  # the arcs whose heads some source improved
+                                    hits = I32(hits | (I32(1) << I32(j + t)))
+                            j = I32(j + unroll)
+                    hits = I32(warp_or(hits))  # the arcs whose heads some source improved
                     if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
-                        claim(istamp, lists, cnt, chunk_ptr, indices[U(a0 + lane)], c, wshift, q + 1, sbuf, scount)
+                        claim(istamp, lists, cnt, chunk_ptr, indices[U32(a0 + lane)], c, wshift, q + 1, sbuf, scount)
+                    a0 = I32(a0 + WARP)
+                e = I32(e + nwarps)
 
         return expand
 
@@ -356,9 +369,9 @@ class MultiSourceSolver(Solver):
         self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, self.split)
         self.nwords = self.S // WARP
         slots = max(len(self.chunk_vertex), 1) * self.nwords
-        if slots >= 2**31 or graph.n * self.S >= 2**62:
-            raise SolverError(f"multisource_fast: {len(self.chunk_vertex)} arc chunks x {self.nwords} words "
-                              "overflow the int32 list entries; use a larger split or a smaller batch")
+        if slots >= 2**31 or graph.n * self.S >= 2**31:
+            raise SolverError(f"multisource_fast: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc "
+                              f"chunks x {self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
         self.slots = slots
         self.kernel = _kernel(graph.dtype.name, SBUF, int(regs), int(unroll))
         self.grid = None

@@ -1,16 +1,17 @@
-"""A warp-wide OR for kernels that the CUDA simulator must also run.
+"""A warp-wide OR of int32 values for kernels that the CUDA simulator must also run.
 
 On a GPU ``warp_or`` is a butterfly of ``cuda.shfl_xor_sync`` over the full warp. The simulator has no warp
 intrinsics (numba-cuda 0.30.4 raises AttributeError), so there the same function is plain Python run by each
 simulated thread: the 32 threads of a warp post their values in a per-warp slot list, meet at a barrier and
-read them all. Both versions require what the hardware does: all 32 lanes of the
-warp call it, the same number of times.
+read them all. Both versions require what the hardware does: all 32 lanes of the warp call it, the same
+number of times.
 """
 
 from __future__ import annotations
 
 import threading
 
+import numba
 from numba import config, cuda
 
 FULL_MASK = 0xFFFFFFFF
@@ -47,8 +48,8 @@ else:
 
     @cuda.jit(device=True)
     def warp_or(value):
-        """The OR of the 32 lanes' values (int64)."""
-        x = value
+        """The OR of the 32 lanes' int32 values."""
+        x = numba.int32(value)
         for d in (16, 8, 4, 2, 1):
-            x |= cuda.shfl_xor_sync(FULL_MASK, x, d)  # exchange with the lane d apart
+            x = numba.int32(x | cuda.shfl_xor_sync(FULL_MASK, x, d))  # exchange with the lane d apart
         return x
