@@ -120,11 +120,11 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     def claim(istamp, lists, cnt, chunk_ptr, v, c, wshift, q, sbuf, scount):
         """Put item (v, c) on the list of round q once: one entry per arc chunk of v, via the block's buffer."""
         item = U((v << wshift) + c)
+        k0 = chunk_ptr[U(v)]  # loaded beside the stamp, not after the atomic: one dependent trip fewer
+        nch = chunk_ptr[U(v + 1)] - k0
         if istamp[item] != q:  # cheap filter before the atomic
             # atomic: the first lane to raise the item's stamp to q appends it
             if cuda.atomic.max(istamp, item, q) < q:
-                k0 = chunk_ptr[U(v)]
-                nch = chunk_ptr[U(v + 1)] - k0
                 if nch > 0:
                     pos = cuda.atomic.add(scount, 0, nch)  # atomic (shared): reserve nch buffer slots
                     over = pos + nch - max(pos, sbuf_size)
@@ -173,8 +173,11 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
             owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
             nitems = I32(cnt[q % 3])
             e = I32(cuda.grid(1) // WARP)
+            ent_next = lists[row, U32(e)] if e < nitems else I32(0)
             while e < nitems:
-                ent = lists[row, U32(e)]
+                ent = ent_next
+                if e + nwarps < nitems:  # the next entry is loaded while this one is expanded
+                    ent_next = lists[row, U32(e + nwarps)]
                 k = I32(ent >> wsh)
                 c = I32(ent & wmask)
                 u = chunk_vertex[U32(k)]
