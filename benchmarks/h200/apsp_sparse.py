@@ -84,7 +84,7 @@ def sweep(quick: bool, baseline: bool):
     if baseline:  # the solver's defaults only: runs on any earlier gpusp tree too
         return [{}]
     if quick:  # one knob at a time around the defaults
-        return [{}, {"parents": "levels"}, {"unroll": 1}, {"regs": 48}, {"regs": 40}, {"block": 512},
+        return [{}, {"parents": "levels"}, {"unroll": 1}, {"regs": 32}, {"regs": 48}, {"regs": 64},
                 {"batch": 1024}]
     out = [{"batch": b, "split": s} for b in (0, 128, 256, 512, 1024, 2048) for s in (32, 128)]
     return out + [{"batch": 1024, "block": 512}, {"batch": 1024, "block": 1024}]

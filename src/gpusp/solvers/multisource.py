@@ -354,7 +354,7 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=64, unroll=2, parents="auto", **params):
+    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=40, unroll=2, parents="auto", **params):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
                          parents=parents, **params)
         if graph.has_negative_weights:

@@ -362,13 +362,13 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("grid", 0, "blocks of the cooperative kernel (0: the co-resident maximum)", minimum=0),
                        Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
                              "warps", choices=(2, 8, 32, 64, 128, 256, 1024)),
-                       Param("regs", 64, "registers per thread the kernel is capped at (0: the compiler's 106 on "
-                             "sm_90; 64, measured fastest on the H200, fits twice the warps to hide the latency of "
-                             "the dependent loads)",
+                       Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's ~120 "
+                             "on sm_90; 40, measured fastest on the H200 (2026-11-24), fits 6 blocks of 256 threads "
+                             "per SM to hide the latency of the dependent loads, at the price of a few spills)",
                              choices=(0, 32, 40, 48, 64, 80)),
                        Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
                              "before it uses any (overlaps their latencies; 2 measured fastest on the H200, 4 and 8 "
-                             "spill under the 64-register cap)", choices=(1, 2, 4, 8)),
+                             "spill under the register cap)", choices=(1, 2, 4, 8)),
                        Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
                              "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
                              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
