@@ -91,6 +91,15 @@ def test_registry_and_shapes():
     assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4
 
 
+def test_graph_launch_in_the_simulator_runs_the_host_loop():
+    g = random_graph(10, 30, seed=5, wmin=0, wmax=9)
+    res = run(g, tile=4, regblock=2, launch="graph")  # r = 3 rounds: 3 launches each, no graph to capture
+    assert_apsp_ok(g, res)
+    assert res.counters["graph"] is False and res.counters["launches"] == 9
+    with pytest.raises(SolverError, match="launch must be one of"):
+        fastfw.FastSolver(g, launch="stream")
+
+
 def test_auto_variant_is_the_measured_one_where_it_fits():
     AUTO, REF = fastfw.AUTO_VARIANT, fastfw.DEFAULTS
     assert fastfw.resolve_variant(64, 4, "dpx", True) == AUTO[True]

@@ -1,7 +1,7 @@
 """Issue 9's H200 run in one process: the add-min ceiling and a blockedfw_fast sweep.
 
 usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. with PYTHONPATH=/tmp/site:src):
-    PYTHONPATH=src python3 benchmarks/h200/apsp_fast.py --out $OUT [--sizes 1200 2048 4096 8192] [--quick | --focus]
+    PYTHONPATH=src python3 benchmarks/h200/apsp_fast.py --out $OUT [--sizes 1200 2048 4096 8192] [--quick | --focus | --launches]
 
 (a) ceiling: a microbenchmark kernel per add-min flavour (int32 with add and min issued apart, int32 fused
     DPX, float32 add + min), CHAINS independent chains per thread, a full grid (8 blocks x 256 threads per
@@ -14,7 +14,8 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     SciPy's Dijkstra above). A failing configuration is logged and skipped.
     With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
     launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the others checked against it; distances-only downloads
-    for paths off (no host-derived parents).
+    for paths off (no host-derived parents). With --launches: the default kernels launched from the host and
+    replayed as one CUDA graph, paths on and off.
 (c) rewrites apsp-fast.csv (+ ceiling rows, per-trial samples_ms) after every configuration, so a run stopped
     at its time limit keeps what it measured, and prints a table: n^3/t and its fraction of the measured ceiling.
 (d) registers / shared memory / local memory per kernel, when numba exposes them.
@@ -156,7 +157,10 @@ FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"), 
                   dict(p12="global", inner="vec4", unroll=4, stage="single"))
 
 
-def configs(n, quick, focus=False):
+def configs(n, quick, focus=False, launches=False):
+    if launches:  # the default kernels from the host and replayed as one CUDA graph, paths on and off
+        return [dict(tile=0, regblock=0, arith="auto", paths=paths, launch=launch)
+                for paths in (True, False) for launch in ("host", "graph")]
     if focus:  # the variants (p12 / inner / unroll / stage) at the winning shape, paths on and off
         return [dict(tile=64, regblock=4, arith="dpx", paths=paths, launch="host", **var)
                 for paths in (True, False) for var in FOCUS_VARIANTS]
@@ -189,6 +193,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer tiles and no int32 (if short of time)")
     ap.add_argument("--focus", action="store_true", help="the kernel variants (p12, inner, unroll, stage) at T 64, "
                     "R 4, dpx, host launches, paths on and off")
+    ap.add_argument("--launches", action="store_true", help="the default kernels with host launches and as one "
+                    "CUDA graph, paths on and off (small n pay the host launch path)")
     ap.add_argument("--budget-s", type=float, default=330, help="stop starting new configurations after this")
     args = ap.parse_args()
     out = Path(args.out)
@@ -201,7 +207,7 @@ def main():
     import gpusp
     from gpusp.measure.harness import solve_many
     from gpusp.data.generate import random_sparse
-    from gpusp.solvers.fastfw import DEFAULTS, FastSolver
+    from gpusp.solvers.fastfw import FastSolver
 
     class Solver(FastSolver):
         """FastSolver whose padded host matrices are built once per graph and tile (about 10-16 s at n = 8192
@@ -234,7 +240,7 @@ def main():
         rows_chk = np.arange(n) if n <= 2048 else sample_rows(n, 16, 1)
         reference = None
         print(f"== n={n} m={g.m:,}", flush=True)
-        for params in configs(n, args.quick, args.focus):
+        for params in configs(n, args.quick, args.focus, args.launches):
             if time.perf_counter() - t_start > args.budget_s:
                 print("   budget spent: skipping the remaining configurations", flush=True)
                 break
@@ -267,9 +273,10 @@ def main():
                            frac_same_ceiling=rate / ceil[same] if same and ceil.get(same) else None,
                            kernel_arith=s.kind, regs=regs, smem=smem, local=local, valid=ok,
                            samples_ms=";".join(f"{x:.6g}" for x in t))
-                var = {k: params.get(k, v) for k, v in DEFAULTS.items()}
+                var = dict(s.variant)
                 row.update(var)
-                print(f"   T={params['tile']:3d} R={params['regblock']} {params['arith']:7s} paths={int(params['paths'])} "
+                row.update(tile=s.T, regblock=s.R)
+                print(f"   T={s.T:3d} R={s.R} {s.kind:7s} paths={int(params['paths'])} "
                       f"{params['launch']:10s} p12={var['p12']:6s} {var['inner']:6s} u{var['unroll']} {var['stage']:6s} "
                       f"{med:9.3f} ms {rate / 1e12:6.2f} e12/s "
                       f"({(row['frac_dpx_ceiling'] or 0) * 100:5.1f}% of DPX ceiling) regs={regs} valid={ok} "

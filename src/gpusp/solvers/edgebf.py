@@ -63,6 +63,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from ..device import capture_graph
 from ..errors import NegativeCycleError, SolverError
 from .base import Solver, launch_grid
 from .common import DeviceGraph, build_parents, put
@@ -505,21 +506,9 @@ class _MaskedBellmanFord(Solver):
         advance[1, 1, stream](self.d_base, np.int64(self.BATCH))
 
     def _capture(self):
-        """The batch as a CUDA graph (cuda.core GraphBuilder as the launch stream), captured once."""
-        from cuda.core import Device, Stream
-
-        dev = Device(cuda.get_current_device().id)
-        dev.set_current()
-        self.core_stream = Stream.from_handle(0)  # the legacy default stream, as numba's launches use
+        """The batch as a CUDA graph, captured once."""
         self._launch_batch()  # compiles every kernel before capture (and is a harmless idle batch)
-        gb = dev.create_graph_builder()
-        gb.begin_building()
-        try:
-            self._launch_batch(gb)
-            gb.end_building()
-            return gb.complete()
-        finally:
-            gb.close()
+        self.graph_exec, self.core_stream = capture_graph(self._launch_batch)
 
     def _rounds_graph(self) -> tuple[int, int]:
         """Replay BATCH-round graphs until one holds a quiet round; one flag read per replay."""
@@ -527,7 +516,7 @@ class _MaskedBellmanFord(Solver):
 
         put[1, 1](self.d_base, 0, 0)
         if mode() == "gpu" and self.graph_exec is None:
-            self.graph_exec = self._capture()
+            self._capture()
             put[1, 1](self.d_base, 0, 0)
         launches, done = 2, 0
         while True:

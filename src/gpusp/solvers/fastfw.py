@@ -84,12 +84,15 @@ cannot loop; a graph with zero weights but no negative ones then still runs the 
 w' > 0). A negative cycle leaves a negative diagonal entry and raises NegativeCycleError (the
 single-block check kernel of blockedfw). Float32 is used only without negative weights.
 
-Launches: by default three kernels per round of pivots (``launch="host"``), the fastest measured on the
-H200 at every n; ``launch="persistent"`` (a keyword, not a registry parameter) runs every round in one
-cooperative kernel with a grid-wide barrier after each phase (about 1.5 us instead of a launch), but it
-needs the registers of all three phases (about 200 per thread with paths), so one block fits per SM and
-it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md). In the simulator the persistent
-kernel runs with one block, the only grid that its grid barrier supports there.
+Launches (``launch``): ``host`` issues three kernels per round of pivots from the host (about 20-40 us of
+Numba launch path each, hidden behind the kernels only when a round's phase 3 is long, i.e. large n);
+``graph`` issues the same 3r - 2 launches once into a CUDA graph (cuda.core, captured on the first run after
+the kernels have compiled) and replays it with one launch per run, so small n stop paying the host path;
+``persistent`` runs every round in one cooperative kernel with a grid-wide barrier after each phase (about
+1.5 us instead of a launch), but it needs the registers of all three phases (about 200 per thread with
+paths), so one block fits per SM and it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md).
+``auto`` is ``host``. The simulator has no graphs (``graph`` runs the host loop there) and runs the
+persistent kernel with one block, the only grid that its grid barrier supports there.
 
 Tile and register block: compile-time constants (kernels come from a cached factory per
 ``(T, R, kind, paths, p12, inner, unroll, stage)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
@@ -115,7 +118,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..device import mode
+from ..device import capture_graph, mode
 from ..errors import NegativeCycleError, SolverError
 from ..data.graph import INF32, choose_dtype, inf_for, path_bound
 from .base import Solver
@@ -123,6 +126,7 @@ from .blockedfw import _BlockedFW, negative_diagonal
 from .floydwarshall import require_device_memory
 
 ARITHS = ("dpx", "int32", "float32")
+LAUNCHES = ("auto", "host", "graph", "persistent")
 # n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
 TABLE = ((1 << 62, 64, 4),)
 AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (equal to int32's SASS; float32 slower)
@@ -630,7 +634,7 @@ def kernel_sigs(kind: str) -> dict:
 # --- solver ----------------------------------------------------------------------------------------------
 class FastSolver(Solver):
     """blockedfw_fast: tile / regblock / arith / paths as in the registry (tile 0, regblock 0, arith
-    'auto' from the table). Extra keyword ``launch``: 'auto' (= 'host', measured fastest), 'persistent', 'host'.
+    'auto' from the table); ``launch`` 'auto' (= 'host'), 'host', 'graph' or 'persistent'.
     Tiles below 16 are accepted here for the simulator tests (the registry offers 16 .. 128)."""
 
     device = "gpu"
@@ -638,16 +642,16 @@ class FastSolver(Solver):
     def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
                  launch: str = "auto", p12: str = "auto", inner: str = "auto", unroll: int = 0,
                  stage: str = "auto", **params):
-        super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, p12=p12, inner=inner,
-                         unroll=unroll, stage=stage, **params)
+        super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, launch=launch, p12=p12,
+                         inner=inner, unroll=unroll, stage=stage, **params)
         n = graph.n
         T0, R0 = pick(n)
         self.T = int(tile) or T0
         self.R = int(regblock) or (R0 if not tile else max(1, self.T // 16))
         if arith not in ("auto",) + ARITHS:
             raise SolverError(f"arith must be auto, int32, dpx or float32, not {arith!r}")
-        if launch not in ("auto", "persistent", "host"):
-            raise SolverError(f"launch must be auto, persistent or host, not {launch!r}")
+        if launch not in LAUNCHES:
+            raise SolverError(f"launch must be one of {', '.join(LAUNCHES)}, not {launch!r}")
         self.paths = bool(paths)
         self.launch = launch
         self.n = n
@@ -680,6 +684,7 @@ class FastSolver(Solver):
         self.d = self.p = self.d0 = self.p0 = self.flag = None
         self.launches = 0
         self.grid = 0
+        self.graph_exec = self.core_stream = None
 
     host_matrices = _BlockedFW.host_matrices
 
@@ -721,10 +726,6 @@ class FastSolver(Solver):
             else:
                 self.grid = 1  # the simulator's grid barrier works for one block only
             self.k_persistent = ks["persistent"][self.grid, self.block]
-        else:
-            self.k1 = ks["k12"][1, self.block]
-            self.k2 = ks["k12"][max(1, 2 * (r - 1)), self.block]
-            self.k3 = ks["k3"][max(1, (r - 1) ** 2), self.block]
 
     def reset(self):
         self.d.copy_to_device(self.d0)
@@ -741,13 +742,14 @@ class FastSolver(Solver):
         if self.use_persistent:
             self.k_persistent(d, p, r)
             launches = 1
+        elif self.graph_exec is not None:
+            self.graph_exec.launch(self.core_stream)
+            launches = 1
         else:
-            for t in range(r):
-                self.k1(d, p, t, r, 1)
-                if r > 1:
-                    self.k2(d, p, t, r, 2)
-                    self.k3(d, p, t, r)
+            self.issue_rounds()
             launches = 3 * r - 2 * (r == 1)
+            if self.launch == "graph" and mode() == "gpu":  # kernels compiled by the run above
+                self.graph_exec, self.core_stream = capture_graph(self.issue_rounds)
         if self.negative:
             negative_diagonal[1, 256 if mode() == "gpu" else 32](d, self.n, self.flag)
             launches += 1
@@ -756,8 +758,21 @@ class FastSolver(Solver):
                 raise NegativeCycleError(vertex=v)
         else:
             cuda.synchronize()
-        counters.update(launches=launches, persistent=self.use_persistent, grid=self.grid)
+        counters.update(launches=launches, persistent=self.use_persistent, grid=self.grid,
+                        graph=launches == 1 and not self.use_persistent)
         return counters
+
+    def issue_rounds(self, stream=0):
+        """Launch phases 1, 2 and 3 of every round of pivots on ``stream`` (the host loop, or the graph's body)."""
+        d, p, r, ks, block = self.d, self.p, self.r, self.ks, self.block
+        k1 = ks["k12"][1, block, stream]
+        k2 = ks["k12"][max(1, 2 * (r - 1)), block, stream]
+        k3 = ks["k3"][max(1, (r - 1) ** 2), block, stream]
+        for t in range(r):
+            k1(d, p, t, r, 1)
+            if r > 1:
+                k2(d, p, t, r, 2)
+                k3(d, p, t, r)
 
     def download(self):
         if self.n == 0:

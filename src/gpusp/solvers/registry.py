@@ -337,7 +337,10 @@ SPECS: tuple[SolverSpec, ...] = (
                              "width); 0: 8 where the tile allows, else 1", choices=(0, 1, 2, 4, 8)),
                        Param("stage", "auto", "phase-3 operand chunks: one shared buffer, or two with the next "
                              "chunk's global loads in flight during the current chunk's compute ('auto': single)",
-                             choices=("auto", "single", "double"))),
+                             choices=("auto", "single", "double")),
+                       Param("launch", "auto", "rounds launched from the host, replayed as one CUDA graph, or run "
+                             "in one cooperative kernel ('auto': host)",
+                             choices=("auto", "host", "graph", "persistent"))),
                negative_weights=True,
                memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
                memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
