@@ -70,6 +70,28 @@ def test_host_result_path_and_repeated_runs(monkeypatch, graph):
     assert res.counters["result_on_device"] == 0 and "host_copy_ms" in res.counters
 
 
+@pytest.mark.parametrize("on_device", [True, False])
+@pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
+def test_paths_off_times_costs_only(monkeypatch, name, on_device):
+    """paths=False: the same distances, no parents written on the device (host-derived ones validate)."""
+    monkeypatch.setattr(nsssp, "RESULT_ON_DEVICE", on_device)
+    s = nsssp.SharedSolver(POSITIVE_13, paths=False, **SMALL) if name == "nsssp_shared" else \
+        nsssp.GlobalSolver(POSITIVE_13, paths=False, **SMALL)
+    s.upload()
+    if on_device:
+        s.out_parent.copy_to_device(np.full((13, 13), -7, dtype=np.int32))
+    else:
+        s.host_parent[:] = -7
+    counters = s.run()
+    untouched = np.all((s.out_parent.copy_to_host() if on_device else np.array(s.host_parent)) == -7)
+    dist, parent = s.download()
+    assert counters["paths"] is False and untouched  # no parent written on the device
+    assert np.array_equal(dist, _solve(POSITIVE_13, name, **SMALL).dist)
+    assert_apsp_ok(POSITIVE_13, _solve(POSITIVE_13, name, paths=False, **SMALL))
+    with pytest.raises(SolverError, match="paths=False needs positive weights"):
+        _solve(sssp_cases()[4][1], name, paths=False, **SMALL)
+
+
 @pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
 def test_nsssp_refuses_negative_weights(name):
     with pytest.raises(SolverError, match="negative weights"):

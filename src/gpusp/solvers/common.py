@@ -1,4 +1,5 @@
-"""Device pieces shared by the GPU solvers: graph upload, array fill, and the shortest-path tree.
+"""Pieces shared by the GPU solvers: graph upload, array fill, the shortest-path tree, and (on the host) an
+APSP parent matrix derived from distances for solvers run without path recording.
 
 The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an
 in-edge that is tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do,
@@ -101,6 +102,34 @@ def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256) 
         if int(grew.copy_to_host()[0]) == 0:
             return launches
         depth += 1
+
+
+def apsp_tight_parents(graph, d, inf, scale=0):
+    """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w (n+1) + 1 when ``scale``), -1 on the
+    diagonal and for unreachable v. With every (scaled) weight > 0 these tight edges form shortest-path
+    trees. O(n m) host work, one vertex's in-edges at a time (for solvers run with paths off)."""
+    n = graph.n
+    parent = np.full((n, n), -1, dtype=np.int32)
+    src = np.repeat(np.arange(n), np.diff(graph.indptr))
+    dst = np.asarray(graph.indices, dtype=np.int64)
+    w = graph.weights.astype(np.int64)
+    if scale:
+        w = w * scale + 1
+    keep = src != dst
+    src, dst, w = src[keep], dst[keep], w[keep]
+    order = np.argsort(dst, kind="stable")
+    src, dst, w = src[order], dst[order], w[order]
+    starts = np.searchsorted(dst, np.arange(n + 1))
+    for v in range(n):
+        a, b = starts[v], starts[v + 1]
+        if a == b:
+            continue
+        du = d[:, src[a:b]]
+        tight = (du != inf) & (du + w[a:b] == d[:, v:v + 1])
+        has = tight.any(axis=1)
+        parent[has, v] = src[a:b][tight.argmax(axis=1)[has]]
+    np.fill_diagonal(parent, -1)
+    return parent
 
 
 def compile_targets():

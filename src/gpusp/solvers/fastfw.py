@@ -122,6 +122,7 @@ from ..device import capture_graph, mode
 from ..errors import NegativeCycleError, SolverError
 from ..data.graph import INF32, choose_dtype, inf_for, path_bound
 from .base import Solver
+from .common import apsp_tight_parents
 from .blockedfw import _BlockedFW, negative_diagonal
 from .floydwarshall import require_device_memory
 
@@ -781,7 +782,7 @@ class FastSolver(Solver):
         if self.paths:
             parent = np.ascontiguousarray(self.p.copy_to_host()[:self.n, :self.n])
         else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
-            parent = tight_parents(self.graph, undivided, self.inf, self.scale)
+            parent = apsp_tight_parents(self.graph, undivided, self.inf, self.scale)
         return dist, parent
 
     def download_distances(self, undivided_too: bool = False):
@@ -798,34 +799,6 @@ class FastSolver(Solver):
             dist = np.where(dist == self.inf, self.inf, dist // self.scale)
         dist = np.ascontiguousarray(np.where(dist == self.inf, self.graph.inf, dist).astype(self.graph.dtype))
         return (dist, undivided) if undivided_too else dist
-
-
-def tight_parents(graph, d, inf, scale=0):
-    """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w (n+1) + 1 when ``scale``), -1 on the
-    diagonal and for unreachable v. With every (scaled) weight > 0 these tight edges form shortest-path
-    trees. O(n m) host work, one vertex's in-edges at a time (used only when paths are off)."""
-    n = graph.n
-    parent = np.full((n, n), -1, dtype=np.int32)
-    src = np.repeat(np.arange(n), np.diff(graph.indptr))
-    dst = np.asarray(graph.indices, dtype=np.int64)
-    w = graph.weights.astype(np.int64)
-    if scale:
-        w = w * scale + 1
-    keep = src != dst
-    src, dst, w = src[keep], dst[keep], w[keep]
-    order = np.argsort(dst, kind="stable")
-    src, dst, w = src[order], dst[order], w[order]
-    starts = np.searchsorted(dst, np.arange(n + 1))
-    for v in range(n):
-        a, b = starts[v], starts[v + 1]
-        if a == b:
-            continue
-        du = d[:, src[a:b]]
-        tight = (du != inf) & (du + w[a:b] == d[:, v:v + 1])
-        has = tight.any(axis=1)
-        parent[has, v] = src[a:b][tight.argmax(axis=1)[has]]
-    np.fill_diagonal(parent, -1)
-    return parent
 
 
 # --- offline compile gate --------------------------------------------------------------------------------

@@ -42,6 +42,11 @@ Variants
   edges from global memory and each changing thread writes the global flag (Harish's kernels, N
   problems per launch).
 
+``paths`` (default on) runs the recording step as above; off, the record kernel only copies the costs into
+the result, so the run times the cost computation alone and the two runs give paper 001's path-recording
+overhead (its Figure 14). Parents for validation are then derived on the host, untimed, from tight in-edges
+(positive weights only: zero-weight cycles could close a loop there).
+
 N (``sources_per_launch``) and B (``groups_per_block``) are compile-time constants (kernel factories
 under ``functools.cache``); a block has B*N <= 1024 threads.
 
@@ -83,7 +88,7 @@ from numba import cuda
 from ..device import free_device_memory
 from ..errors import SolverError
 from .base import Solver, launch_grid
-from .common import DeviceGraph, put
+from .common import DeviceGraph, apsp_tight_parents, put
 
 MAX_BLOCK = 1024
 # None: keep the n x n result on the device when it fits; True / False force it (tests use this).
@@ -161,8 +166,9 @@ def _kernels(N: int, B: int):
             cuda.atomic.min(ua, indices[e] * N + j, cv + weights[e])
 
     @cuda.jit(cache=True)
-    def record(rindptr, rindices, rweights, ca, ma, out_dist, out_parent, row0, base, inf, search):
-        """Thread (v, j): copy the cost into result row row0 + j; parent from a tight in-edge or -1."""
+    def record(rindptr, rindices, rweights, ca, ma, out_dist, out_parent, row0, base, inf, parents):
+        """Thread (v, j): copy the cost into result row row0 + j; parent from a tight in-edge (parents 1), -1 and a
+        tree-level seed (2), or nothing (0: no path recording)."""
         idx = cuda.grid(1)
         if idx >= ca.size:
             return
@@ -176,8 +182,10 @@ def _kernels(N: int, B: int):
         cv = ca[idx]
         r = row0 + j
         out_dist[r, v] = cv
+        if parents == 0:
+            return
         p = -1
-        if search:
+        if parents == 1:
             if v != s and cv != inf:
                 for e in range(rindptr[v], rindptr[v + 1]):
                     u = rindices[e]
@@ -270,9 +278,10 @@ class _NssspSolver(Solver):
     device = "gpu"
     shared = True
 
-    def __init__(self, graph, sources_per_launch=32, groups_per_block=4, **params):
+    def __init__(self, graph, sources_per_launch=32, groups_per_block=4, paths=True, **params):
         super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
-                         **params)
+                         paths=paths, **params)
+        self.paths = bool(paths)
         self.N = int(sources_per_launch)
         self.B = int(groups_per_block)
         if self.N * self.B > MAX_BLOCK:
@@ -280,6 +289,10 @@ class _NssspSolver(Solver):
                               f"the limit is {MAX_BLOCK}")
         if graph.has_negative_weights:
             raise SolverError(f"{type(self).__name__} does not accept negative weights")
+        if not self.paths and graph.m and int(graph.weights.min()) <= 0:
+            raise SolverError(f"{type(self).__name__} paths=False needs positive weights: its parents for "
+                              "validation are derived on the host from tight in-edges, which zero-weight cycles "
+                              "can close into loops")
         self.wname = str(graph.dtype)
         self.init, self.scatter_g, self.record, self.tree_level = _kernels(self.N, self.B)
         self.scatter = _scatter_shared(self.N, self.B, self.wname) if self.shared else self.scatter_g
@@ -352,9 +365,9 @@ class _NssspSolver(Solver):
                     break
             row0 = base if self.on_device else 0
             self.record[grid, block](self.rindptr, self.rindices, self.rweights, self.ca, self.ma, self.out_dist,
-                                     self.out_parent, row0, base, inf, not self.tree)
+                                     self.out_parent, row0, base, inf, 0 if not self.paths else 2 if self.tree else 1)
             launches += 1
-            if self.tree:
+            if self.tree and self.paths:
                 depth = 0
                 while True:
                     put[1, 1](self.flag, 0, 0)
@@ -368,18 +381,20 @@ class _NssspSolver(Solver):
             if not self.on_device:
                 t0 = time.perf_counter()
                 self.out_dist[:count].copy_to_host(self.host_dist[base:base + count])
-                self.out_parent[:count].copy_to_host(self.host_parent[base:base + count])
+                if self.paths:
+                    self.out_parent[:count].copy_to_host(self.host_parent[base:base + count])
                 host_copy += (time.perf_counter() - t0) * 1e3
         counters = {"iterations": rounds, "launches": launches, "groups": groups, "tree_levels": levels,
-                    "result_on_device": int(self.on_device)}
+                    "result_on_device": int(self.on_device), "paths": self.paths}
         if not self.on_device:
             counters["host_copy_ms"] = host_copy
         return counters
 
     def download(self):
-        if self.on_device:
-            return self.out_dist.copy_to_host(), self.out_parent.copy_to_host()
-        return np.array(self.host_dist), np.array(self.host_parent)
+        dist = self.out_dist.copy_to_host() if self.on_device else np.array(self.host_dist)
+        if not self.paths:  # nothing recorded on the device: parents from tight in-edges on the host (untimed)
+            return dist, apsp_tight_parents(self.graph, dist, self.graph.inf)
+        return dist, self.out_parent.copy_to_host() if self.on_device else np.array(self.host_parent)
 
 
 class SharedSolver(_NssspSolver):
@@ -414,7 +429,7 @@ def compile_targets():
                 (f"scatter_global[{tag}]", scatter_global, f"void({csr}, {arrays})"),
                 (f"scatter_shared[{tag}]", _scatter_shared(N, B, w), f"void({csr}, {arrays})"),
                 (f"record[{tag}]", record, f"void({csr}, {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], "
-                                           f"int64, int64, {w}, boolean)"),
+                                           f"int64, int64, {w}, int64)"),
                 (f"tree_level[{tag}]", tree_level, f"void({csr}, {w}[::1], int32[::1], int32[:, ::1], int64, "
                                                    f"int64, int32[::1])"),
             ]

@@ -142,7 +142,9 @@ BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA 
                  choices=(4, 8, 16, 24, 32))
 TRANSPOSE = Param("transpose", False, "multiply by the transposed operand for coalescing", choices=(False, True))
 NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1, maximum=1024),
-                Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32))
+                Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32),
+                Param("paths", True, "run the recording kernel (paper 001's path recording); off: cost computation "
+                      "only, parents derived on the host for validation (positive weights)", choices=(True, False)))
 LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kernel per round and reads the flag back "
                "(as the paper); 'graph' replays a CUDA graph of a batch of rounds whose kernels exit at once "
                "after convergence; 'persistent' runs every round in one cooperative kernel with a grid-wide "
