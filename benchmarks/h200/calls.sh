@@ -74,6 +74,9 @@ for st in "$@"; do
         msnew) step apsp-sparse-new 480 60 "mkdir -p $O/msnew && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msnew --quick 2>&1 | tee $O/msnew/apsp-sparse-log.txt" ;;
         msprof) step apsp-sparse-ncu 200 60 "mkdir -p $O/msprof && python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/run-log.txt 2>&1; ncu --clock-control none --kernel-name regex:batches --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/ncu.txt 2>&1; tail -120 $O/msprof/ncu.txt" ;;
         sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
+        fwlaunch) step apsp-fast-launches 300 60 "mkdir -p $O/fwl && python3 benchmarks/h200/apsp_fast.py --out $O/fwl --launches --sizes 1200 2048 4096 8192 --budget-s \$((STEP_T - 40)) 2>&1 | tee $O/fwl/apsp-fast-launches-log.txt" ;;
+        g04) step apsp-sparse-g04 150 40 "$(bench apsp-sparse-g04 benchmarks/h200/apsp-sparse-g04.yaml)" ;;
+        f14paths) step p001fig14-paths 240 60 "GPUSP_SET=in_process=true $(bench p001fig14-paths config/experiments/paper001-fig14.yaml)" ;;
         *) echo "unknown step $st" ;;
     esac
 done

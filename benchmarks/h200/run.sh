@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run a gpusp config on the lent H200 (no Snakemake there): `gpusp bench` with the project's pins.
-# usage (on the device, from the repo root): benchmarks/h200/run.sh CONFIG NAME [GRAPH ...]
+# usage (on the device, from the repo root): [GPUSP_SET="KEY=VALUE ..."] benchmarks/h200/run.sh CONFIG NAME [GRAPH ...]
+# (GPUSP_SET: top-level config keys overridden, e.g. in_process=true)
 # Needs, carried along: .whl/ (numpy 2.4.6 cp312, the project's pin: the image's NumPy 2.5 breaks numba-cuda 0.30.4)
 # and .devdata/ (a copy of the offline mirror of real graphs).
 set -euo pipefail
@@ -16,7 +17,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 python3 -c "import numpy, numba, scipy, importlib.metadata as m; print('numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', m.version('numba-cuda'), 'scipy', scipy.__version__)" | tee -a "$out/$name-gpu.txt"
 graphs=()
 [ $# -gt 0 ] && graphs=(--graphs "$@")
-python3 -m gpusp.cli bench --config "$config" --out "$work" --set mirror=.devdata "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt"
+sets=(--set mirror=.devdata)
+for kv in ${GPUSP_SET:-}; do sets+=(--set "$kv"); done
+python3 -m gpusp.cli bench --config "$config" --out "$work" "${sets[@]}" "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt"
 cp "$work/tables/summary.csv" "$out/$name-summary.csv"
 cp "$work/tables/samples.csv" "$out/$name-samples.csv"
 tar czf "$out/$name-records.tar.gz" -C "$work" runs skipped.json
