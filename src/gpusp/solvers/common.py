@@ -12,7 +12,7 @@ frontier vertex to claim a vertex with an atomic compare-and-swap becomes its pa
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
+from numba import cuda, njit
 
 from ..data.graph import Graph
 from .base import launch_grid
@@ -104,31 +104,35 @@ def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256) 
         depth += 1
 
 
+@njit(cache=True)
+def _row_tight_parents(indptr, indices, weights, d, inf, parent):
+    """CPU: per row s, every u with d[s][u] + w(u, v) == d[s][v] claims v (the last such arc wins)."""
+    n = d.shape[0]
+    for s in range(n):
+        for u in range(n):
+            du = d[s, u]
+            if du == inf:
+                continue
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if v != u and du + weights[e] == d[s, v]:
+                    parent[s, v] = u
+        parent[s, s] = -1
+
+
 def apsp_tight_parents(graph, d, inf, scale=0):
     """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w (n+1) + 1 when ``scale``), -1 on the
     diagonal and for unreachable v. With every (scaled) weight > 0 these tight edges form shortest-path
-    trees. O(n m) host work, one vertex's in-edges at a time (for solvers run with paths off)."""
+    trees. Theta(n m) work in a compiled CPU loop (about a second at n = 16K, m = 64K), for solvers run with
+    paths off, whose parents exist only for validation."""
     n = graph.n
     parent = np.full((n, n), -1, dtype=np.int32)
-    src = np.repeat(np.arange(n), np.diff(graph.indptr))
-    dst = np.asarray(graph.indices, dtype=np.int64)
     w = graph.weights.astype(np.int64)
     if scale:
         w = w * scale + 1
-    keep = src != dst
-    src, dst, w = src[keep], dst[keep], w[keep]
-    order = np.argsort(dst, kind="stable")
-    src, dst, w = src[order], dst[order], w[order]
-    starts = np.searchsorted(dst, np.arange(n + 1))
-    for v in range(n):
-        a, b = starts[v], starts[v + 1]
-        if a == b:
-            continue
-        du = d[:, src[a:b]]
-        tight = (du != inf) & (du + w[a:b] == d[:, v:v + 1])
-        has = tight.any(axis=1)
-        parent[has, v] = src[a:b][tight.argmax(axis=1)[has]]
-    np.fill_diagonal(parent, -1)
+    if n:
+        d = np.ascontiguousarray(d)
+        _row_tight_parents(graph.indptr, graph.indices, w, d, d.dtype.type(inf), parent)
     return parent
 
 
