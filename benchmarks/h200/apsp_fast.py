@@ -15,7 +15,7 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
     launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the others checked against it; distances-only downloads
     for paths off (no host-derived parents). With --launches: the default kernels launched from the host and
-    replayed as one CUDA graph, paths on and off.
+    replayed as one CUDA graph, paths on and off (with paths also p12=shared as a graph).
 (c) rewrites apsp-fast.csv (+ ceiling rows, per-trial samples_ms) after every configuration, so a run stopped
     at its time limit keeps what it measured, and prints a table: n^3/t and its fraction of the measured ceiling.
 (d) registers / shared memory / local memory per kernel, when numba exposes them.
@@ -158,9 +158,11 @@ FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"), 
 
 
 def configs(n, quick, focus=False, launches=False):
-    if launches:  # the default kernels from the host and replayed as one CUDA graph, paths on and off
-        return [dict(tile=0, regblock=0, arith="auto", paths=paths, launch=launch)
-                for paths in (True, False) for launch in ("host", "graph")]
+    if launches:  # the default kernels from the host and replayed as one CUDA graph, paths on and off; with paths
+        # also phases 1-2 in shared memory (their T serial pivot steps a round bound small n)
+        return [dict(tile=0, regblock=0, arith="auto", paths=paths, launch=launch, **var)
+                for paths in (True, False) for launch in ("host", "graph")
+                for var in ([{}, {"p12": "shared"}] if paths and launch == "graph" else [{}])]
     if focus:  # the variants (p12 / inner / unroll / stage) at the winning shape, paths on and off
         return [dict(tile=64, regblock=4, arith="dpx", paths=paths, launch="host", **var)
                 for paths in (True, False) for var in FOCUS_VARIANTS]
