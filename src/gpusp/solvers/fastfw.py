@@ -91,7 +91,9 @@ the kernels have compiled) and replays it with one launch per run, so small n st
 ``persistent`` runs every round in one cooperative kernel with a grid-wide barrier after each phase (about
 1.5 us instead of a launch), but it needs the registers of all three phases (about 200 per thread with
 paths), so one block fits per SM and it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md).
-``auto`` is ``host``. The simulator has no graphs (``graph`` runs the host loop there) and runs the
+``auto`` is ``graph``: it was as fast or faster at every n measured on the H200 (n = 1200 without paths 2.14 ->
+1.08 ms, with paths 3.09 -> 2.96; n = 8192 without paths 69.0 -> 68.2 ms, 7.97e12 -> 8.06e12 relaxations/s;
+benchmarks/apsp-fast-h200.md). The simulator has no graphs (``graph`` runs the host loop there) and runs the
 persistent kernel with one block, the only grid that its grid barrier supports there.
 
 Tile and register block: compile-time constants (kernels come from a cached factory per
@@ -635,7 +637,7 @@ def kernel_sigs(kind: str) -> dict:
 # --- solver ----------------------------------------------------------------------------------------------
 class FastSolver(Solver):
     """blockedfw_fast: tile / regblock / arith / paths as in the registry (tile 0, regblock 0, arith
-    'auto' from the table); ``launch`` 'auto' (= 'host'), 'host', 'graph' or 'persistent'.
+    'auto' from the table); ``launch`` 'auto' (= 'graph'), 'host', 'graph' or 'persistent'.
     Tiles below 16 are accepted here for the simulator tests (the registry offers 16 .. 128)."""
 
     device = "gpu"
@@ -654,7 +656,7 @@ class FastSolver(Solver):
         if launch not in LAUNCHES:
             raise SolverError(f"launch must be one of {', '.join(LAUNCHES)}, not {launch!r}")
         self.paths = bool(paths)
-        self.launch = launch
+        self.launch = "graph" if launch == "auto" else launch
         self.n = n
         self.B = self.T  # what _BlockedFW.host_matrices reads
         self.r = max(1, -(-n // self.T))

@@ -341,7 +341,7 @@ SPECS: tuple[SolverSpec, ...] = (
                              "chunk's global loads in flight during the current chunk's compute ('auto': single)",
                              choices=("auto", "single", "double")),
                        Param("launch", "auto", "rounds launched from the host, replayed as one CUDA graph, or run "
-                             "in one cooperative kernel ('auto': host)",
+                             "in one cooperative kernel ('auto': graph, the fastest measured)",
                              choices=("auto", "host", "graph", "persistent"))),
                negative_weights=True,
                memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
