@@ -77,6 +77,7 @@ for st in "$@"; do
         fwlaunch) step apsp-fast-launches 300 60 "mkdir -p $O/fwl && python3 benchmarks/h200/apsp_fast.py --out $O/fwl --launches --sizes 1200 2048 4096 8192 --budget-s \$((STEP_T - 40)) 2>&1 | tee $O/fwl/apsp-fast-launches-log.txt" ;;
         g04) step apsp-sparse-g04 150 40 "$(bench apsp-sparse-g04 benchmarks/h200/apsp-sparse-g04.yaml)" ;;
         f14paths) step p001fig14-paths 240 60 "GPUSP_SET=in_process=true $(bench p001fig14-paths config/experiments/paper001-fig14.yaml)" ;;
+        async) step sssp-async 400 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

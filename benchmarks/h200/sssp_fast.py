@@ -10,6 +10,9 @@ per round) gives the cost of an almost empty round for each launch mode: median 
 Writes sssp-fast.csv (one row per configuration and source) after every configuration and prints a
 summary line per configuration.
 
+``--only-async``: deltastep_async (blocks take bucketed work without grid barriers) around its defaults beside
+deltastep_gpu at its best known setting, GAPBS on 16 threads and SciPy.
+
 ``--only-fuse`` (issue 8, block-local fusion): deltastep_gpu at the best known delta and lanes per graph
 with fuse=off against fuse=block over a few fuse_limit / fuse_lanes values, beside GAPBS on 16 threads
 and SciPy, on ``--graphs USA-road-d.NY USA-road-d.BAY grid-4096`` (about 4 minutes on the H200 with the
@@ -40,8 +43,8 @@ from gpusp.data.weights import add_weights
 
 FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
           "iterations", "buckets", "relaxations", "launches", "valid", "note", "grid_steps", "block_steps",
-          "fused_steps"]
-NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes")  # counters in the note
+          "fused_steps", "pops", "stale", "idle_polls", "retries"]
+NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes", "window", "capacity")  # in the note
 
 
 GRAPHS = {
@@ -106,6 +109,23 @@ def fuse_configs(label, graph, with_gapbs):
     return out
 
 
+def async_configs(label, graph, with_gapbs):
+    """deltastep_async (barrier-free buckets) around its defaults beside the synchronous deltastep_gpu at its best
+    known setting, SciPy and GAPBS on 16 threads (the grid: GAPBS left out, 309.6 ms on 2026-11-22)."""
+    mult, lanes = FUSE_BEST.get(label, (4, 32))
+    base = graph.default_delta()
+    out = [("deltastep_gpu", {"delta": max(1, int(base * mult)), "lanes": lanes}), ("deltastep_async", {})]
+    for d in (0.25, 4):
+        out.append(("deltastep_async", {"delta": max(1, int(base * d))}))
+    for extra in ({"lanes": 1}, {"lanes": 32}, {"window": 1}, {"window": 4}, {"claim": 16}, {"grid": 132},
+                  {"grid": 528}):
+        out.append(("deltastep_async", extra))
+    out.append(("scipy_dijkstra", {}))
+    if with_gapbs and not label.startswith("grid"):
+        out.append(("gapbs_sssp", {"threads": 16, "delta": max(1, int(base))}))
+    return out
+
+
 def run(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -119,7 +139,9 @@ def run(args):
         refs = reference_distances(graph, sources)
         print(f"== {label}: n={graph.n:,} m={graph.m:,} delta0={graph.default_delta()} sources={sources} "
               f"(reference {time.perf_counter() - t0:.1f} s)", flush=True)
-        if args.only_fuse:
+        if args.only_async:
+            todo = async_configs(label, graph, with_gapbs)
+        elif args.only_fuse:
             todo = fuse_configs(label, graph, with_gapbs)
         else:
             todo = configs(label, graph, with_gapbs, args.gapbs_threads, args.gapbs_deltas)
@@ -151,6 +173,8 @@ def run(args):
                              "buckets": c.get("buckets"), "relaxations": c.get("relaxations"),
                              "launches": c.get("launches"), "valid": ok, "grid_steps": c.get("grid_steps"),
                              "block_steps": c.get("block_steps"), "fused_steps": c.get("fused_steps"),
+                             "pops": c.get("pops"), "stale": c.get("stale"), "idle_polls": c.get("idle_polls"),
+                             "retries": c.get("retries"),
                              "note": " ".join(f"{k}={c[k]}" for k in NOTE if k in c)})
             mine = [r for r in rows[-len(results):]]
             med = float(np.median([r["median_ms"] for r in mine]))
@@ -179,8 +203,10 @@ def main():
     p.add_argument("--gapbs-deltas", type=int, default=3, help="GAPBS deltas (1, 4, 16 x the rule) at 16 threads")
     p.add_argument("--only-fuse", action="store_true", help="deltastep_gpu fuse=off vs fuse=block, GAPBS 16 "
                    "threads and SciPy only (issue 8's block-local fusion run)")
+    p.add_argument("--only-async", action="store_true", help="deltastep_async around its defaults beside "
+                   "deltastep_gpu's best, GAPBS 16 threads and SciPy (barrier-free buckets)")
     args = p.parse_args()
-    if args.only_fuse:
+    if args.only_fuse or args.only_async:
         os.environ.setdefault("GPUSP_MIRROR", str(Path(args.data).resolve()))  # the GAPBS archive, offline
     print(f"GPU and host: {gpusp.device.device_info()}", flush=True)
     run(args)

@@ -202,6 +202,38 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
     return r, relaxed
 
 
+@cuda.jit(device=True)
+def block_add(ctl, slot, value):
+    """ctl[slot] += the sum of ``value`` over the block's threads: one global atomic per block."""
+    total = cuda.shared.array(1, dtype=np.int64)
+    if cuda.threadIdx.x == 0:
+        total[0] = 0
+    cuda.syncthreads()  # barrier: the block's total is cleared before anyone adds
+    cuda.atomic.add(total, 0, value)  # atomic: the block's threads add at once
+    cuda.syncthreads()  # barrier: every thread of the block has added
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.add(ctl, slot, total[0])  # atomic: blocks add at once
+
+
+@cuda.jit(device=True)
+def tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads):
+    """Grid-strided parents from final distances; every weight > 0, so any tight in-arc comes from a strictly
+    closer vertex and will do."""
+    n = dist.size
+    u = tid
+    while u < n:
+        du = dist[u]
+        if du != inf:
+            e = indptr[u]
+            end = indptr[u + 1]
+            while e < end:
+                w = indices[e]
+                if w != u and du + weights[e] == dist[w]:
+                    parent[w] = u  # benign race: every writer holds a tight arc
+                e += 1
+        u += nthreads
+
+
 @cuda.jit(cache=True)
 def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, source, delta, inf,
             lanes, chain, tree, localq, fuse_limit, fuse_lanes):
@@ -322,15 +354,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
             tick += 1
         step += 1
 
-    # atomic: one global add per block of the arcs its threads examined
-    total = cuda.shared.array(1, dtype=np.int64)
-    if cuda.threadIdx.x == 0:
-        total[0] = 0
-    cuda.syncthreads()  # barrier: the block's total is cleared before anyone adds
-    cuda.atomic.add(total, 0, relaxed)
-    cuda.syncthreads()  # barrier: every thread of the block has added
-    if cuda.threadIdx.x == 0:
-        cuda.atomic.add(ctl, RELAX, total[0])
+    block_add(ctl, RELAX, relaxed)
     if tid == 0:
         ctl[ROUNDS] = step - epoch - block_steps + fused_rounds  # near rounds, grid-wide or fused
         ctl[SPLITS] = epoch
@@ -338,19 +362,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         ctl[BLOCK_STEPS] = block_steps
         ctl[FUSED_ROUNDS] = fused_rounds
     if tree:
-        # every weight > 0: any tight in-arc comes from a strictly closer vertex, so any will do
-        u = tid
-        while u < n:
-            du = dist[u]
-            if du != inf:
-                e = indptr[u]
-                end = indptr[u + 1]
-                while e < end:
-                    w = indices[e]
-                    if w != u and du + weights[e] == dist[w]:
-                        parent[w] = u  # benign race: every writer holds a tight arc
-                    e += 1
-            u += nthreads
+        tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
 
 def cooperative_grid(kernel, args, block: int, want: int) -> int:

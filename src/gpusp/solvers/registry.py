@@ -269,6 +269,28 @@ SPECS: tuple[SolverSpec, ...] = (
                + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0),
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
                               "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues)"),
+    SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
+               "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
+               "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
+               "ADDS, Wang et al., PPoPP'21); int32 distances",
+               "gpusp.solvers.deltaasync:DeltaAsyncSolver",
+               params=(Param("delta", 0, "bucket width (0: 32 x mean arc weight / mean out-degree, Davidson et "
+                             "al.'s rule; raised to max weight / (buckets - window) if smaller)", minimum=0),
+                       Param("lanes", 4, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
+                       BLOCK,
+                       Param("grid", 0, "blocks of the persistent kernel (0: two per multiprocessor; capped at "
+                             "the co-resident maximum)", minimum=0),
+                       Param("buckets", 64, "ring slots of the bucket queue", minimum=2, maximum=4096),
+                       Param("window", 2, "buckets above the lowest live one that idle blocks may take work from",
+                             minimum=1, maximum=64),
+                       Param("claim", 256, "most queued vertices a block claims at once (also <= block / lanes)",
+                             minimum=1, maximum=256),
+                       Param("capacity", 0, "entries per ring slot, a power of two (0: n / 4 rounded up, at least "
+                             "1024; doubled and run again on overflow)", minimum=0)),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n + 8 * p.get("buckets", 64) * (
+                   p.get("capacity", 0) or 1 << max(10, (max(1, n // 4) - 1).bit_length())),
+               memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes (CSR, distances, parents) + 8 buckets capacity "
+                              "(the ring of bucket queues)"),
     SolverSpec("gapbs_sssp", "sssp", "cpu", "-", "external peer: the GAP Benchmark Suite's delta-stepping "
                "sssp binary (reference CPU code, OpenMP), built from its pinned source archive, run on the "
                "same graph and sources; its own trial times and verifier verdict",
