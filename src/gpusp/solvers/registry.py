@@ -281,7 +281,7 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("grid", 0, "blocks of the persistent kernel (0: two per multiprocessor; capped at "
                              "the co-resident maximum)", minimum=0),
                        Param("buckets", 64, "ring slots of the bucket queue", minimum=2, maximum=256),
-                       Param("window", 2, "buckets above the lowest live one that idle blocks may take work from",
+                       Param("window", 4, "buckets from the lowest live one up that blocks may take work from",
                              minimum=1, maximum=64),
                        Param("claim", 256, "most queued vertices a block claims at once (also <= block / lanes)",
                              minimum=1, maximum=256),
