@@ -79,6 +79,8 @@ for st in "$@"; do
         f14paths) step p001fig14-paths 240 60 "GPUSP_SET=in_process=true $(bench p001fig14-paths config/experiments/paper001-fig14.yaml)" ;;
         async) step sssp-async 400 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         async4) step sssp-async4 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
+        barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
+        async5) step sssp-async5 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

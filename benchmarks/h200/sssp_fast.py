@@ -115,10 +115,7 @@ def async_configs(label, graph, with_gapbs):
     mult, lanes = FUSE_BEST.get(label, (4, 32))
     base = graph.default_delta()
     out = [("deltastep_gpu", {"delta": max(1, int(base * mult)), "lanes": lanes}), ("deltastep_async", {})]
-    for d in (0.25, 4):
-        out.append(("deltastep_async", {"delta": max(1, int(base * d))}))
-    for extra in ({"lanes": 1}, {"lanes": 32}, {"window": 1}, {"window": 4}, {"claim": 16}, {"grid": 132},
-                  {"grid": 528}):
+    for extra in ({"window": 2}, {"claim": 16}, {"grid": 528}, {"lanes": 32}):
         out.append(("deltastep_async", extra))
     out.append(("scipy_dijkstra", {}))
     if with_gapbs and not label.startswith("grid"):
