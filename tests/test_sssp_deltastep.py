@@ -229,3 +229,26 @@ def test_graph_mode_spans_several_batches(name):
     assert_sssp_ok(graph, 0, res)
     assert res.counters["iterations"] == 70
     assert _solve(graph, name, launch="persistent").counters["iterations"] <= 70
+
+
+@pytest.mark.parametrize("split", [1, 2, 5])
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_deltastep_split_matches_reference(label, graph, source, split):
+    res = _solve(graph, "deltastep_gpu", source, delta=3, lanes=2, split=split)
+    assert_sssp_ok(graph, source, res)
+
+
+def test_deltastep_split_hub_and_chain():
+    """A hub of 150 arcs: split 1 is raised to 3 (at most 63 entries per vertex); chain follows across entries."""
+    edges = [(0, v, 1 + v % 7) for v in range(1, 151)] + [(v, v + 1, 2) for v in range(1, 150)]
+    graph = _g(151, edges, "hub")
+    for chain in (0, 4):
+        res = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4, split=1, chain=chain)
+        assert_sssp_ok(graph, 0, res)
+        assert res.counters["split"] == 3
+    assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4).counters["split"] == 0  # off by default
+
+
+def test_deltastep_split_refuses_fusion():
+    with pytest.raises(SolverError, match="split and fuse"):
+        _solve(CASES[0][1], "deltastep_gpu", CASES[0][2], split=4, fuse="block")

@@ -111,10 +111,13 @@ def fuse_configs(label, graph, with_gapbs):
 
 def async_configs(label, graph, with_gapbs):
     """deltastep_async (barrier-free buckets) around its defaults beside the synchronous deltastep_gpu at its best
-    known setting, SciPy and GAPBS on 16 threads (the grid: GAPBS left out, 309.6 ms on 2026-11-22)."""
+    known setting, with and without hub splitting, SciPy and GAPBS on 16 threads (the grid: GAPBS left out, 309.6 ms
+    on 2026-11-22)."""
     mult, lanes = FUSE_BEST.get(label, (4, 32))
     base = graph.default_delta()
-    out = [("deltastep_gpu", {"delta": max(1, int(base * mult)), "lanes": lanes}), ("deltastep_async", {})]
+    best = {"delta": max(1, int(base * mult)), "lanes": lanes}
+    out = [("deltastep_gpu", best)] + [("deltastep_gpu", dict(best, split=k)) for k in (32, 128)]
+    out.append(("deltastep_async", {}))
     for extra in ({"window": 2}, {"claim": 16}, {"grid": 528}, {"lanes": 32}):
         out.append(("deltastep_async", extra))
     out.append(("scipy_dijkstra", {}))

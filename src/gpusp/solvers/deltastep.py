@@ -28,6 +28,13 @@ GPU design (ours):
   dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
   so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
 
+Variant ``split`` > 0 (hub splitting, after the edge-chunked frontiers of load-balanced GPU traversals, e.g.
+Merrill et al.'s BFS, PPoPP'12): a vertex is queued as one entry per ``split`` arcs (chunk index packed above
+the vertex id), so a hub's arcs are walked by several lane groups in the same round instead of one group
+looping over all of them; on power-law graphs a round otherwise lasts as long as its largest hub's serial arc
+walk. At most 63 entries per vertex (split is raised to max degree / 63 when smaller), n < 2^25, not with
+``fuse='block'``.
+
 Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
 et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
 current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
@@ -58,13 +65,14 @@ arcs lighter than delta on the paths inside a bucket (Meyer and Sanders); rounds
 the hop depth inside each bucket. Time ~ grid steps x (grid barrier + one round's work) + fused rounds
 x (block barrier + passes x one pass's latency), a pass being block / fuse_lanes vertices, so fusion
 pays for rounds of a pass or two. Memory: CSR + distances + parents + four queues + stamps and flags
-(+ 8 fuse_queue bytes for the block-local queue with fuse='block').
+(+ 8 fuse_queue bytes for the block-local queue with fuse='block', + 8 (m / split + 1) bytes of extra near-queue
+entries with split).
 
 Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far splits), ``relaxations``
 (arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
 ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
 block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
-``fuse_limit`` (0: off), ``fuse_lanes``.
+``fuse_limit`` (0: off), ``fuse_lanes``, ``split``.
 """
 
 from __future__ import annotations
@@ -81,14 +89,31 @@ from .common import DeviceGraph, build_parents
 NEAR, FAR, FMIN, ROUNDS, SPLITS, RELAX = 0, 3, 6, 9, 10, 11
 FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS = 12, 14, 15, 16
 CTL_SIZE = 17
+SPLIT_SHIFT = 25  # near-queue entries with split > 0: chunk index above the vertex (n < 2^25, < 64 chunks)
+SPLIT_MASK = (1 << SPLIT_SHIFT) - 1
+MAX_CHUNKS = 63
 FMIN_EMPTY = np.iinfo(np.int64).max
 
 
 @cuda.jit(device=True)
-def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot):
-    """Queue w for round tick + 1 unless it already is (the first to stamp it queues it)."""
+def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split):
+    """Queue w for round tick + 1 unless it already is (the first to stamp it queues it); with ``split`` > 0
+    as one entry (chunk << SPLIT_SHIFT | w) per ``split`` arcs, so a hub is expanded by several lane groups."""
     if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
-        nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = w  # atomic: claim a queue slot
+        chunks = 1 if split == 0 else max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
+        at = cuda.atomic.add(ctl, wslot, chunks)  # atomic: claim the queue slots
+        for c in range(chunks):
+            nearq[wbuf, at + c] = (c << SPLIT_SHIFT) | w
+
+
+@cuda.jit(device=True)
+def _arc_range(indptr, x, split):
+    """The vertex of near-queue entry x and the arcs it stands for."""
+    if split == 0:
+        return x, indptr[x], indptr[x + 1]
+    u = x & SPLIT_MASK
+    lo = indptr[u] + (x >> SPLIT_SHIFT) * split
+    return u, lo, min(lo + split, indptr[u + 1])
 
 
 @cuda.jit(device=True)
@@ -101,7 +126,7 @@ def _push_far(farq, infar, ctl, w, d, fbuf, fslot):
 
 @cuda.jit(device=True)
 def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
-            wbuf, wslot, fbuf, fslot):
+            wbuf, wslot, fbuf, fslot, split):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
     Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
@@ -125,13 +150,13 @@ def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, d
                         nxt = y
                         dn = cand
                     else:
-                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot)
+                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split)
             e += 1
         if nxt < 0:
             return relaxed
         x = nxt
         dx = dn
-    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot)
+    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot, indptr, split)
     return relaxed
 
 
@@ -236,7 +261,7 @@ def tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads):
 
 @cuda.jit(cache=True)
 def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, source, delta, inf,
-            lanes, chain, tree, localq, fuse_limit, fuse_lanes):
+            lanes, chain, tree, localq, fuse_limit, fuse_lanes, split):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
@@ -258,9 +283,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
     grid.sync()  # barrier: the reset is complete before the source is queued
     if tid == 0:
         dist[source] = 0
-        stamp[source] = 0
-        nearq[0, 0] = source
-        ctl[NEAR] = 1
+        _push_near(nearq, stamp, ctl, source, -1, 0, NEAR, indptr, split)  # stamped 0: step 0 expands it
     grid.sync()  # barrier: step 0 sees the source in the near queue
 
     lcnt = cuda.shared.array(3, dtype=np.int32)
@@ -299,10 +322,9 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
             fbuf = epoch % 2
             i = group
             while i < count:
-                u = nearq[rbuf, i]
+                u, e, end = _arc_range(indptr, nearq[rbuf, i], split)
                 du = dist[u]
-                e = indptr[u] + lane
-                end = indptr[u + 1]
+                e += lane
                 while e < end:
                     relaxed += 1
                     w = indices[e]
@@ -316,9 +338,9 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                             elif chain > 0:
                                 relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
                                                    ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
-                                                   fslot)
+                                                   fslot, split)
                             else:
-                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot)
+                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split)
                     e += lanes
                 i += ngroups
         else:
@@ -341,7 +363,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                 if d < threshold:
                     infar[w] = 0  # no other thread touches w's flag during a split
                     if d >= low:  # below the old threshold it was already expanded at this distance
-                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot)
+                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split)
                 else:
                     farq[1 - rbuf, cuda.atomic.add(ctl, FAR + nslot, 1)] = w  # atomic: claim a pile slot
                     cuda.atomic.min(ctl, FMIN + nslot, d)  # atomic: the new pile's lower bound
@@ -392,9 +414,9 @@ class DeltaStepSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, **params):
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, **params):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
-                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, **params)
+                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, **params)
         self.chain = int(chain)
         self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
         self.block = int(block)
@@ -404,6 +426,14 @@ class DeltaStepSolver(Solver):
         self.fuse_lanes = min(int(fuse_lanes) or self.lanes, self.block)
         # 0: two passes of the block's vertex groups (block / fuse_lanes vertices per pass)
         self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.fuse_lanes)) if self.fuse == "block" else 0
+        self.split = int(split)
+        if self.split:
+            if self.fuse == "block":
+                raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
+            if graph.n > SPLIT_MASK:
+                raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
+            max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
+            self.split = max(self.split, -(-max_deg // MAX_CHUNKS))  # at most MAX_CHUNKS entries per vertex
         self.want_grid = int(grid)
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
@@ -416,7 +446,8 @@ class DeltaStepSolver(Solver):
         self.dg = DeviceGraph(self.graph).upload()
         self.d_dist = cuda.device_array(n, dtype=self.dtype)
         self.d_parent = cuda.device_array(n, dtype=np.int32)
-        self.d_near = cuda.device_array((2, n), dtype=np.int32)
+        self.d_near = cuda.device_array((2, n + (self.graph.m // self.split + 1 if self.split else 0)),
+                                        dtype=np.int32)
         self.d_far = cuda.device_array((2, n), dtype=np.int32)
         self.d_stamp = cuda.device_array(n, dtype=np.int32)
         self.d_infar = cuda.device_array(n, dtype=np.int32)
@@ -429,7 +460,7 @@ class DeltaStepSolver(Solver):
         return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
                 self.d_stamp, self.d_infar, self.d_ctl, np.int64(source), np.int64(self.delta), self.inf,
                 np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
-                np.int64(self.fuse_limit), np.int64(self.fuse_lanes))
+                np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split))
 
     def run(self, source):
         args = self._args(source)
@@ -443,7 +474,8 @@ class DeltaStepSolver(Solver):
         return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
                 "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                 "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
-                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes}
+                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes,
+                "split": self.split}
 
     def download(self):
         return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
@@ -455,6 +487,6 @@ def compile_targets():
     out = []
     for w in ("int32", "int64"):
         sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
-               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64)")
+               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64, int64)")
         out.append((f"nearfar[{w}]", nearfar, sig))
     return out

@@ -264,11 +264,16 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("fuse_lanes", 0, "fuse=block: threads that share one vertex's arcs in the fused "
                              "rounds (0: lanes)", choices=(0, 1, 2, 4, 8, 16, 32)),
                        Param("fuse_queue", 4096, "fuse=block: capacity of the block-local queue; what does "
-                             "not fit spills to the global near queue and ends the fused rounds", minimum=1)),
+                             "not fit spills to the global near queue and ends the fused rounds", minimum=1),
+                       Param("split", 0, "arcs per near-queue entry: a vertex of higher degree is queued as several "
+                             "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
+                             "63 entries per vertex; not with fuse=block)", minimum=0)),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
-               + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0),
+               + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0)
+               + (8 * (m // p["split"] + 1) if p.get("split") else 0),
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
-                              "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues)"),
+                              "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues) + 8 (m / split + 1) "
+                              "with split (chunk entries)"),
     SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
                "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
