@@ -20,10 +20,12 @@ Bellman-Ford for all S sources together:
   leaves the next list empty. Round numbers keep counting across batches, so stamps are reset only
   once per run.
 
-Parents: after the distances of a batch converge the same machinery grows the shortest-path trees
-level by level from the S sources over tight arcs (``dist[u] + w == dist[v]``): the first frontier
-vertex to claim ``parent[v * S + s]`` with a compare-and-swap from -1 becomes the parent. This is a
-breadth-first search of the tight subgraph, so zero-weight cycles cannot close a loop. The batch's
+Parents (``parents``): with every weight > 0 (``auto``, or ``tight``) one pass over the arcs after the
+distances of a batch converge: any tight arc (``dist[u] + w == dist[v]``) comes from a strictly closer
+vertex, so any will do. Otherwise (``levels``) the same machinery as the distance rounds grows the trees
+level by level from the S sources over tight arcs: the first frontier vertex to claim
+``parent[v * S + s]`` with a compare-and-swap from -1 becomes the parent, a breadth-first search of the
+tight subgraph, so zero-weight cycles cannot close a loop. The batch's
 S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
 vertex-major to source-major, coalesced on both sides).
 
