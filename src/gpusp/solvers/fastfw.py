@@ -86,8 +86,9 @@ single-block check kernel of blockedfw). Float32 is used only without negative w
 
 Launches (``launch``): ``host`` issues three kernels per round of pivots from the host (about 20-40 us of
 Numba launch path each, hidden behind the kernels only when a round's phase 3 is long, i.e. large n);
-``graph`` issues the same 3r - 2 launches once into a CUDA graph (cuda.core, captured on the first run after
-the kernels have compiled) and replays it with one launch per run, so small n stop paying the host path;
+``graph`` issues the same 3r launches (one when r = 1) once into a CUDA graph (cuda.core, captured on the
+first run after the kernels have compiled) and replays it with one launch per run, so small n stop paying the
+host path;
 ``persistent`` runs every round in one cooperative kernel with a grid-wide barrier after each phase (about
 1.5 us instead of a launch), but it needs the registers of all three phases (about 200 per thread with
 paths), so one block fits per SM and it lost to the host loop by 5-55 % (benchmarks/apsp-fast-h200.md).
@@ -130,6 +131,7 @@ from .floydwarshall import require_device_memory
 
 ARITHS = ("dpx", "int32", "float32")
 LAUNCHES = ("auto", "host", "graph", "persistent")
+NOKB = 255  # phases 1-2: no improving pivot yet (tiles are at most 128 wide, pivots 0 .. 127)
 # n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
 TABLE = ((1 << 62, 64, 4),)
 AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (equal to int32's SASS; float32 slower)
@@ -286,9 +288,11 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         c = cuda.local.array((R, R), NPDT)
         lv = cuda.local.array(R, NPDT)
         rv = cuda.local.array(R, NPDT)
+        kb = cuda.shared.array((T, T), numba.uint8)  # the last improving pivot of each cell, NOKB: none
         for a in range(R):
             for b in range(R):
                 c[a, b] = d[i0 + a * TR, j0 + b * TR]
+                kb[ty + a * TR, tx + b * TR] = NOKB
         for k in range(T):
             K = base + k
             for a in range(R):
@@ -307,8 +311,29 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                             c[a, b] = s
                             d[i0 + a * TR, j0 + b * TR] = s
                             if PATHS:
-                                p[i0 + a * TR, j0 + b * TR] = p[K, j0 + b * TR]
+                                kb[ty + a * TR, tx + b * TR] = k
             cuda.syncthreads()  # pivot k's writes visible to the block before column/row k+1 is read
+        if PATHS:
+            # p[i][j] = p[K][j] as it was at the improvement. (K, j) cannot improve after pivot k (else (i, j)
+            # would have improved again), so that is its value at the phase's end: off the pivot rows (I != t)
+            # the untouched pre-phase p[K][j] of the finished pivot tile; on them (I == t) (K, j) is a cell of
+            # this tile whose own last pivot is smaller: follow those pivots to a cell this phase left alone.
+            pv = cuda.local.array((R, R), np.int32)
+            for a in range(R):
+                for b in range(R):
+                    r = kb[ty + a * TR, tx + b * TR]
+                    if r != NOKB:
+                        if I == t:
+                            for _ in range(T):  # at most T steps (a negative cycle could loop; it is reported anyway)
+                                if kb[r, tx + b * TR] == NOKB:
+                                    break
+                                r = kb[r, tx + b * TR]
+                        pv[a, b] = p[base + r, j0 + b * TR]
+            cuda.syncthreads()  # every pre-phase predecessor is read before any is overwritten
+            for a in range(R):
+                for b in range(R):
+                    if kb[ty + a * TR, tx + b * TR] != NOKB:
+                        p[i0 + a * TR, j0 + b * TR] = pv[a, b]
 
     @cuda.jit(device=True)
     def phase3(d, p, t, I, J):
@@ -615,10 +640,10 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         b = cuda.blockIdx.x
         nb = cuda.gridDim.x
         for t in range(r):
-            round12(d, p, t, r, 1, nb - 1 - b, nb)  # the last block: 0, 1, ... get the first tiles of phases 2, 3
-            g.sync()  # pivot tile final before phase 2 reads it
-            round12(d, p, t, r, 2, b, nb)
-            g.sync()  # pivot row and column final before phase 3 reads them
+            for phase in range(1, 3):  # one call site of round12 (its shared array is linked once)
+                # phase 1 on the last block: 0, 1, ... get the first tiles of phases 2, 3
+                round12(d, p, t, r, phase, nb - 1 - b if phase == 1 else b, nb)
+                g.sync()  # phase 1: pivot tile final before phase 2 reads it; 2: pivot row and column before phase 3
             round3(d, p, t, r, b, nb)
             g.sync()  # round t complete before round t+1's pivot is read
 
