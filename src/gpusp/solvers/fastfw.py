@@ -278,6 +278,35 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         return DT(x * MUL + low)
 
     @cuda.jit(device=True)
+    def resolve_paths(p, kb, t, I, i0, j0):
+        """After phase 1 or 2 of tile (I, J) at (i0, j0): p[i][j] = p[K][j] for every cell whose last improvement
+        came through pivot K = t T + kb[i][j] (NOKB: none). (K, j) cannot improve after pivot k (else (i, j) would
+        have improved again), so its p then is its p at the phase's end: off the pivot rows (I != t) the untouched
+        p of the finished pivot tile; on them (I == t), (K, j) is a cell of this tile with a smaller last pivot, so
+        follow those pivots to a cell the phase left alone and take its p from before the phase."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * T
+        pv = cuda.local.array((R, R), np.int32)
+        for a in range(R):
+            for b in range(R):
+                y = ty + a * TR
+                x = tx + b * TR
+                r = kb[y, x]
+                if r != NOKB:
+                    if I == t:
+                        for _ in range(T):  # at most T steps (a negative cycle could loop; it is reported anyway)
+                            if kb[r, x] == NOKB:
+                                break
+                            r = kb[r, x]
+                    pv[a, b] = p[base + r, j0 + x]
+        cuda.syncthreads()  # every pre-phase predecessor is read before any is overwritten
+        for a in range(R):
+            for b in range(R):
+                if kb[ty + a * TR, tx + b * TR] != NOKB:
+                    p[i0 + ty + a * TR, j0 + tx + b * TR] = pv[a, b]
+
+    @cuda.jit(device=True)
     def phase12(d, p, t, I, J):
         """Tile (I, J) through the pivots of tile t, cells in registers, one barrier per pivot."""
         ty = cuda.threadIdx.y
@@ -314,26 +343,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                                 kb[ty + a * TR, tx + b * TR] = k
             cuda.syncthreads()  # pivot k's writes visible to the block before column/row k+1 is read
         if PATHS:
-            # p[i][j] = p[K][j] as it was at the improvement. (K, j) cannot improve after pivot k (else (i, j)
-            # would have improved again), so that is its value at the phase's end: off the pivot rows (I != t)
-            # the untouched pre-phase p[K][j] of the finished pivot tile; on them (I == t) (K, j) is a cell of
-            # this tile whose own last pivot is smaller: follow those pivots to a cell this phase left alone.
-            pv = cuda.local.array((R, R), np.int32)
-            for a in range(R):
-                for b in range(R):
-                    r = kb[ty + a * TR, tx + b * TR]
-                    if r != NOKB:
-                        if I == t:
-                            for _ in range(T):  # at most T steps (a negative cycle could loop; it is reported anyway)
-                                if kb[r, tx + b * TR] == NOKB:
-                                    break
-                                r = kb[r, tx + b * TR]
-                        pv[a, b] = p[base + r, j0 + b * TR]
-            cuda.syncthreads()  # every pre-phase predecessor is read before any is overwritten
-            for a in range(R):
-                for b in range(R):
-                    if kb[ty + a * TR, tx + b * TR] != NOKB:
-                        p[i0 + a * TR, j0 + b * TR] = pv[a, b]
+            resolve_paths(p, kb, t, I, I * T, J * T)
 
     @cuda.jit(device=True)
     def phase3(d, p, t, I, J):
@@ -425,12 +435,14 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         c = cuda.local.array((R, R), NPDT)
         lv = cuda.local.array(R, NPDT)
         rv = cuda.local.array(R, NPDT)
+        kb = cuda.shared.array((T, T), numba.uint8)  # the last improving pivot of each cell, NOKB: none
         for a in range(R):
             for b in range(R):
                 y = ty + a * TR
                 x = tx + b * TR
                 c[a, b] = d[i0 + y, j0 + x]
                 S[0, y, x] = c[a, b]
+                kb[y, x] = NOKB
                 if I != J:
                     S[1, y, x] = d[base + y, base + x]
         cuda.syncthreads()  # both tiles staged
@@ -451,11 +463,13 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                             c[a, b] = s
                             S[0, ty + a * TR, tx + b * TR] = s
                             if PATHS:
-                                p[i0 + ty + a * TR, j0 + tx + b * TR] = p[base + k, j0 + tx + b * TR]
-            cuda.syncthreads()  # pivot k's writes (shared d, global p) visible before pivot k+1 is read
+                                kb[ty + a * TR, tx + b * TR] = k
+            cuda.syncthreads()  # pivot k's writes visible before pivot k+1 is read
         for a in range(R):
             for b in range(R):
                 d[i0 + ty + a * TR, j0 + tx + b * TR] = c[a, b]
+        if PATHS:
+            resolve_paths(p, kb, t, I, i0, j0)
 
     @cuda.jit(device=True)
     def relax_tile(d, p, t, I, J):
