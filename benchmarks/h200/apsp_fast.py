@@ -157,7 +157,10 @@ FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"), 
                   dict(p12="global", inner="vec4", unroll=4, stage="single"))
 
 
-def configs(n, quick, focus=False, launches=False):
+def configs(n, quick, focus=False, launches=False, small=False):
+    if small:  # tile and register block at small n, graph launches, the auto kernel variant
+        return [dict(tile=T, regblock=R, arith="auto", paths=paths, launch="graph")
+                for paths in (True, False) for T, R in ((64, 4), (32, 2), (32, 4), (64, 8))]
     if launches:  # the default kernels from the host and replayed as one CUDA graph, paths on and off; with paths
         # also phases 1-2 in shared memory (their T serial pivot steps a round bound small n)
         return [dict(tile=0, regblock=0, arith="auto", paths=paths, launch=launch, **var)
@@ -197,6 +200,7 @@ def main():
                     "R 4, dpx, host launches, paths on and off")
     ap.add_argument("--launches", action="store_true", help="the default kernels with host launches and as one "
                     "CUDA graph, paths on and off (small n pay the host launch path)")
+    ap.add_argument("--small", action="store_true", help="tile x register block at small n, graph launches")
     ap.add_argument("--budget-s", type=float, default=330, help="stop starting new configurations after this")
     args = ap.parse_args()
     out = Path(args.out)
@@ -242,7 +246,7 @@ def main():
         rows_chk = np.arange(n) if n <= 2048 else sample_rows(n, 16, 1)
         reference = None
         print(f"== n={n} m={g.m:,}", flush=True)
-        for params in configs(n, args.quick, args.focus, args.launches):
+        for params in configs(n, args.quick, args.focus, args.launches, args.small):
             if time.perf_counter() - t_start > args.budget_s:
                 print("   budget spent: skipping the remaining configurations", flush=True)
                 break

@@ -81,6 +81,7 @@ for st in "$@"; do
         async4) step sssp-async4 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
         async5) step sssp-async5 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
+        fwsmall) step apsp-fast-small 150 40 "mkdir -p $O/fws && python3 benchmarks/h200/apsp_fast.py --out $O/fws --small --sizes 1200 2048 --budget-s \$((STEP_T - 30)) 2>&1 | tee $O/fws/apsp-fast-small-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

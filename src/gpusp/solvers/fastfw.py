@@ -18,19 +18,22 @@ blocking of dense GEMM, applied to the (min, +) semiring):
   shared-memory load feeds R add-mins (R = 8: 16 loads per 64 add-mins);
 * phases 1 and 2 (O(n^2 T) work) keep the thread's cells in registers, read column k and row k of the
   round from global memory (L1-resident) and write an improved cell through to global memory, with one
-  barrier per pivot; phase 1 and the pivot-row tiles take the predecessor p[k][j] at the time of the
-  improvement (it can still change later in the phase), the others could read it at the end.
+  barrier per pivot; with paths a cell's last improving pivot k is kept in a byte of shared memory and its
+  predecessor p[i][j] = p[k][j] is resolved once after the last pivot (``resolve_paths``: (k, j) cannot improve
+  after pivot k, so its end-of-phase p is the one at the improvement; on the pivot rows that p is found by
+  following last pivots inside the tile back to a cell the phase left alone). A dependent global read of
+  p[k][j] inside each of the 2T serial pivot steps of a round cost 85-100 us a round at n = 1200.
 
 Kernel variants (registry parameters, compile-time constants). The kernels above are the reference
 (:data:`DEFAULTS`); by default ('auto', unroll 0) the packed-key kinds take :data:`AUTO_VARIANT`, the fastest
-measured on the H200: with paths ``global`` + ``scalar`` + unroll 8, without ``shared`` + ``vec4`` + unroll 8,
-both ``single`` (n = 8192: 167 -> 105 ms with paths, 119 -> 69 ms without; Gnutella30 with paths 12.2 -> 6.4 s).
+measured on the H200: with paths ``shared`` + ``scalar`` + unroll 8, without ``shared`` + ``vec4`` + unroll 8,
+both ``single`` (n = 8192: 167 -> 92 ms with paths, 119 -> 69 ms without; Gnutella30 with paths 12.2 -> 6.3 s).
 The general kernels (gen32 / gen64) and tiles the variant does not fit keep the reference:
 
 * ``p12`` - ``global`` (above) or ``shared``: phases 1-2 copy the tile and, off the diagonal, the pivot tile
   into shared memory (2 T (T+1) words, so T <= 64 at int32), relax there with one barrier per pivot and
   write the tile back once; the pivot's column and row come from shared memory instead of L1. Predecessors
-  stay in global memory as above. Host launches only (the persistent kernel would hold both phases' shared
+  are resolved after the phase as above. Not with the persistent kernel (it would hold both phases' shared
   memory).
 * ``inner`` - ``scalar`` (32-bit loads), ``vec2`` / ``vec4`` (64- / 128-bit ``LDS.64`` / ``LDS.128``): phase 3
   in a second layout (``phase3x``) where a thread owns R consecutive rows and R consecutive columns (R must be
@@ -148,7 +151,7 @@ DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # the r
 # float32), the fastest measured on the H200 at T 64, R 4, dpx, n = 1200 ... 8192 and on Gnutella30
 # (benchmarks/apsp-fast-h200.md, 2026-11-24); the general kernels (gen32 / gen64) and a variant that does not
 # fit the tile keep DEFAULTS
-AUTO_VARIANT = {True: dict(p12="global", inner="scalar", unroll=8, stage="single"),
+AUTO_VARIANT = {True: dict(p12="shared", inner="scalar", unroll=8, stage="single"),
                 False: dict(p12="shared", inner="vec4", unroll=8, stage="single")}
 K3_REGS = 128  # registers per thread the tuned phase-3 kernel is held to (launch bounds: 2 blocks of 256 per SM)
 FLOAT_EXACT = 1 << 24
