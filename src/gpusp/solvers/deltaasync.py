@@ -49,9 +49,8 @@ from numba import config, cuda
 
 from ..device import mode
 from ..errors import SolverError
-from .base import Solver
-from .common import DeviceGraph, build_parents, fill
-from .deltastep import block_add, cooperative_grid, tight_tree
+from .common import fill
+from .deltastep import PersistentSSSP, block_add, cooperative_grid, tight_tree
 
 EMPTY = -1
 MAX_BATCH = 256  # shared-memory entries per block (a claim takes at most block / lanes of them)
@@ -230,10 +229,8 @@ def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
     return max(int(delta), -(-int(max_weight) // max(1, buckets - window)), 1)
 
 
-class DeltaAsyncSolver(Solver):
+class DeltaAsyncSolver(PersistentSSSP):
     """deltastep_async: blocks claim bucketed work from a device ring of queues, no grid barrier per round."""
-
-    device = "gpu"
 
     def __init__(self, graph, delta=0, lanes=4, block=256, grid=0, buckets=DEFAULT_BUCKETS,
                  window=DEFAULT_WINDOW, claim=MAX_BATCH, capacity=0, **params):
@@ -267,10 +264,7 @@ class DeltaAsyncSolver(Solver):
     def upload(self):
         from ..device import multiprocessors
 
-        n = self.graph.n
-        self.dg = DeviceGraph(self.graph).upload()
-        self.d_dist = cuda.device_array(n, dtype=np.int32)
-        self.d_parent = cuda.device_array(n, dtype=np.int32)
+        self.upload_arrays(np.int32)
         self.d_ctl = cuda.device_array(3 * self.buckets + SCALARS, dtype=np.int64)
         self._alloc_queue()
         self.want_grid = self.want_grid or 2 * multiprocessors()
@@ -312,17 +306,12 @@ class DeltaAsyncSolver(Solver):
             self.capacity *= 2  # a bucket held more live entries than a ring slot: grow and run again
             self._alloc_queue()
             retries += 1
-        launches = 1 + retries
-        if self.dg.nonpositive:
-            launches += build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
+        launches = 1 + retries + self.host_tree(source)
         s = ctl[3 * self.buckets:]
         return {"relaxations": int(s[RELAX]), "pops": int(s[POPS]), "stale": int(s[STALE]),
                 "batches": int(s[BATCHES]), "buckets": int(s[CUR]), "idle_polls": int(s[IDLE]),
                 "iterations": int(s[BATCHES]), "launches": launches, "delta": self.delta, "lanes": self.lanes,
                 "grid": self.grid, "capacity": self.capacity, "retries": retries, "window": self.window}
-
-    def download(self):
-        return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
 
 
 def compile_targets():

@@ -408,10 +408,31 @@ DELTA_WIDTH = 128
 FUSE_QUEUE = 4096
 
 
-class DeltaStepSolver(Solver):
-    """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
+class PersistentSSSP(Solver):
+    """What the one-kernel-per-source SSSP solvers share: the graph, distances and parents on the device, and
+    parents grown by the host level by level when zero weights make the in-kernel tight-arc pass unsafe."""
 
     device = "gpu"
+
+    def upload_arrays(self, dtype):
+        """The CSR graph, distances (``dtype``) and parents on the device."""
+        n = self.graph.n
+        self.dg = DeviceGraph(self.graph).upload()
+        self.d_dist = cuda.device_array(n, dtype=dtype)
+        self.d_parent = cuda.device_array(n, dtype=np.int32)
+
+    def host_tree(self, source) -> int:
+        """Parents by tree levels when some weight is zero (launches used), else nothing (0)."""
+        if not self.dg.nonpositive:
+            return 0
+        return build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
+
+    def download(self):
+        return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
+
+
+class DeltaStepSolver(PersistentSSSP):
+    """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
                  fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, **params):
@@ -443,9 +464,7 @@ class DeltaStepSolver(Solver):
         from ..device import multiprocessors
 
         n = self.graph.n
-        self.dg = DeviceGraph(self.graph).upload()
-        self.d_dist = cuda.device_array(n, dtype=self.dtype)
-        self.d_parent = cuda.device_array(n, dtype=np.int32)
+        self.upload_arrays(self.dtype)
         self.d_near = cuda.device_array((2, n + (self.graph.m // self.split + 1 if self.split else 0)),
                                         dtype=np.int32)
         self.d_far = cuda.device_array((2, n), dtype=np.int32)
@@ -467,18 +486,13 @@ class DeltaStepSolver(Solver):
         if self.grid is None:  # compiles once; the limit depends on the kernel's registers
             self.grid = cooperative_grid(nearfar, args, self.block, self.want_grid)
         nearfar[self.grid, self.block](*args)
-        launches = 1
-        if self.dg.nonpositive:
-            launches += build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
+        launches = 1 + self.host_tree(source)
         ctl = self.d_ctl.copy_to_host()
         return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
                 "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                 "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
                 "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes,
                 "split": self.split}
-
-    def download(self):
-        return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
 
 
 def compile_targets():

@@ -214,7 +214,6 @@ def check_shape(T: int, R: int, itemsize: int = 4) -> None:
     if T < 1 or T & (T - 1) or R < 1 or R & (R - 1) or R > T:
         raise SolverError(f"tile {T} and regblock {R} must be powers of two with regblock <= tile")
     TR = T // R
-    TP = T + 1  # row stride of the transposed operand: its staging writes hit 32 banks
     if TR * TR > 1024:
         raise SolverError(f"tile {T} with regblock {R} needs {TR * TR} threads per block (at most 1024)")
     KC = chunk(T, itemsize)
