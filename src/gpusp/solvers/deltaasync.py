@@ -51,6 +51,7 @@ from ..device import mode
 from ..errors import SolverError
 from .common import fill
 from .deltastep import PersistentSSSP, block_add, cooperative_grid, tight_tree
+from .registry import ring_capacity
 
 EMPTY = -1
 MAX_BATCH = 256  # shared-memory entries per block (a claim takes at most block / lanes of them)
@@ -251,9 +252,7 @@ class DeltaAsyncSolver(PersistentSSSP):
         self.claim = int(claim)
         max_w = int(graph.weights.max()) if graph.m else 1
         self.delta = ring_delta(int(delta) or graph.default_delta(DELTA_WIDTH), max_w, self.buckets, self.window)
-        n = graph.n
-        auto = 1 << max(10, (max(1, n // 4) - 1).bit_length())  # a quarter of n per slot; doubled on overflow
-        self.capacity = int(capacity) or auto
+        self.capacity = int(capacity) or ring_capacity(graph.n)  # doubled on overflow
         if self.capacity & (self.capacity - 1):
             raise SolverError(f"capacity must be a power of two, not {self.capacity}")
         self.want_grid = int(grid)

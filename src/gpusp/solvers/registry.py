@@ -133,6 +133,11 @@ class SolverSpec:
 
 
 # shared parameter definitions -------------------------------------------------------------------------
+def ring_capacity(n: int) -> int:
+    """deltastep_async's default entries per ring slot: a quarter of n as a power of two, at least 1024."""
+    return 1 << max(10, (max(1, n // 4) - 1).bit_length())
+
+
 BLOCK = Param("block", 256, "threads per block", choices=(32, 64, 128, 256, 512, 1024))
 ROUNDS = Param("rounds", "early", "'early': stop when a round changes nothing; 'fixed': always |V|-1 rounds "
                "as in paper 000", choices=("early", "fixed"))
@@ -293,7 +298,7 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("capacity", 0, "entries per ring slot, a power of two (0: n / 4 rounded up, at least "
                              "1024; doubled and run again on overflow)", minimum=0)),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n + 8 * p.get("buckets", 64) * (
-                   p.get("capacity", 0) or 1 << max(10, (max(1, n // 4) - 1).bit_length())),
+                   p.get("capacity", 0) or ring_capacity(n)),
                memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes (CSR, distances, parents) + 8 buckets capacity "
                               "(the ring of bucket queues)"),
     SolverSpec("gapbs_sssp", "sssp", "cpu", "-", "external peer: the GAP Benchmark Suite's delta-stepping "
