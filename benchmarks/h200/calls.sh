@@ -82,6 +82,8 @@ for st in "$@"; do
         barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
         async5) step sssp-async5 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         fwsmall) step apsp-fast-small 150 40 "mkdir -p $O/fws && python3 benchmarks/h200/apsp_fast.py --out $O/fws --small --sizes 1200 2048 --budget-s \$((STEP_T - 30)) 2>&1 | tee $O/fws/apsp-fast-small-log.txt" ;;
+        snap) step sssp-snap 300 90 "mkdir -p $O/snap && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/snap --only-snap --tag=-snap --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY 2>&1 | tee $O/snap/sssp-fast-snap-log.txt" ;;
+        dtest) step device-tests 200 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS 2>&1 | tail -30 | tee $O/dtest/pytest-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

@@ -10,6 +10,9 @@ per round) gives the cost of an almost empty round for each launch mode: median 
 Writes sssp-fast.csv (one row per configuration and source) after every configuration and prints a
 summary line per configuration.
 
+``--only-snap``: deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread), then lanes x hub splitting
+and grid shapes on p2p-Gnutella30 and email-Enron (issue 8's SNAP targets).
+
 ``--only-async``: deltastep_async (blocks take bucketed work without grid barriers) around its defaults beside
 deltastep_gpu at its best known setting, GAPBS on 16 threads and SciPy.
 
@@ -44,7 +47,8 @@ from gpusp.data.weights import add_weights
 FIELDS = ["graph", "n", "m", "solver", "params", "source", "median_ms", "q1_ms", "q3_ms", "min_ms", "compile_s",
           "iterations", "buckets", "relaxations", "launches", "valid", "note", "grid_steps", "block_steps",
           "fused_steps", "pops", "stale", "idle_polls", "retries"]
-NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes", "window", "capacity")  # in the note
+NOTE = ("delta", "lanes", "chain", "grid", "threads", "fuse_limit", "fuse_lanes", "window", "capacity", "split", "push",
+        "launch")  # in the note
 
 
 GRAPHS = {
@@ -126,6 +130,32 @@ def async_configs(label, graph, with_gapbs):
     return out
 
 
+def snap_configs(label, graph, with_gapbs):
+    """deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread) against the behaviour before them,
+    then lanes x hub splitting and grid shapes on the low-diameter graphs (the road graphs and the ring: the
+    defaults only), beside edgebf_coo graph, SciPy and GAPBS on 16 threads."""
+    out = [("deltastep_gpu", {"push": "thread", "launch": "direct"}), ("deltastep_gpu", {"launch": "direct"}),
+           ("deltastep_gpu", {"push": "thread"}), ("deltastep_gpu", {})]
+    if label in ("p2p-Gnutella30", "email-Enron"):
+        for lanes in (4, 8, 16):
+            out.append(("deltastep_gpu", {"lanes": lanes}))
+            for k in (1, 2, 4):
+                out.append(("deltastep_gpu", {"lanes": lanes, "split": lanes * k}))
+        out += [("deltastep_gpu", {"split": 32}), ("deltastep_gpu", {"block": 512}), ("deltastep_gpu", {"grid": 264}),
+                ("deltastep_gpu", {"lanes": 8, "split": 16, "block": 512}),
+                ("deltastep_gpu", {"lanes": 8, "split": 16, "grid": 264}),
+                ("deltastep_gpu", {"lanes": 4, "split": 8, "block": 512}),
+                ("deltastep_gpu", {"lanes": 4, "split": 8, "grid": 264})]
+        base = graph.default_delta()
+        for mult in (1, 16):
+            out.append(("deltastep_gpu", {"lanes": 8, "split": 16, "delta": max(1, int(base * mult))}))
+        out.append(("edgebf_coo", {"launch": "graph"}))
+    out.append(("scipy_dijkstra", {}))
+    if with_gapbs and not label.startswith("grid"):
+        out.append(("gapbs_sssp", {"threads": 16, "delta": max(1, int(graph.default_delta()))}))
+    return out
+
+
 def run(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -141,6 +171,8 @@ def run(args):
               f"(reference {time.perf_counter() - t0:.1f} s)", flush=True)
         if args.only_async:
             todo = async_configs(label, graph, with_gapbs)
+        elif args.only_snap:
+            todo = snap_configs(label, graph, with_gapbs)
         elif args.only_fuse:
             todo = fuse_configs(label, graph, with_gapbs)
         else:
@@ -205,8 +237,10 @@ def main():
                    "threads and SciPy only (issue 8's block-local fusion run)")
     p.add_argument("--only-async", action="store_true", help="deltastep_async around its defaults beside "
                    "deltastep_gpu's best, GAPBS 16 threads and SciPy (barrier-free buckets)")
+    p.add_argument("--only-snap", action="store_true", help="deltastep_gpu's launch and push modes, then lanes x "
+                   "hub splitting on the SNAP graphs, beside edgebf_coo graph, GAPBS 16 threads and SciPy")
     args = p.parse_args()
-    if args.only_fuse or args.only_async:
+    if args.only_fuse or args.only_async or args.only_snap:
         os.environ.setdefault("GPUSP_MIRROR", str(Path(args.data).resolve()))  # the GAPBS archive, offline
     print(f"GPU and host: {gpusp.device.device_info()}", flush=True)
     run(args)

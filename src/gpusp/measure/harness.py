@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..solvers import registry
+from ..solvers.base import counters_of
 from ..device import DeviceTimer, require_cuda
 from ..errors import SolverError, SolverUnavailable
 from ..data.graph import Graph
@@ -146,8 +147,8 @@ def _host(array):
 def _trial(timer, solver, source, peer: bool):
     """One run: (sample in ms, counters). A peer's sample is its binary's own time; the wall clock
     around the call is kept as the counter ``wall_ms``."""
-    ms, counters = timer.time(solver.run, source)
-    counters = dict(counters or {})
+    ms, ran = timer.time(solver.run, source)
+    counters = counters_of(ran)  # a deferred read-back happens here, after the trial's clock stopped
     if not peer:
         return ms, counters
     if PEER_TIME not in counters or PEER_VERDICT not in counters:

@@ -37,7 +37,7 @@ import numpy as np
 
 from . import registry
 from ..errors import SolverError
-from .base import Solver
+from .base import Solver, counters_of
 
 
 class AllSourcesSolver(Solver):
@@ -67,7 +67,7 @@ class AllSourcesSolver(Solver):
         totals: dict = {}
         fetch = 0.0
         for s in range(n):
-            counters = self.inner.run(s) or {}
+            counters = counters_of(self.inner.run(s))
             t0 = time.perf_counter()
             dist, parent = self.inner.download()
             fetch += time.perf_counter() - t0

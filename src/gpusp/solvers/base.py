@@ -6,8 +6,9 @@ only). The harness then calls:
 * ``upload()`` - host to device copies of the graph (timed apart as ``h2d_ms``);
 * ``run(source)`` - the device work of one trial, from resetting the distance arrays to convergence
   (timed with CUDA events per trial); returns a dict of counters such as ``iterations`` (rounds or
-  launches) and ``relaxations`` (edges examined), and raises NegativeCycleError when it finds one;
-  APSP solvers receive ``source=None``;
+  launches) and ``relaxations`` (edges examined), or a callable that returns that dict once the trial's
+  clock has stopped (for counters that live on the device: their read-back is not the trial's work), and
+  raises NegativeCycleError when it finds one; APSP solvers receive ``source=None``;
 * ``download()`` - device to host copies (timed apart as ``d2h_ms``); returns ``(dist, parent)``.
   SSSP: two length-n arrays. APSP: two n x n arrays where ``parent[s, v]`` is the vertex before ``v``
   on a shortest ``s -> v`` path (-1 for ``v == s`` and unreachable ``v``).
@@ -42,6 +43,11 @@ class Solver:
     def download(self):
         """Return (dist, parent) as host arrays."""
         return self.dist, self.parent
+
+
+def counters_of(ran) -> dict:
+    """The counters a ``run`` returned: the dict itself, or what its deferred read-back returns."""
+    return dict((ran() if callable(ran) else ran) or {})
 
 
 def launch_grid(n_threads: int, block: int) -> int:

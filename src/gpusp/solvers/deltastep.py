@@ -77,9 +77,11 @@ block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``la
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import config, cuda
 
+from ..device import capture_graph, mode
 from ..errors import SolverError
 from .base import Solver
 from .common import DeviceGraph, build_parents
@@ -93,14 +95,35 @@ SPLIT_SHIFT = 25  # near-queue entries with split > 0: chunk index above the ver
 SPLIT_MASK = (1 << SPLIT_SHIFT) - 1
 MAX_CHUNKS = 63
 FMIN_EMPTY = np.iinfo(np.int64).max
+WARP_INTRINSICS = not config.ENABLE_CUDASIM  # the simulator has no activemask / shfl: one atomic per push there
 
 
 @cuda.jit(device=True)
-def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split):
+def _claim(ctl, slot, warp):
+    """One queue slot (the old ctl[slot], then ctl[slot] += 1). With ``warp`` the lanes of a warp that claim at
+    the same time share one atomic: the highest active lane adds their number, the others take the slots after
+    its old value in lane order (the aggregated increment of the CUDA programming guide)."""
+    if not WARP_INTRINSICS or warp == 0:
+        return cuda.atomic.add(ctl, slot, 1)  # atomic: a slot of the queue
+    mask = cuda.activemask()
+    lane = cuda.laneid
+    leader = 31 - cuda.clz(mask)
+    base = np.int64(0)
+    if lane == leader:
+        base = cuda.atomic.add(ctl, slot, cuda.popc(mask))  # atomic: the active lanes' slots at once
+    base = cuda.shfl_sync(mask, base, leader)  # the leader's old count to every active lane
+    return base + cuda.popc(mask & numba.uint32((1 << lane) - 1))
+
+
+@cuda.jit(device=True)
+def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp):
     """Queue w for round tick + 1 unless it already is (the first to stamp it queues it); with ``split`` > 0
     as one entry (chunk << SPLIT_SHIFT | w) per ``split`` arcs, so a hub is expanded by several lane groups."""
     if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
-        chunks = 1 if split == 0 else max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
+        if split == 0:
+            nearq[wbuf, _claim(ctl, wslot, warp)] = w
+            return
+        chunks = max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
         at = cuda.atomic.add(ctl, wslot, chunks)  # atomic: claim the queue slots
         for c in range(chunks):
             nearq[wbuf, at + c] = (c << SPLIT_SHIFT) | w
@@ -117,16 +140,17 @@ def _arc_range(indptr, x, split):
 
 
 @cuda.jit(device=True)
-def _push_far(farq, infar, ctl, w, d, fbuf, fslot):
+def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
     """Put w (now at distance d >= threshold) on the far pile unless it is there already."""
-    cuda.atomic.min(ctl, FMIN + fslot, d)  # atomic: the pile's lower bound
+    if d < ctl[FMIN + fslot]:  # the bound only falls during an epoch: most pushes need no atomic on it
+        cuda.atomic.min(ctl, FMIN + fslot, d)  # atomic: the pile's lower bound
     if cuda.atomic.exch(infar, w, 1) == 0:  # atomic: w enters the pile once until a split takes it out
-        farq[fbuf, cuda.atomic.add(ctl, FAR + fslot, 1)] = w  # atomic: claim a pile slot
+        farq[fbuf, _claim(ctl, FAR + fslot, warp)] = w
 
 
 @cuda.jit(device=True)
 def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
-            wbuf, wslot, fbuf, fslot, split):
+            wbuf, wslot, fbuf, fslot, split, warp):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
     Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
@@ -145,35 +169,35 @@ def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, d
                 old = cuda.atomic.min(dist, y, cand)  # atomic: the old value says whether this won
                 if cand < old:
                     if cand >= threshold:
-                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot)
+                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot, warp)
                     elif nxt < 0:
                         nxt = y
                         dn = cand
                     else:
-                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split)
+                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
             e += 1
         if nxt < 0:
             return relaxed
         x = nxt
         dx = dn
-    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot, indptr, split)
+    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot, indptr, split, warp)
     return relaxed
 
 
 @cuda.jit(device=True)
-def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wslot):
+def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wslot, warp):
     """Queue w for the block's next fused round; past the local capacity spill it to the global near queue."""
     if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
         k = cuda.atomic.add(lcnt, lslot, 1)  # atomic: claim a block-local slot (a count past capacity = spill)
         if k < localq.shape[1]:
             localq[lbuf, k] = w
         else:
-            nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = w  # atomic: claim a global queue slot
+            nearq[wbuf, _claim(ctl, wslot, warp)] = w  # spill: a global queue slot
 
 
 @cuda.jit(device=True)
 def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, localq, lcnt, count, rbuf,
-                  threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot):
+                  threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot, warp):
     """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
     t = cuda.threadIdx.x
     group = t // lanes
@@ -208,9 +232,9 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
                     old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
                     if cand < old:
                         if cand >= threshold:
-                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot)
+                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
                         else:
-                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot)
+                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
                 e += lanes
             i += groups
         r += 1
@@ -222,7 +246,7 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
     # hand back: what the last round queued locally is the next grid step's near queue
     i = t
     while i < c:
-        nearq[wbuf, cuda.atomic.add(ctl, wslot, 1)] = localq[(r - 1) % 2, i]  # atomic: claim a global slot
+        nearq[wbuf, _claim(ctl, wslot, warp)] = localq[(r - 1) % 2, i]
         i += cuda.blockDim.x
     return r, relaxed
 
@@ -260,8 +284,8 @@ def tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads):
 
 
 @cuda.jit(cache=True)
-def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, source, delta, inf,
-            lanes, chain, tree, localq, fuse_limit, fuse_lanes, split):
+def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, srcbuf, delta, inf,
+            lanes, chain, tree, localq, fuse_limit, fuse_lanes, split, warp):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
@@ -282,8 +306,9 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         ctl[RELAX] = 0
     grid.sync()  # barrier: the reset is complete before the source is queued
     if tid == 0:
+        source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
         dist[source] = 0
-        _push_near(nearq, stamp, ctl, source, -1, 0, NEAR, indptr, split)  # stamped 0: step 0 expands it
+        _push_near(nearq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
     grid.sync()  # barrier: step 0 sees the source in the near queue
 
     lcnt = cuda.shared.array(3, dtype=np.int32)
@@ -309,7 +334,7 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
             if cuda.blockIdx.x == 0:
                 rounds, arcs = _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl,
                                              localq, lcnt, count, step % 2, threshold, tick, fuse_lanes, fuse_limit,
-                                             wbuf, wslot, epoch % 2, epoch % 3)
+                                             wbuf, wslot, epoch % 2, epoch % 3, warp)
                 relaxed += arcs
                 if tid == 0:
                     ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
@@ -334,13 +359,13 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                         old = cuda.atomic.min(dist, w, cand)
                         if cand < old:
                             if cand >= threshold:
-                                _push_far(farq, infar, ctl, w, cand, fbuf, fslot)
+                                _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
                             elif chain > 0:
                                 relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
                                                    ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
-                                                   fslot, split)
+                                                   fslot, split, warp)
                             else:
-                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split)
+                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                     e += lanes
                 i += ngroups
         else:
@@ -363,10 +388,11 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                 if d < threshold:
                     infar[w] = 0  # no other thread touches w's flag during a split
                     if d >= low:  # below the old threshold it was already expanded at this distance
-                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split)
+                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                 else:
-                    farq[1 - rbuf, cuda.atomic.add(ctl, FAR + nslot, 1)] = w  # atomic: claim a pile slot
-                    cuda.atomic.min(ctl, FMIN + nslot, d)  # atomic: the new pile's lower bound
+                    farq[1 - rbuf, _claim(ctl, FAR + nslot, warp)] = w
+                    if d < ctl[FMIN + nslot]:
+                        cuda.atomic.min(ctl, FMIN + nslot, d)  # atomic: the new pile's lower bound
                 i += nthreads
             epoch += 1
         grid.sync()  # barrier: this step's pushes and counters are visible to the next step
@@ -435,9 +461,10 @@ class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, **params):
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, push="warp", launch="auto", **params):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
-                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, **params)
+                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
+                         launch=launch, **params)
         self.chain = int(chain)
         self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
         self.block = int(block)
@@ -455,10 +482,16 @@ class DeltaStepSolver(PersistentSSSP):
                 raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
             max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
             self.split = max(self.split, -(-max_deg // MAX_CHUNKS))  # at most MAX_CHUNKS entries per vertex
+        self.push = str(push)
+        # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
+        self.asked = str(launch)
+        self.launch = "direct" if launch == "direct" or mode() != "gpu" else "graph"
         self.want_grid = int(grid)
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
         self.grid = None
+        self.replay = None  # (graph, stream) once captured
+        self.done = None  # an event after the last launch: its source must not change before the kernel read it
 
     def upload(self):
         from ..device import multiprocessors
@@ -472,27 +505,57 @@ class DeltaStepSolver(PersistentSSSP):
         self.d_infar = cuda.device_array(n, dtype=np.int32)
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
+        self.d_source = cuda.mapped_array(1, dtype=np.int64)  # pinned host memory the kernel reads the source from
         self.want_grid = self.want_grid or multiprocessors()
 
-    def _args(self, source):
+    def _args(self):
         dg = self.dg
         return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
-                self.d_stamp, self.d_infar, self.d_ctl, np.int64(source), np.int64(self.delta), self.inf,
+                self.d_stamp, self.d_infar, self.d_ctl, self.d_source, np.int64(self.delta), self.inf,
                 np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
-                np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split))
+                np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
+                np.int64(self.push == "warp"))
+
+    def _launch(self, stream=0):
+        nearfar[self.grid, self.block, stream](*self._args())
+
+    def _capture(self):
+        """The launch as a CUDA graph; with launch='auto' a driver that cannot capture a cooperative launch
+        falls back to direct launches (counter ``launch``), with 'graph' it is an error."""
+        try:
+            return capture_graph(self._launch)
+        except Exception as exc:  # the driver's refusal, whatever its type
+            if self.asked == "graph":
+                raise SolverError(f"deltastep_gpu launch=graph: capturing the cooperative launch failed: {exc}")
+            self.launch = "direct"
+            return None
 
     def run(self, source):
-        args = self._args(source)
+        if self.done is not None:
+            self.done.synchronize()  # the previous trial's kernel has read its source
+        self.d_source[0] = source
         if self.grid is None:  # compiles once; the limit depends on the kernel's registers
-            self.grid = cooperative_grid(nearfar, args, self.block, self.want_grid)
-        nearfar[self.grid, self.block](*args)
+            self.grid = cooperative_grid(nearfar, self._args(), self.block, self.want_grid)
+            self._launch()  # the first run (the harness's warm-up) launches directly, then captures the graph
+            if self.launch == "graph":
+                self.replay = self._capture()
+        elif self.launch == "graph":
+            self.replay[0].launch(self.replay[1])
+        else:
+            self._launch()
+        self.done = cuda.event()
+        self.done.record()
         launches = 1 + self.host_tree(source)
-        ctl = self.d_ctl.copy_to_host()
-        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
-                "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
-                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes,
-                "split": self.split}
+
+        def counters():
+            ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
+            return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                    "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
+                    "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
+                    "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
+                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push, "launch": self.launch}
+
+        return counters
 
 
 def compile_targets():
@@ -501,6 +564,6 @@ def compile_targets():
     out = []
     for w in ("int32", "int64"):
         sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
-               f"int64[::1], int64, int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64, int64)")
+               f"int64[::1], int64[::1], int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64, int64, int64)")
         out.append((f"nearfar[{w}]", nearfar, sig))
     return out

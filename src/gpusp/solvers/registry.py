@@ -272,7 +272,14 @@ SPECS: tuple[SolverSpec, ...] = (
                              "not fit spills to the global near queue and ends the fused rounds", minimum=1),
                        Param("split", 0, "arcs per near-queue entry: a vertex of higher degree is queued as several "
                              "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
-                             "63 entries per vertex; not with fuse=block)", minimum=0)),
+                             "63 entries per vertex; not with fuse=block)", minimum=0),
+                       Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
+                             "atomic on the queue counter; 'thread' - one atomic per pushed vertex (split > 0 and "
+                             "the simulator: always 'thread')", choices=("warp", "thread")),
+                       Param("launch", "auto", "'graph': each source's launch is a replay of one captured CUDA "
+                             "graph (the source is read from mapped host memory); 'direct': a Numba launch per "
+                             "source; 'auto': graph where the driver can capture it, else direct",
+                             choices=("auto", "graph", "direct"))),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
                + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0)
                + (8 * (m // p["split"] + 1) if p.get("split") else 0),
