@@ -31,7 +31,7 @@ def run(graph, **params):
 def test_awkward_n_every_arith(arith, launch):
     for n, T, R in ((1, 4, 1), (10, 4, 2), (13, 8, 2)):
         g = random_graph(n, 3 * n, seed=n, wmin=1, wmax=9)
-        res = run(g, tile=T, regblock=R, arith=arith, launch=launch)
+        res = run(g, tile=T, regblock=R, arith=arith, launch=launch, pivots="all")
         assert_apsp_ok(g, res)
         assert res.counters["arith"] == arith and res.counters["iterations"] == -(-n // T)
         assert res.counters["relaxations"] == (T * -(-n // T)) ** 3
@@ -115,6 +115,58 @@ def test_auto_variant_is_the_measured_one_where_it_fits():
         res = run(g, tile=16, regblock=4, paths=paths)
         assert_apsp_ok(g, res)
         assert {k: res.counters[k] for k in REF} == AUTO[paths]
+
+
+# --- pivots=useful: sinks and sources are no pivots ---------------------------------------------------------
+def _hub_graph(seed=4, outer=(0, 9), cycle=None):
+    """(graph, core ids): 14 vertices, ids shuffled: 6 core vertices with random arcs among them (weights 0..9),
+    4 sinks (arcs in only, one with a self-loop) and 4 sources (arcs out only; sink and source arcs weigh
+    ``outer``), duplicate arcs; ``cycle`` adds a core cycle of that total weight."""
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(14)
+    core, sinks, sources = ids[:6], ids[6:10], ids[10:]
+    lo, hi = outer
+    edges = [(int(a), int(b), int(rng.integers(0, 10))) for a, b in rng.choice(core, (16, 2))]
+    edges += [(int(rng.choice(core)), int(t), int(rng.integers(lo, hi + 1))) for t in sinks for _ in range(2)]
+    edges += [(int(s), int(rng.choice(core)), int(rng.integers(lo, hi + 1))) for s in sources]
+    edges += [(int(sinks[0]), int(sinks[0]), 3), edges[0], (int(sources[0]), int(sinks[1]), 1)]
+    if cycle is not None:
+        edges += [(int(core[0]), int(core[1]), 1), (int(core[1]), int(core[2]), 1), (int(core[2]), int(core[0]), cycle - 2)]
+    return gpusp.Graph.from_edges(14, *map(np.array, zip(*edges)), name=f"hubs-{seed}"), set(core.tolist())
+
+
+@pytest.mark.parametrize("launch", ["persistent", "host"])
+@pytest.mark.parametrize("paths", [True, False])
+def test_useful_pivots_exact_and_fewer_rounds(launch, paths):
+    for seed in (4, 5):
+        g, _ = _hub_graph(seed=seed)
+        order, useful = fastfw.useful_first(g)
+        assert useful <= 6 and sorted(order) == list(range(14))
+        full = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots="all")
+        assert_apsp_ok(g, full)
+        for pivots in ("useful", "auto"):
+            res = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots=pivots)
+            assert_apsp_ok(g, res)
+            assert np.array_equal(res.dist, full.dist)
+            assert res.counters["iterations"] == -(-useful // 4) < full.counters["iterations"] == 4
+            assert res.counters["relaxations"] == 16 ** 2 * 4 * res.counters["iterations"]
+
+
+def test_useful_pivots_negative_weights_cycles_and_no_pivot_at_all():
+    g, _ = _hub_graph(seed=6, outer=(-3, 9))  # negative arcs, no negative cycle (the general kernels)
+    res = run(g, tile=4, regblock=2, pivots="useful")
+    assert_apsp_ok(g, res)
+    assert res.counters["arith"].startswith("gen") and res.counters["iterations"] < 4
+    g, core = _hub_graph(seed=6, cycle=-1)
+    with pytest.raises(NegativeCycleError) as err:
+        run(g, tile=4, regblock=2, pivots="useful")
+    assert err.value.vertex in core  # reported in the graph's ids, not the renumbered ones
+    star = gpusp.Graph.from_edges(5, np.array([0, 0, 0, 0]), np.array([1, 2, 3, 4]), np.array([3, 0, 2, 2]))
+    res = run(star, tile=4, regblock=2, pivots="auto")  # no vertex has arcs in and out: no round at all
+    assert res.counters["iterations"] == 0 and res.counters["launches"] == 0
+    assert_apsp_ok(star, res)
+    with pytest.raises(SolverError, match="pivots must be one of"):
+        fastfw.FastSolver(star, pivots="some")
 
 
 # --- kernel variants (p12 / inner / unroll / stage) at tile 16 -------------------------------------------------

@@ -252,3 +252,33 @@ def test_deltastep_split_hub_and_chain():
 def test_deltastep_split_refuses_fusion():
     with pytest.raises(SolverError, match="split and fuse"):
         _solve(CASES[0][1], "deltastep_gpu", CASES[0][2], split=4, fuse="block")
+
+
+@pytest.mark.parametrize("push,launch,registers", [("thread", "direct", 0), ("warp", "auto", 64),
+                                                   ("warp", "graph", 80)])
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_deltastep_push_launch_registers_match_reference(label, graph, source, push, launch, registers):
+    """Warp-shared queue claims, graph replays and register caps change no answer (on the GPU: the device run of
+    this file; in the simulator every push claims alone and 'graph' launches directly)."""
+    res = _solve(graph, "deltastep_gpu", source, delta=3, lanes=2, push=push, launch=launch, registers=registers,
+                 trials=2, warmup=1)
+    assert_sssp_ok(graph, source, res)
+    assert (res.counters["push"], res.counters["registers"]) == (push, registers)
+    assert res.counters["launch"] in (("direct",) if launch == "direct" else ("graph", "direct"))
+
+
+def test_deltastep_trials_change_sources_and_read_counters_after_the_clock():
+    """One solver, several sources in turn (the source travels through mapped host memory, also into a replayed
+    graph): every answer is the one for its own source; run() hands back a deferred counter read-back."""
+    from gpusp.solvers.deltastep import DeltaStepSolver
+
+    graph = random_graph(40, 160, seed=8, wmin=0, wmax=9)
+    s = DeltaStepSolver(graph, block=32, delta=4)
+    s.upload()
+    for source in (0, 17, 39, 0):
+        ran = s.run(source)
+        assert callable(ran) and ran()["iterations"] >= 1
+        dist, parent = s.download()
+        assert_sssp_ok(graph, source, type("R", (), {"dist": dist, "parent": parent})())
+    with pytest.raises(SolverError, match="registers must be one of"):
+        DeltaStepSolver(graph, registers=48)

@@ -64,7 +64,7 @@ for st in "$@"; do
         f14) step p001fig14 120 40 "$(bench p001fig14 $C/p001fig14.yaml)" ;;
         s52) step p001sec52 150 40 "$(bench p001sec52 $C/p001sec52.yaml)" ;;
         f10) step p001fig10 420 60 "$(bench p001fig10 $C/p001fig10.yaml)" ;;
-        g30fast) step apsp-fast-g30 180 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
+        g30fast) step apsp-fast-g30 330 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
         g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var benchmarks/h200/apsp-fast-gnutella30-variants.yaml)" ;;
         focus) step apsp-fast-focus 280 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;
         sparse) step apsp-sparse 420 60 "mkdir -p $O/sparse && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparse 2>&1 | tee $O/sparse/apsp-sparse-log.txt" ;;
@@ -82,7 +82,7 @@ for st in "$@"; do
         barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
         async5) step sssp-async5 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
         fwsmall) step apsp-fast-small 150 40 "mkdir -p $O/fws && python3 benchmarks/h200/apsp_fast.py --out $O/fws --small --sizes 1200 2048 --budget-s \$((STEP_T - 30)) 2>&1 | tee $O/fws/apsp-fast-small-log.txt" ;;
-        snap) step sssp-snap 300 90 "mkdir -p $O/snap && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/snap --only-snap --tag=-snap --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY 2>&1 | tee $O/snap/sssp-fast-snap-log.txt" ;;
+        snap) step sssp-snap 240 90 "mkdir -p $O/snap && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/snap --only-snap --tag=-snap --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY 2>&1 | tee $O/snap/sssp-fast-snap-log.txt" ;;
         dtest) step device-tests 200 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS 2>&1 | tail -30 | tee $O/dtest/pytest-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac

@@ -132,27 +132,27 @@ def async_configs(label, graph, with_gapbs):
 
 def snap_configs(label, graph, with_gapbs):
     """deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread) against the behaviour before them,
-    then lanes x hub splitting and grid shapes on the low-diameter graphs (the road graphs and the ring: the
-    defaults only), beside edgebf_coo graph, SciPy and GAPBS on 16 threads."""
+    then on the low-diameter graphs lanes x hub splitting, grid shapes and register caps (three or four blocks per
+    multiprocessor) around the best of call s1; beside edgebf_coo graph, SciPy, dijkstra_cpu and GAPBS on 1 and 16
+    threads (the road graphs and the ring: the defaults only)."""
     out = [("deltastep_gpu", {"push": "thread", "launch": "direct"}), ("deltastep_gpu", {"launch": "direct"}),
            ("deltastep_gpu", {"push": "thread"}), ("deltastep_gpu", {})]
     if label in ("p2p-Gnutella30", "email-Enron"):
-        for lanes in (4, 8, 16):
-            out.append(("deltastep_gpu", {"lanes": lanes}))
-            for k in (1, 2, 4):
-                out.append(("deltastep_gpu", {"lanes": lanes, "split": lanes * k}))
-        out += [("deltastep_gpu", {"split": 32}), ("deltastep_gpu", {"block": 512}), ("deltastep_gpu", {"grid": 264}),
+        out += [("deltastep_gpu", {"grid": 264}), ("deltastep_gpu", {"block": 512}),
+                ("deltastep_gpu", {"lanes": 16, "grid": 264}), ("deltastep_gpu", {"lanes": 16, "block": 512})]
+        for shape in ({"registers": 80, "grid": 396}, {"registers": 64, "grid": 528},
+                      {"registers": 64, "block": 1024}):
+            out.append(("deltastep_gpu", shape))
+            out.append(("deltastep_gpu", dict(shape, lanes=8, split=16)))
+            out.append(("deltastep_gpu", dict(shape, lanes=16)))
+        out += [("deltastep_gpu", {"lanes": 8, "split": 16, "grid": 264}),
+                ("deltastep_gpu", {"lanes": 16, "split": 32, "grid": 264}),
                 ("deltastep_gpu", {"lanes": 8, "split": 16, "block": 512}),
-                ("deltastep_gpu", {"lanes": 8, "split": 16, "grid": 264}),
-                ("deltastep_gpu", {"lanes": 4, "split": 8, "block": 512}),
-                ("deltastep_gpu", {"lanes": 4, "split": 8, "grid": 264})]
-        base = graph.default_delta()
-        for mult in (1, 16):
-            out.append(("deltastep_gpu", {"lanes": 8, "split": 16, "delta": max(1, int(base * mult))}))
-        out.append(("edgebf_coo", {"launch": "graph"}))
-    out.append(("scipy_dijkstra", {}))
+                ("edgebf_coo", {"launch": "graph"})]
+    out += [("scipy_dijkstra", {}), ("dijkstra_cpu", {})]
     if with_gapbs and not label.startswith("grid"):
-        out.append(("gapbs_sssp", {"threads": 16, "delta": max(1, int(graph.default_delta()))}))
+        for threads in (1, 16):
+            out.append(("gapbs_sssp", {"threads": threads, "delta": max(1, int(graph.default_delta()))}))
     return out
 
 

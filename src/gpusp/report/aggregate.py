@@ -106,8 +106,9 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     """Median, IQR and derived rates per (graph, solver, parameter set), plus skipped rows.
 
     APSP rows also get ``n3_per_s`` (n^3 / median: Floyd-Warshall relaxations per second, the
-    equivalent rate for other APSP solvers) and, when an add-min ceiling is known
-    (:func:`addmin_ceiling`), ``ceiling_fraction`` = n3_per_s / ceiling."""
+    equivalent rate for other APSP solvers and for a Floyd-Warshall that skips pivots) and, when an add-min
+    ceiling is known (:func:`addmin_ceiling`), ``ceiling_fraction``: the add-mins the run did per second
+    (its ``relaxations`` counter, e.g. n_pad^3 for a full blocked FW; n^3 where it has none) / ceiling."""
     keys = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params"]
     timed = samples.dropna(subset=["time_ms"])
     if timed.empty:
@@ -126,7 +127,8 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
         apsp = summary["problem"] == "apsp"
         summary["n3_per_s"] = np.where(apsp, summary["n"].astype(float) ** 3 / (summary["median_ms"] / 1e3), np.nan)
         peak = addmin_ceiling(ceiling)
-        summary["ceiling_fraction"] = summary["n3_per_s"] / peak if peak else np.nan
+        done = summary["relaxations_per_s"].where(summary["relaxations"] > 0, summary["n3_per_s"])
+        summary["ceiling_fraction"] = np.where(apsp, done / peak, np.nan) if peak else np.nan
         summary["speedup_vs_cpu"] = np.nan
         for (graph, problem), part in summary.groupby(["graph", "problem"]):
             base = part[part["solver"] == BASELINE[problem]]

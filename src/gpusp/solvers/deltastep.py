@@ -77,6 +77,8 @@ block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``la
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba import config, cuda
@@ -413,6 +415,18 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
 
+REGISTER_CAPS = (0, 64, 80)  # 0: as ptxas likes (112); 80 fits three 256-thread blocks on a multiprocessor, 64 four
+
+
+@functools.cache
+def nearfar_capped(registers: int):
+    """nearfar compiled with at most ``registers`` registers per thread (0: uncapped; the simulator has no cap).
+    Not cached on disk: the cache would not tell the capped build from the uncapped one."""
+    if registers == 0 or config.ENABLE_CUDASIM:
+        return nearfar
+    return cuda.jit(max_registers=int(registers))(nearfar.py_func)
+
+
 def cooperative_grid(kernel, args, block: int, want: int) -> int:
     """Blocks for a cooperative launch of ``kernel(*args)``: ``want`` capped at the co-resident maximum."""
     if config.ENABLE_CUDASIM:
@@ -461,10 +475,10 @@ class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, push="warp", launch="auto", **params):
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, push="warp", launch="auto", registers=0, **params):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
-                         launch=launch, **params)
+                         launch=launch, registers=registers, **params)
         self.chain = int(chain)
         self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
         self.block = int(block)
@@ -483,6 +497,10 @@ class DeltaStepSolver(PersistentSSSP):
             max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
             self.split = max(self.split, -(-max_deg // MAX_CHUNKS))  # at most MAX_CHUNKS entries per vertex
         self.push = str(push)
+        if int(registers) not in REGISTER_CAPS:
+            raise SolverError(f"registers must be one of {REGISTER_CAPS}, not {registers!r}")
+        self.registers = int(registers)
+        self.kernel = nearfar_capped(self.registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
         self.asked = str(launch)
         self.launch = "direct" if launch == "direct" or mode() != "gpu" else "graph"
@@ -517,7 +535,7 @@ class DeltaStepSolver(PersistentSSSP):
                 np.int64(self.push == "warp"))
 
     def _launch(self, stream=0):
-        nearfar[self.grid, self.block, stream](*self._args())
+        self.kernel[self.grid, self.block, stream](*self._args())
 
     def _capture(self):
         """The launch as a CUDA graph; with launch='auto' a driver that cannot capture a cooperative launch
@@ -535,7 +553,7 @@ class DeltaStepSolver(PersistentSSSP):
             self.done.synchronize()  # the previous trial's kernel has read its source
         self.d_source[0] = source
         if self.grid is None:  # compiles once; the limit depends on the kernel's registers
-            self.grid = cooperative_grid(nearfar, self._args(), self.block, self.want_grid)
+            self.grid = cooperative_grid(self.kernel, self._args(), self.block, self.want_grid)
             self._launch()  # the first run (the harness's warm-up) launches directly, then captures the graph
             if self.launch == "graph":
                 self.replay = self._capture()
@@ -553,7 +571,8 @@ class DeltaStepSolver(PersistentSSSP):
                     "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                     "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
                     "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
-                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push, "launch": self.launch}
+                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push, "launch": self.launch,
+                    "registers": self.registers}
 
         return counters
 

@@ -134,6 +134,7 @@ from .floydwarshall import require_device_memory
 
 ARITHS = ("dpx", "int32", "float32")
 LAUNCHES = ("auto", "host", "graph", "persistent")
+PIVOTS = ("auto", "all", "useful")  # every vertex a pivot, or only those that can lie inside a path ('auto': when fewer rounds)
 NOKB = 255  # phases 1-2: no improving pivot yet (tiles are at most 128 wide, pivots 0 .. 127)
 # n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
 TABLE = ((1 << 62, 64, 4),)
@@ -156,6 +157,20 @@ AUTO_VARIANT = {True: dict(p12="shared", inner="scalar", unroll=8, stage="single
 K3_REGS = 128  # registers per thread the tuned phase-3 kernel is held to (launch bounds: 2 blocks of 256 per SM)
 FLOAT_EXACT = 1 << 24
 INF_F32 = np.float32(np.inf)
+
+
+def useful_first(graph) -> tuple[np.ndarray, int]:
+    """(order, u): the vertices with an arc from another vertex and an arc to another vertex (the only ones that
+    can lie inside a shortest path, or on a cycle) first, each part in id order, and u, how many they are."""
+    n = graph.n
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
+    dst = graph.indices.astype(np.int64)
+    other = src != dst
+    has_out = np.bincount(src[other], minlength=n) > 0
+    has_in = np.bincount(dst[other], minlength=n) > 0
+    useful = has_out & has_in
+    order = np.concatenate([np.flatnonzero(useful), np.flatnonzero(~useful)]).astype(np.int64)
+    return order, int(useful.sum())
 
 
 def pick(n: int) -> tuple[int, int]:
@@ -650,12 +665,12 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         round3(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
 
     @cuda.jit(cache=True)
-    def persistent(d, p, r):
-        """Every round in one cooperative launch, a grid-wide barrier after each phase."""
+    def persistent(d, p, r, rounds):
+        """Rounds 0 .. rounds-1 of pivots in one cooperative launch, a grid-wide barrier after each phase."""
         g = cuda.cg.this_grid()
         b = cuda.blockIdx.x
         nb = cuda.gridDim.x
-        for t in range(r):
+        for t in range(rounds):
             for phase in range(1, 3):  # one call site of round12 (its shared array is linked once)
                 # phase 1 on the last block: 0, 1, ... get the first tiles of phases 2, 3
                 round12(d, p, t, r, phase, nb - 1 - b if phase == 1 else b, nb)
@@ -672,7 +687,7 @@ def kernel_sigs(kind: str) -> dict:
     w = {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
     mats = f"{w}[:, ::1], int32[:, ::1]"
     return {"k12": f"void({mats}, int64, int64, int64)", "k3": f"void({mats}, int64, int64)",
-            "persistent": f"void({mats}, int64)"}
+            "persistent": f"void({mats}, int64, int64)"}
 
 
 # --- solver ----------------------------------------------------------------------------------------------
@@ -685,9 +700,9 @@ class FastSolver(Solver):
 
     def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
                  launch: str = "auto", p12: str = "auto", inner: str = "auto", unroll: int = 0,
-                 stage: str = "auto", **params):
+                 stage: str = "auto", pivots: str = "auto", **params):
         super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, launch=launch, p12=p12,
-                         inner=inner, unroll=unroll, stage=stage, **params)
+                         inner=inner, unroll=unroll, stage=stage, pivots=pivots, **params)
         n = graph.n
         T0, R0 = pick(n)
         self.T = int(tile) or T0
@@ -702,6 +717,13 @@ class FastSolver(Solver):
         self.B = self.T  # what _BlockedFW.host_matrices reads
         self.r = max(1, -(-n // self.T))
         self.n_pad = self.r * self.T
+        if pivots not in PIVOTS:
+            raise SolverError(f"pivots must be one of {', '.join(PIVOTS)}, not {pivots!r}")
+        self.order, self.useful = useful_first(graph)
+        self.rounds = -(-self.useful // self.T)  # rounds of pivots over the tiles holding every useful vertex
+        if pivots == "all" or (pivots == "auto" and self.rounds == self.r):
+            self.order, self.rounds = None, self.r  # every vertex a pivot, in the graph's own order
+        self.rank = None if self.order is None else np.argsort(self.order).astype(np.int64)
         # hop tie-break as in blockedfw (zero-weight cycles); weights after it are w' = w (n+1) + 1
         self.scale = n + 1 if graph.m and int(graph.weights.min()) <= 0 else 0
         w = graph.weights.astype(np.int64)
@@ -730,7 +752,15 @@ class FastSolver(Solver):
         self.grid = 0
         self.graph_exec = self.core_stream = None
 
-    host_matrices = _BlockedFW.host_matrices
+    def host_matrices(self):
+        """blockedfw's padded initial matrices, with the useful pivots first when pivots are pruned."""
+        d0, p0 = _BlockedFW.host_matrices(self)
+        if self.order is not None:
+            n, o = self.n, self.order
+            d0[:n, :n] = d0[:n, :n][np.ix_(o, o)]
+            q = p0[:n, :n][np.ix_(o, o)]
+            p0[:n, :n] = np.where(q >= 0, self.rank[np.maximum(q, 0)], -1)
+        return d0, p0
 
     def device_dtype(self):
         return np.float32 if self.kind == "float32" else self.dtype
@@ -776,22 +806,25 @@ class FastSolver(Solver):
         self.p.copy_to_device(self.p0)
 
     def run(self, source=None):
-        counters = {"iterations": self.r, "relaxations": self.n_pad ** 3, "hop_tiebreak": bool(self.scale),
+        counters = {"iterations": self.rounds, "relaxations": self.n_pad ** 2 * self.rounds * self.T,
+                    "pivots": self.useful if self.order is not None else self.n, "hop_tiebreak": bool(self.scale),
                     "matrix_dtype": str(np.dtype(self.device_dtype())), "arith": self.kind, "tile": self.T,
                     "regblock": self.R, "paths": self.paths, **self.variant}
         if self.n == 0:
             return dict(counters, launches=0)
         self.reset()
         d, p, r = self.d, self.p, self.r
-        if self.use_persistent:
-            self.k_persistent(d, p, r)
+        if self.rounds == 0:  # no vertex can be on a path's inside: the arcs are the answer
+            launches = 0
+        elif self.use_persistent:
+            self.k_persistent(d, p, r, self.rounds)
             launches = 1
         elif self.graph_exec is not None:
             self.graph_exec.launch(self.core_stream)
             launches = 1
         else:
             self.issue_rounds()
-            launches = 3 * r - 2 * (r == 1)
+            launches = 3 * self.rounds - 2 * (r == 1)
             if self.launch == "graph" and mode() == "gpu":  # kernels compiled by the run above
                 self.graph_exec, self.core_stream = capture_graph(self.issue_rounds)
         if self.negative:
@@ -799,7 +832,7 @@ class FastSolver(Solver):
             launches += 1
             v = int(self.flag.copy_to_host()[0])
             if v < self.n:
-                raise NegativeCycleError(vertex=v)
+                raise NegativeCycleError(vertex=v if self.order is None else int(self.order[v]))
         else:
             cuda.synchronize()
         counters.update(launches=launches, persistent=self.use_persistent, grid=self.grid,
@@ -812,7 +845,7 @@ class FastSolver(Solver):
         k1 = ks["k12"][1, block, stream]
         k2 = ks["k12"][max(1, 2 * (r - 1)), block, stream]
         k3 = ks["k3"][max(1, (r - 1) ** 2), block, stream]
-        for t in range(r):
+        for t in range(self.rounds):
             k1(d, p, t, r, 1)
             if r > 1:
                 k2(d, p, t, r, 2)
@@ -823,7 +856,11 @@ class FastSolver(Solver):
             return np.zeros((0, 0), dtype=self.graph.dtype), np.zeros((0, 0), dtype=np.int32)
         dist, undivided = self.download_distances(undivided_too=True)
         if self.paths:
-            parent = np.ascontiguousarray(self.p.copy_to_host()[:self.n, :self.n])
+            parent = self.p.copy_to_host()[:self.n, :self.n]
+            if self.order is not None:  # back to the graph's ids: rows, columns and the predecessors themselves
+                q = parent[np.ix_(self.rank, self.rank)]
+                parent = np.where(q >= 0, self.order[np.maximum(q, 0)], -1).astype(np.int32)
+            parent = np.ascontiguousarray(parent)
         else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
             parent = apsp_tight_parents(self.graph, undivided, self.inf, self.scale)
         return dist, parent
@@ -833,6 +870,8 @@ class FastSolver(Solver):
         also the device values before the hop tie-break is divided out."""
         n = self.n
         raw = self.d.copy_to_host()[:n, :n]
+        if self.order is not None:
+            raw = raw[np.ix_(self.rank, self.rank)]  # back to the graph's ids
         if self.kind == "float32":  # exact integers below 2^24, infinity for unreachable
             dist = np.where(np.isinf(raw), self.inf, np.where(np.isinf(raw), 0, raw).astype(np.int64))
         else:

@@ -279,7 +279,10 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("launch", "auto", "'graph': each source's launch is a replay of one captured CUDA "
                              "graph (the source is read from mapped host memory); 'direct': a Numba launch per "
                              "source; 'auto': graph where the driver can capture it, else direct",
-                             choices=("auto", "graph", "direct"))),
+                             choices=("auto", "graph", "direct")),
+                       Param("registers", 0, "registers per thread the kernel is compiled for (0: as the compiler "
+                             "chooses, 112; 80 and 64 let three and four 256-thread blocks share a multiprocessor "
+                             "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80))),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
                + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0)
                + (8 * (m // p["split"] + 1) if p.get("split") else 0),
@@ -381,7 +384,11 @@ SPECS: tuple[SolverSpec, ...] = (
                              choices=("auto", "single", "double")),
                        Param("launch", "auto", "rounds launched from the host, replayed as one CUDA graph, or run "
                              "in one cooperative kernel ('auto': graph, the fastest measured)",
-                             choices=("auto", "host", "graph", "persistent"))),
+                             choices=("auto", "host", "graph", "persistent")),
+                       Param("pivots", "auto", "'all': every vertex is a pivot, the paper's algorithm; 'useful': "
+                             "only vertices with an arc from and an arc to another vertex (the only ones inside a "
+                             "shortest path or on a cycle), renumbered first, so rounds of pivots stop after their "
+                             "tiles; 'auto': useful when that saves a round", choices=("auto", "all", "useful"))),
                negative_weights=True,
                memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
                memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
