@@ -132,23 +132,19 @@ def async_configs(label, graph, with_gapbs):
 
 def snap_configs(label, graph, with_gapbs):
     """deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread) against the behaviour before them,
-    then on the low-diameter graphs lanes x hub splitting, grid shapes and register caps (three or four blocks per
-    multiprocessor) around the best of call s1; beside edgebf_coo graph, SciPy, dijkstra_cpu and GAPBS on 1 and 16
-    threads (the road graphs and the ring: the defaults only)."""
-    out = [("deltastep_gpu", {"push": "thread", "launch": "direct"}), ("deltastep_gpu", {"launch": "direct"}),
-           ("deltastep_gpu", {"push": "thread"}), ("deltastep_gpu", {})]
+    then on the low-diameter graphs lanes x hub splitting x grid shapes around the best of calls s1 / s2 (register
+    caps: s2, no gain); beside edgebf_coo graph, SciPy, dijkstra_cpu and GAPBS on 1 and 16 threads (the road graphs
+    and the ring: the defaults and two grid shapes only)."""
+    out = [("deltastep_gpu", {"push": "thread", "launch": "direct"}), ("deltastep_gpu", {}),
+           ("deltastep_gpu", {"grid": 264}), ("deltastep_gpu", {"block": 512})]
     if label in ("p2p-Gnutella30", "email-Enron"):
-        out += [("deltastep_gpu", {"grid": 264}), ("deltastep_gpu", {"block": 512}),
-                ("deltastep_gpu", {"lanes": 16, "grid": 264}), ("deltastep_gpu", {"lanes": 16, "block": 512})]
-        for shape in ({"registers": 80, "grid": 396}, {"registers": 64, "grid": 528},
-                      {"registers": 64, "block": 1024}):
-            out.append(("deltastep_gpu", shape))
-            out.append(("deltastep_gpu", dict(shape, lanes=8, split=16)))
-            out.append(("deltastep_gpu", dict(shape, lanes=16)))
-        out += [("deltastep_gpu", {"lanes": 8, "split": 16, "grid": 264}),
-                ("deltastep_gpu", {"lanes": 16, "split": 32, "grid": 264}),
-                ("deltastep_gpu", {"lanes": 8, "split": 16, "block": 512}),
-                ("edgebf_coo", {"launch": "graph"})]
+        for lanes, split in ((32, 64), (16, 32), (8, 16), (16, 0)):
+            for shape in ({}, {"grid": 264}):
+                out.append(("deltastep_gpu", dict(shape, lanes=lanes, split=split)))
+        base = graph.default_delta()
+        for mult in (1, 16):
+            out.append(("deltastep_gpu", {"lanes": 16, "split": 32, "grid": 264, "delta": max(1, int(base * mult))}))
+        out.append(("edgebf_coo", {"launch": "graph"}))
     out += [("scipy_dijkstra", {}), ("dijkstra_cpu", {})]
     if with_gapbs and not label.startswith("grid"):
         for threads in (1, 16):

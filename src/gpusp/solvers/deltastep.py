@@ -268,21 +268,37 @@ def block_add(ctl, slot, value):
 
 @cuda.jit(device=True)
 def tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads):
-    """Grid-strided parents from final distances; every weight > 0, so any tight in-arc comes from a strictly
-    closer vertex and will do."""
+    """Parents from final distances; every weight > 0, so any tight in-arc comes from a strictly closer vertex and
+    will do. Each thread takes an equal run of consecutive arcs (its first arc's tail found by binary search in
+    indptr), so a hub's arcs are shared by many threads: with a thread per vertex, email-Enron's 1,383-arc hub alone
+    held one thread for about 0.4 ms while the rest of the GPU waited (Nsight Compute: SMs active 58 % of the time)."""
     n = dist.size
-    u = tid
-    while u < n:
-        du = dist[u]
-        if du != inf:
-            e = indptr[u]
-            end = indptr[u + 1]
-            while e < end:
-                w = indices[e]
-                if w != u and du + weights[e] == dist[w]:
-                    parent[w] = u  # benign race: every writer holds a tight arc
-                e += 1
-        u += nthreads
+    m = indices.size
+    per = (m + nthreads - 1) // nthreads
+    e = tid * per
+    end = min(e + per, m)
+    if e >= end:
+        return
+    lo = 0
+    hi = n - 1
+    while lo < hi:  # the last u with indptr[u] <= e (empty vertices before it skipped)
+        mid = (lo + hi + 1) // 2
+        if indptr[mid] <= e:
+            lo = mid
+        else:
+            hi = mid - 1
+    u = lo
+    nxt = indptr[u + 1]
+    du = dist[u]
+    while e < end:
+        while e >= nxt:
+            u += 1
+            nxt = indptr[u + 1]
+            du = dist[u]
+        w = indices[e]
+        if du != inf and w != u and du + weights[e] == dist[w]:
+            parent[w] = u  # benign race: every writer holds a tight arc
+        e += 1
 
 
 @cuda.jit(cache=True)
