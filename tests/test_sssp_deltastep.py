@@ -246,7 +246,12 @@ def test_deltastep_split_hub_and_chain():
         res = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4, split=1, chain=chain)
         assert_sssp_ok(graph, 0, res)
         assert res.counters["split"] == 3
-    assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4).counters["split"] == 0  # off by default
+    auto = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4)  # split -1: the 150-arc hub is over 8 x 4 lanes
+    assert auto.counters["split"] == 8
+    assert_sssp_ok(graph, 0, auto)
+    assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4, split=0).counters["split"] == 0
+    assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=32).counters["split"] == 0  # 150 <= 8 x 32
+    assert _solve(_chain(9), "deltastep_gpu", 0, lanes=1).counters["split"] == 0  # out-degree 1 is no hub
 
 
 def test_deltastep_split_refuses_fusion():

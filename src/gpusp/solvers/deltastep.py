@@ -460,6 +460,10 @@ def cooperative_grid(kernel, args, block: int, want: int) -> int:
 # Davidson et al.'s delta were the fastest or within 10% of it on NY, BAY, p2p-Gnutella30 and email-Enron:
 # rounds, not arcs, bound these graphs, and more lanes shorten each round's dependent chain.
 DEFAULT_LANES = 32
+# split=-1 (auto) chunks a vertex's arcs (2 lanes per chunk) when the largest out-degree is over HUB_WALK times lanes:
+# email-Enron (hub 1,383 arcs, mean 10) 0.63 -> 0.35 ms at lanes 32 (split 64); p2p-Gnutella30 (54 arcs at most) and
+# the road graphs (8) run faster whole (split costs them 7-17 %, benchmarks/sssp-fast-h200.md, calls s1, s4)
+HUB_WALK = 8
 DELTA_WIDTH = 128
 FUSE_QUEUE = 4096
 
@@ -491,7 +495,7 @@ class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=0, push="warp", launch="auto", registers=0, **params):
+                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=-1, push="warp", launch="auto", registers=0, **params):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
                          launch=launch, registers=registers, **params)
@@ -504,13 +508,16 @@ class DeltaStepSolver(PersistentSSSP):
         self.fuse_lanes = min(int(fuse_lanes) or self.lanes, self.block)
         # 0: two passes of the block's vertex groups (block / fuse_lanes vertices per pass)
         self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.fuse_lanes)) if self.fuse == "block" else 0
+        max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
         self.split = int(split)
+        if self.split < 0:  # auto: chunks only where a hub's serial arc walk would hold up every round it is in
+            hub = max_deg > HUB_WALK * self.lanes and self.fuse != "block" and graph.n <= SPLIT_MASK
+            self.split = 2 * self.lanes if hub else 0
         if self.split:
             if self.fuse == "block":
                 raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
             if graph.n > SPLIT_MASK:
                 raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
-            max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
             self.split = max(self.split, -(-max_deg // MAX_CHUNKS))  # at most MAX_CHUNKS entries per vertex
         self.push = str(push)
         if int(registers) not in REGISTER_CAPS:

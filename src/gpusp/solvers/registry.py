@@ -159,6 +159,11 @@ MATRIX_MEMORY = "(w+4) n^2 bytes"
 NSSSP_MEMORY = "4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result on the device if it fits, else on the host"
 
 
+def _split_arcs(p: dict) -> int:
+    """deltastep_gpu's arcs per queue entry for its memory bound: split, or for -1 (auto) the 2 x lanes it may take."""
+    return p["split"] if p["split"] > 0 else 2 * (p.get("lanes") or 32)
+
+
 def _csr(n, m, params, itemsize):
     """CSR graph + distance and parent arrays on the device."""
     return 4 * (n + 1) + (4 + itemsize) * m + (2 * itemsize + 4 + 4) * n
@@ -270,9 +275,10 @@ SPECS: tuple[SolverSpec, ...] = (
                              "rounds (0: lanes)", choices=(0, 1, 2, 4, 8, 16, 32)),
                        Param("fuse_queue", 4096, "fuse=block: capacity of the block-local queue; what does "
                              "not fit spills to the global near queue and ends the fused rounds", minimum=1),
-                       Param("split", 0, "arcs per near-queue entry: a vertex of higher degree is queued as several "
+                       Param("split", -1, "arcs per near-queue entry: a vertex of higher degree is queued as several "
                              "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
-                             "63 entries per vertex; not with fuse=block)", minimum=0),
+                             "63 entries per vertex; not with fuse=block; -1: 2 x lanes when the largest out-degree "
+                             "is over 8 x lanes, else 0)", minimum=-1),
                        Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
                              "atomic on the queue counter; 'thread' - one atomic per pushed vertex (split > 0 and "
                              "the simulator: always 'thread')", choices=("warp", "thread")),
@@ -285,10 +291,10 @@ SPECS: tuple[SolverSpec, ...] = (
                              "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80))),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
                + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0)
-               + (8 * (m // p["split"] + 1) if p.get("split") else 0),
+               + (8 * (m // _split_arcs(p) + 1) if p.get("split") else 0),
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
                               "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues) + 8 (m / split + 1) "
-                              "with split (chunk entries)"),
+                              "with split (chunk entries; split -1 counted as 2 x lanes)"),
     SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
                "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
