@@ -634,3 +634,13 @@ def test_load_cached_rebuilds_a_corrupt_cache(tmp_path):
     formats.cache_path(src).write_bytes(b"garbage")
     assert load_cached(src).m == 9
     assert formats.cache_path(src).read_bytes()[:2] == b"PK"
+
+
+def test_relabel_renames_every_arc_and_refuses_non_permutations():
+    g = Graph.from_edges(4, np.array([0, 0, 2, 3, 3]), np.array([1, 2, 2, 0, 0]), np.array([5, 1, 7, 2, 9]))
+    new_id = np.array([2, 0, 3, 1])
+    r = g.relabel(new_id)
+    dense, rdense = g.to_dense(np.int64), r.to_dense(np.int64)
+    assert np.array_equal(rdense[np.ix_(new_id, new_id)], dense) and r.m == g.m
+    with pytest.raises(ValueError, match="permutation"):
+        g.relabel(np.array([0, 0, 1, 2]))

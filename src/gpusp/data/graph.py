@@ -197,6 +197,14 @@ class Graph:
         return Graph.from_edges(self.n, src, dst, weights, name=self.name, weight_kind=weight_kind,
                                 id_map=self.id_map, meta=self.meta)
 
+    def relabel(self, new_id) -> Graph:
+        """The same graph with vertex v renamed ``new_id[v]`` (a permutation of 0..n-1)."""
+        new_id = np.asarray(new_id)
+        if new_id.shape != (self.n,) or not np.array_equal(np.sort(new_id), np.arange(self.n)):
+            raise ValueError(f"new_id must be a permutation of 0..{self.n - 1}")
+        src, dst, w = self.coo()
+        return Graph.from_edges(self.n, new_id[src], new_id[dst], w, name=self.name, weight_kind=self.weight_kind)
+
     def simple(self) -> Graph:
         """Parallel edges reduced to the lightest one, self-loops dropped unless negative."""
         src, dst, w = self.coo()

@@ -622,14 +622,15 @@ class _BlockedFW(Solver):
         self.launches = 0
         self.d = self.p = self.d0 = self.p0 = self.flag = None
 
-    def host_matrices(self):
-        """Padded initial distance (INF off the graph, 0 on the diagonal) and predecessor matrices."""
+    def host_matrices(self, graph=None):
+        """Padded initial distance (INF off the graph, 0 on the diagonal) and predecessor matrices of ``graph``
+        (default: the solver's)."""
         n, npad = self.n, self.n_pad
         d0 = np.full((npad, npad), self.inf, dtype=self.dtype)
         np.fill_diagonal(d0, 0)
         p0 = np.full((npad, npad), -1, dtype=np.int32)
         if n:
-            dense = self.graph.to_dense(np.int64)
+            dense = (graph or self.graph).to_dense(np.int64)
             p0[:n, :n] = dense_predecessors(dense, inf_for(np.int64))
             if self.scale:  # w -> w (n + 1) + 1 on edges; the diagonal (0 or a negative self-loop) likewise
                 finite = dense != inf_for(np.int64)

@@ -723,7 +723,7 @@ class FastSolver(Solver):
         self.rounds = -(-self.useful // self.T)  # rounds of pivots over the tiles holding every useful vertex
         if pivots == "all" or (pivots == "auto" and self.rounds == self.r):
             self.order, self.rounds = None, self.r  # every vertex a pivot, in the graph's own order
-        self.rank = None if self.order is None else np.argsort(self.order).astype(np.int64)
+        self.rank = None if self.order is None else np.argsort(self.order)  # vertex v -> its renumbered id
         # hop tie-break as in blockedfw (zero-weight cycles); weights after it are w' = w (n+1) + 1
         self.scale = n + 1 if graph.m and int(graph.weights.min()) <= 0 else 0
         w = graph.weights.astype(np.int64)
@@ -753,14 +753,18 @@ class FastSolver(Solver):
         self.graph_exec = self.core_stream = None
 
     def host_matrices(self):
-        """blockedfw's padded initial matrices, with the useful pivots first when pivots are pruned."""
-        d0, p0 = _BlockedFW.host_matrices(self)
-        if self.order is not None:
-            n, o = self.n, self.order
-            d0[:n, :n] = d0[:n, :n][np.ix_(o, o)]
-            q = p0[:n, :n][np.ix_(o, o)]
-            p0[:n, :n] = np.where(q >= 0, self.rank[np.maximum(q, 0)], -1)
-        return d0, p0
+        """blockedfw's padded initial matrices; with pruned pivots of the graph renumbered useful vertices first."""
+        return _BlockedFW.host_matrices(self, None if self.order is None else self.graph.relabel(self.rank))
+
+    def graph_ids(self, matrix, values: bool = False):
+        """An n x n matrix in the graph's vertex ids (rows and columns; with ``values`` also its entries, vertex ids
+        or -1) from the renumbered one the device holds when pivots are pruned."""
+        if self.order is None:
+            return matrix
+        matrix = matrix[np.ix_(self.rank, self.rank)]
+        if values:  # -1 indexes the appended -1
+            matrix = np.append(self.order, -1).astype(np.int32)[matrix]
+        return matrix
 
     def device_dtype(self):
         return np.float32 if self.kind == "float32" else self.dtype
@@ -856,11 +860,7 @@ class FastSolver(Solver):
             return np.zeros((0, 0), dtype=self.graph.dtype), np.zeros((0, 0), dtype=np.int32)
         dist, undivided = self.download_distances(undivided_too=True)
         if self.paths:
-            parent = self.p.copy_to_host()[:self.n, :self.n]
-            if self.order is not None:  # back to the graph's ids: rows, columns and the predecessors themselves
-                q = parent[np.ix_(self.rank, self.rank)]
-                parent = np.where(q >= 0, self.order[np.maximum(q, 0)], -1).astype(np.int32)
-            parent = np.ascontiguousarray(parent)
+            parent = np.ascontiguousarray(self.graph_ids(self.p.copy_to_host()[:self.n, :self.n], values=True))
         else:  # nothing recorded on the device: derive parents on the host (untimed) for validation
             parent = apsp_tight_parents(self.graph, undivided, self.inf, self.scale)
         return dist, parent
@@ -869,9 +869,7 @@ class FastSolver(Solver):
         """The distance matrix alone (no O(n m) host-derived parents when paths are off); with ``undivided_too``
         also the device values before the hop tie-break is divided out."""
         n = self.n
-        raw = self.d.copy_to_host()[:n, :n]
-        if self.order is not None:
-            raw = raw[np.ix_(self.rank, self.rank)]  # back to the graph's ids
+        raw = self.graph_ids(self.d.copy_to_host()[:n, :n])
         if self.kind == "float32":  # exact integers below 2^24, infinity for unreachable
             dist = np.where(np.isinf(raw), self.inf, np.where(np.isinf(raw), 0, raw).astype(np.int64))
         else:
