@@ -117,6 +117,36 @@ def test_auto_variant_is_the_measured_one_where_it_fits():
         assert {k: res.counters[k] for k in REF} == AUTO[paths]
 
 
+# --- phase 2 as a min-plus product with the closed pivot tile ------------------------------------------------
+@pytest.mark.parametrize("arith", ["dpx", "int32", "float32"])
+@pytest.mark.parametrize("paths", [True, False])
+def test_phase2_product_matches_serial(arith, paths):
+    """Row tiles read (and rewrite) their own predecessors: zero weights (hop tie-break), awkward n, one tile."""
+    for n, T, R in ((1, 4, 1), (10, 4, 2), (13, 8, 2), (23, 4, 2)):
+        g = random_graph(n, 3 * n, seed=n + 40, wmin=0, wmax=9)
+        serial = run(g, tile=T, regblock=R, arith=arith, paths=paths, launch="host", phase2="serial")
+        product = run(g, tile=T, regblock=R, arith=arith, paths=paths, launch="host", phase2="product")
+        assert_apsp_ok(g, product)
+        assert np.array_equal(product.dist, serial.dist)
+        assert (serial.counters["phase2"], product.counters["phase2"]) == ("serial", "product")
+
+
+def test_phase2_product_tuned_kernels_and_where_it_is_refused():
+    g = random_graph(37, 150, seed=7, wmin=1, wmax=9)
+    for paths in (True, False):  # phase 3's tuned layout (phase3x) at tile 16 does phase 2 too
+        res = run(g, tile=16, regblock=4, paths=paths, phase2="product")
+        assert_apsp_ok(g, res)
+        assert res.counters["phase2"] == "product" and res.counters["unroll"] == 8  # the tuned layout
+    assert fastfw.FastSolver(g, launch="persistent").phase2 == "serial"  # auto: the persistent kernel is serial
+    neg = sssp_cases(negative=True)[-1][1]
+    assert fastfw.FastSolver(neg, tile=4, regblock=2).phase2 == "serial"  # general kernels
+    for bad in (dict(graph=neg, phase2="product"), dict(graph=g, launch="persistent", phase2="product")):
+        with pytest.raises(SolverError, match="phase2=product"):
+            fastfw.FastSolver(tile=4, regblock=2, **bad)
+    with pytest.raises(SolverError, match="phase2 must be one of"):
+        fastfw.FastSolver(g, phase2="tiles")
+
+
 # --- pivots=useful: sinks and sources are no pivots ---------------------------------------------------------
 def _hub_graph(seed=4, outer=(0, 9), cycle=None):
     """(graph, core ids): 14 vertices, ids shuffled: 6 core vertices with random arcs among them (weights 0..9),

@@ -12,6 +12,8 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line, i.e. w
     and blockedfw_v41 B = 24 as anchors. Each configuration is validated: every row against the first
     configuration's answer (itself checked in full against SciPy at n <= 2048, on 16 sampled rows with
     SciPy's Dijkstra above). A failing configuration is logged and skipped.
+    With --phase2: phase 2 pivot by pivot ('serial') against as min-plus products with the closed pivot tile
+    ('product'), paths on and off, the default kernels replayed as one CUDA graph (and T 32, R 2 at n <= 2048).
     With --focus: the kernel variants of FOCUS_VARIANTS (p12 / inner / unroll / stage) at T 64, R 4, dpx, host
     launches, paths on and off, the reference kernel (fastfw.DEFAULTS) first, the others checked against it; distances-only downloads
     for paths off (no host-derived parents). With --launches: the default kernels launched from the host and
@@ -32,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-FIELDS = ["kind", "n", "solver", "tile", "regblock", "arith", "paths", "launch", "p12", "inner", "unroll", "stage",
+FIELDS = ["kind", "n", "solver", "tile", "regblock", "arith", "paths", "launch", "phase2", "p12", "inner", "unroll",
+          "stage",
           "median_ms", "min_ms", "q1_ms",
           "q3_ms", "rate_per_s", "frac_dpx_ceiling", "frac_same_ceiling", "kernel_arith", "regs", "smem", "local",
           "valid", "note", "samples_ms"]
@@ -157,7 +160,11 @@ FOCUS_VARIANTS = (dict(p12="global", inner="scalar", unroll=1, stage="single"), 
                   dict(p12="global", inner="vec4", unroll=4, stage="single"))
 
 
-def configs(n, quick, focus=False, launches=False, small=False):
+def configs(n, quick, focus=False, launches=False, small=False, phase2=False):
+    if phase2:  # phase 2 pivot by pivot against as min-plus products, the default kernels as a graph; small n also T 32
+        shapes = [(0, 0)] + ([(32, 2)] if n <= 2048 else [])
+        return [dict(tile=T, regblock=R, arith="auto", paths=paths, launch="graph", phase2=p2)
+                for paths in (True, False) for T, R in shapes for p2 in ("product", "serial")]
     if small:  # tile and register block at small n, graph launches, the auto kernel variant
         return [dict(tile=T, regblock=R, arith="auto", paths=paths, launch="graph")
                 for paths in (True, False) for T, R in ((64, 4), (32, 2), (32, 4), (64, 8))]
@@ -201,6 +208,8 @@ def main():
     ap.add_argument("--launches", action="store_true", help="the default kernels with host launches and as one "
                     "CUDA graph, paths on and off (small n pay the host launch path)")
     ap.add_argument("--small", action="store_true", help="tile x register block at small n, graph launches")
+    ap.add_argument("--phase2", action="store_true", help="phase 2 serial against as min-plus products, paths on "
+                    "and off, graph launches (T 32, R 2 too at n <= 2048)")
     ap.add_argument("--budget-s", type=float, default=330, help="stop starting new configurations after this")
     args = ap.parse_args()
     out = Path(args.out)
@@ -246,7 +255,7 @@ def main():
         rows_chk = np.arange(n) if n <= 2048 else sample_rows(n, 16, 1)
         reference = None
         print(f"== n={n} m={g.m:,}", flush=True)
-        for params in configs(n, args.quick, args.focus, args.launches, args.small):
+        for params in configs(n, args.quick, args.focus, args.launches, args.small, args.phase2):
             if time.perf_counter() - t_start > args.budget_s:
                 print("   budget spent: skipping the remaining configurations", flush=True)
                 break
@@ -281,8 +290,8 @@ def main():
                            samples_ms=";".join(f"{x:.6g}" for x in t))
                 var = dict(s.variant)
                 row.update(var)
-                row.update(tile=s.T, regblock=s.R)
-                print(f"   T={s.T:3d} R={s.R} {s.kind:7s} paths={int(params['paths'])} "
+                row.update(tile=s.T, regblock=s.R, phase2=s.phase2)
+                print(f"   T={s.T:3d} R={s.R} {s.kind:7s} paths={int(params['paths'])} phase2={s.phase2:7s} "
                       f"{params['launch']:10s} p12={var['p12']:6s} {var['inner']:6s} u{var['unroll']} {var['stage']:6s} "
                       f"{med:9.3f} ms {rate / 1e12:6.2f} e12/s "
                       f"({(row['frac_dpx_ceiling'] or 0) * 100:5.1f}% of DPX ceiling) regs={regs} valid={ok} "

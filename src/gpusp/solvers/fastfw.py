@@ -134,6 +134,7 @@ from .floydwarshall import require_device_memory
 
 ARITHS = ("dpx", "int32", "float32")
 LAUNCHES = ("auto", "host", "graph", "persistent")
+PHASE2S = ("auto", "serial", "product")  # phase 2: T barrier-separated pivot steps, or a min-plus product ('auto': product)
 PIVOTS = ("auto", "all", "useful")  # every vertex a pivot, or only those that can lie inside a path ('auto': when fewer rounds)
 NOKB = 255  # phases 1-2: no improving pivot yet (tiles are at most 128 wide, pivots 0 .. 127)
 # n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
@@ -363,6 +364,20 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             resolve_paths(p, kb, t, I, I * T, J * T)
 
     @cuda.jit(device=True)
+    def settle_paths(p, t, I, i0, j0, step, kb):
+        """Write the predecessors a phase-3 style update gathered into kb (-1: cell not improved; cell (a, b) at row
+        i0 + a step, column j0 + b step). A tile on pivot row t (phase 2 as a product) gathered them from its own
+        rows, so every gather must precede every write: a block barrier (I is the same for the whole block)."""
+        if gen or not PATHS:
+            return
+        if I == t:
+            cuda.syncthreads()  # every old predecessor of the tile read before any is overwritten
+        for a in range(R):
+            for b in range(R):
+                if kb[a, b] >= 0:
+                    p[i0 + a * step, j0 + b * step] = kb[a, b]
+
+    @cuda.jit(device=True)
     def phase3(d, p, t, I, J):
         """Tile (I, J) off the pivot cross: operands staged KC pivots at a time, an R x R register block."""
         ty = cuda.threadIdx.y
@@ -436,7 +451,8 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                         d[i, j] = m >> S
                         low = m & LOW
                     if PATHS:
-                        p[i, j] = p[base + low, j]  # row t of p is final in phase 3
+                        kb[a, b] = p[base + low, j]  # row t of p: final in phase 3, this tile's own in phase 2
+        settle_paths(p, t, I, i0, j0, TR, kb)
 
     @cuda.jit(device=True)
     def phase12s(d, p, t, I, J):
@@ -613,7 +629,8 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
                         d[i, j] = m >> S
                         low = m & LOW
                     if PATHS:
-                        p[i, j] = p[base + low, j]  # row t of p is final in phase 3
+                        kb[a, b] = p[base + low, j]  # row t of p: final in phase 3, this tile's own in phase 2
+        settle_paths(p, t, I, i0, j0, 1, kb)
 
     @cuda.jit(device=True)
     def update_tile(d, p, t, I, J):
@@ -660,6 +677,22 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         round12(d, p, t, r, phase, cuda.blockIdx.x, cuda.gridDim.x)
 
     @cuda.jit(cache=True, **K3_BOUNDS)
+    def k2(d, p, t, r):
+        """Phase 2 as min-plus products with the closed pivot tile: row tiles D_tJ = min(D_tJ, D_tt x D_tJ), column
+        tiles D_It = min(D_It, D_It x D_tt), by phase 3's kernel (its operands staged before any cell is written)."""
+        q = cuda.blockIdx.x
+        while q < 2 * (r - 1):
+            if q < r - 1:
+                I = t
+                J = q + (q >= t)
+            else:
+                I = q - (r - 1)
+                I = I + (I >= t)
+                J = t
+            update_tile(d, p, t, I, J)
+            q += cuda.gridDim.x
+
+    @cuda.jit(cache=True, **K3_BOUNDS)
     def k3(d, p, t, r):
         """Host-driven phase 3 (stride loop over the off-cross tiles)."""
         round3(d, p, t, r, cuda.blockIdx.x, cuda.gridDim.x)
@@ -678,7 +711,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             round3(d, p, t, r, b, nb)
             g.sync()  # round t complete before round t+1's pivot is read
 
-    return dict(k12=k12, k3=k3, persistent=persistent, KC=KCX if TUNED else KC, S=S, U=U if TUNED else 1, V=V,
+    return dict(k12=k12, k2=k2, k3=k3, persistent=persistent, KC=KCX if TUNED else KC, S=S, U=U if TUNED else 1, V=V,
                 k3_bounds=K3_BOUNDS.get("launch_bounds"))
 
 
@@ -687,6 +720,7 @@ def kernel_sigs(kind: str) -> dict:
     w = {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
     mats = f"{w}[:, ::1], int32[:, ::1]"
     return {"k12": f"void({mats}, int64, int64, int64)", "k3": f"void({mats}, int64, int64)",
+            "k2": f"void({mats}, int64, int64)",
             "persistent": f"void({mats}, int64, int64)"}
 
 
@@ -700,9 +734,9 @@ class FastSolver(Solver):
 
     def __init__(self, graph, tile: int = 0, regblock: int = 0, arith: str = "auto", paths: bool = True,
                  launch: str = "auto", p12: str = "auto", inner: str = "auto", unroll: int = 0,
-                 stage: str = "auto", pivots: str = "auto", **params):
+                 stage: str = "auto", pivots: str = "auto", phase2: str = "auto", **params):
         super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, launch=launch, p12=p12,
-                         inner=inner, unroll=unroll, stage=stage, pivots=pivots, **params)
+                         inner=inner, unroll=unroll, stage=stage, pivots=pivots, phase2=phase2, **params)
         n = graph.n
         T0, R0 = pick(n)
         self.T = int(tile) or T0
@@ -743,6 +777,13 @@ class FastSolver(Solver):
             self.kind = self.requested
         self.variant = resolve_variant(self.T, self.R, self.kind, self.paths, launch, p12, inner, unroll, stage)
         check_variant(self.T, self.R, 8 if self.kind == "gen64" else 4, **self.variant)
+        if phase2 not in PHASE2S:
+            raise SolverError(f"phase2 must be one of {', '.join(PHASE2S)}, not {phase2!r}")
+        product = not self.kind.startswith("gen") and launch != "persistent"
+        if phase2 == "product" and not product:
+            raise SolverError("phase2=product needs the packed-key kernels (no negative weights) and host or graph "
+                              "launches")
+        self.phase2 = "product" if product and phase2 != "serial" else "serial"
         if launch == "persistent" and self.variant["p12"] == "shared":
             raise SolverError("p12=shared runs with host launches only (the persistent kernel would hold both "
                               "phases' shared memory)")
@@ -813,7 +854,7 @@ class FastSolver(Solver):
         counters = {"iterations": self.rounds, "relaxations": self.n_pad ** 2 * self.rounds * self.T,
                     "pivots": self.useful if self.order is not None else self.n, "hop_tiebreak": bool(self.scale),
                     "matrix_dtype": str(np.dtype(self.device_dtype())), "arith": self.kind, "tile": self.T,
-                    "regblock": self.R, "paths": self.paths, **self.variant}
+                    "regblock": self.R, "paths": self.paths, "phase2": self.phase2, **self.variant}
         if self.n == 0:
             return dict(counters, launches=0)
         self.reset()
@@ -847,12 +888,15 @@ class FastSolver(Solver):
         """Launch phases 1, 2 and 3 of every round of pivots on ``stream`` (the host loop, or the graph's body)."""
         d, p, r, ks, block = self.d, self.p, self.r, self.ks, self.block
         k1 = ks["k12"][1, block, stream]
-        k2 = ks["k12"][max(1, 2 * (r - 1)), block, stream]
+        k2 = ks["k2" if self.phase2 == "product" else "k12"][max(1, 2 * (r - 1)), block, stream]
         k3 = ks["k3"][max(1, (r - 1) ** 2), block, stream]
         for t in range(self.rounds):
             k1(d, p, t, r, 1)
             if r > 1:
-                k2(d, p, t, r, 2)
+                if self.phase2 == "product":
+                    k2(d, p, t, r)
+                else:
+                    k2(d, p, t, r, 2)
                 k3(d, p, t, r)
 
     def download(self):
@@ -899,7 +943,7 @@ def compile_targets():
                 ks, sigs = kernels(T, R, kind, paths), kernel_sigs(kind)
                 tag = f"T={T},R={R},{kind},paths={int(paths)}"
                 out += [(f"persistent[{tag}]", ks["persistent"], sigs["persistent"]),
-                        (f"k3[{tag}]", ks["k3"], sigs["k3"])]
+                        (f"k3[{tag}]", ks["k3"], sigs["k3"]), (f"k2[{tag}]", ks["k2"], sigs["k2"])]
                 if kind != "int32":  # phases 1-2 do not depend on the dpx / int32 choice
                     out.append((f"k12[{tag}]", ks["k12"], sigs["k12"]))
                 var = resolve_variant(T, R, kind, paths)
@@ -907,7 +951,7 @@ def compile_targets():
                     ks = kernels(T, R, kind, paths, **var)
                     vtag = ",".join(f"{k}={v}" for k, v in var.items())
                     out += [(f"{name}[{tag},{vtag}]", ks[name], sigs[name])
-                            for name in (("k12", "k3") if var["p12"] == "shared" else ("k3",))]
+                            for name in (("k12", "k2", "k3") if var["p12"] == "shared" else ("k2", "k3"))]
         for kind in ("gen32", "gen64"):
             ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
             tag = f"T={T},R={R},{kind}"

@@ -394,7 +394,11 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("pivots", "auto", "'all': every vertex is a pivot, the paper's algorithm; 'useful': "
                              "only vertices with an arc from and an arc to another vertex (the only ones inside a "
                              "shortest path or on a cycle), renumbered first, so rounds of pivots stop after their "
-                             "tiles; 'auto': useful when that saves a round", choices=("auto", "all", "useful"))),
+                             "tiles; 'auto': useful when that saves a round", choices=("auto", "all", "useful")),
+                       Param("phase2", "auto", "'serial': the pivot row and column tiles relaxed pivot by pivot (a "
+                             "barrier each, the papers' phase 2); 'product': as min-plus products with the closed pivot "
+                             "tile by phase 3's kernel; 'auto': product where the packed-key kernels and host or graph "
+                             "launches run", choices=("auto", "serial", "product"))),
                negative_weights=True,
                memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
                memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
