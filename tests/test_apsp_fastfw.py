@@ -86,7 +86,8 @@ def test_registry_and_shapes():
     assert_apsp_ok(g, res)
     with pytest.raises(SolverError):
         fastfw.FastSolver(g, tile=128, regblock=2)  # 4096 threads per block
-    assert fastfw.pick(1200) == (64, 4) and fastfw.pick(8192) == (64, 4)  # the H200 sweep's winner
+    assert fastfw.pick(8192) == (64, 4) and fastfw.pick(1200, paths=False) == (64, 4)  # the H200 sweeps' winners
+    assert fastfw.pick(1200) == (32, 2) and fastfw.pick(2048) == (64, 4)  # with paths: T 32 up to n = 1200
     assert res.counters["persistent"] is False  # graph replay by default (host loop in the simulator): fastest on the H200
     assert fastfw.FastSolver(g).launch == "graph"
     assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4

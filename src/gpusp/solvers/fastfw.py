@@ -137,8 +137,10 @@ LAUNCHES = ("auto", "host", "graph", "persistent")
 PHASE2S = ("auto", "serial", "product")  # phase 2: T barrier-separated pivot steps, or a min-plus product ('auto': product)
 PIVOTS = ("auto", "all", "useful")  # every vertex a pivot, or only those that can lie inside a path ('auto': when fewer rounds)
 NOKB = 255  # phases 1-2: no improving pivot yet (tiles are at most 128 wide, pivots 0 .. 127)
-# n_max -> (tile, regblock): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22)
-TABLE = ((1 << 62, 64, 4),)
+# paths -> ((n_max, tile, regblock), ...): the table behind tile=0 / regblock=0, measured on the H200 (2026-11-22
+# sweep; with paths T 32, R 2 at n = 1200 in calls e9 and s5 of 2026-11-25: 1.41 / 1.19 ms against T 64's 1.50 /
+# 1.32, slower from n = 2048 on)
+TABLE = {True: ((1200, 32, 2), (1 << 62, 64, 4)), False: ((1 << 62, 64, 4),)}
 AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (equal to int32's SASS; float32 slower)
 # (tile, regblock) pairs the device sweep and the compile gate cover
 SHIPPED = ((32, 2), (64, 4), (64, 8), (128, 4), (128, 8))
@@ -174,12 +176,13 @@ def useful_first(graph) -> tuple[np.ndarray, int]:
     return order, int(useful.sum())
 
 
-def pick(n: int) -> tuple[int, int]:
-    """(tile, regblock) from :data:`TABLE` for an n-vertex graph."""
-    for n_max, T, R in TABLE:
+def pick(n: int, paths: bool = True) -> tuple[int, int]:
+    """(tile, regblock) from :data:`TABLE` for an n-vertex graph, with or without paths."""
+    table = TABLE[bool(paths)]
+    for n_max, T, R in table:
         if n <= n_max:
             return T, R
-    return TABLE[-1][1:]
+    return table[-1][1:]
 
 
 def chunk(T: int, itemsize: int, buffers: int = 1) -> int:
@@ -738,7 +741,7 @@ class FastSolver(Solver):
         super().__init__(graph, tile=tile, regblock=regblock, arith=arith, paths=paths, launch=launch, p12=p12,
                          inner=inner, unroll=unroll, stage=stage, pivots=pivots, phase2=phase2, **params)
         n = graph.n
-        T0, R0 = pick(n)
+        T0, R0 = pick(n, paths)
         self.T = int(tile) or T0
         self.R = int(regblock) or (R0 if not tile else max(1, self.T // 16))
         if arith not in ("auto",) + ARITHS:
