@@ -25,15 +25,27 @@ GPU design (ours):
 * **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
   warps, Hong et al. PPoPP'11): 1-4 for road networks, 16-32 for skewed social graphs.
 * **Parents.** With every weight positive the kernel ends with one tight-arc pass (``dist[u] + w ==
-  dist[v]``: any tight arc is a valid parent). With zero weights a tight zero cycle could close a loop,
-  so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.build_parents`).
+  dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs (a hub's arcs
+  shared by many threads; with a thread per vertex email-Enron's 1,383-arc hub held the whole GPU for about 0.4 ms).
+  With zero weights a tight zero cycle could close a loop, so the host grows the tree level by level afterwards
+  (:func:`~gpusp.solvers.common.build_parents`).
+* **Launch** (``launch``): ``graph`` (the default on a GPU) captures the cooperative launch once into a CUDA graph and
+  replays it per source, the source read by thread 0 from mapped host memory; ``direct`` is a Numba launch per source
+  (60-90 us of host work for its 22 arguments). The counters are read back after the trial's clock stops (``run``
+  returns a callable), so a two-round search costs 0.03 ms instead of 0.13 ms.
+* **Queue claims** (``push``): ``warp`` - the lanes of a warp that push at the same moment share one atomic on the
+  queue counter (the highest active lane adds their count, the others take consecutive slots; CUDA's aggregated
+  increment); ``thread`` - one atomic per pushed vertex. Entries of split hubs always claim per thread.
+* **Registers** (``registers``): 0 leaves the kernel at 112 registers (two 256-thread blocks per multiprocessor);
+  80 / 64 fit three / four at the price of spills, measured no faster on the H200.
 
 Variant ``split`` > 0 (hub splitting, after the edge-chunked frontiers of load-balanced GPU traversals, e.g.
 Merrill et al.'s BFS, PPoPP'12): a vertex is queued as one entry per ``split`` arcs (chunk index packed above
 the vertex id), so a hub's arcs are walked by several lane groups in the same round instead of one group
 looping over all of them; on power-law graphs a round otherwise lasts as long as its largest hub's serial arc
 walk. At most 63 entries per vertex (split is raised to max degree / 63 when smaller), n < 2^25, not with
-``fuse='block'``.
+``fuse='block'``. ``split=-1`` (the default) takes 2 x lanes when the largest out-degree is over 8 x lanes
+(:data:`HUB_WALK`), else 0: email-Enron 0.63 -> 0.36 ms at lanes 32, and 0.27-0.28 ms with two blocks per SM.
 
 Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
 et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
@@ -72,7 +84,7 @@ Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far spl
 (arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
 ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
 block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
-``fuse_limit`` (0: off), ``fuse_lanes``, ``split``.
+``fuse_limit`` (0: off), ``fuse_lanes``, ``split``, ``push``, ``launch`` (the mode used), ``registers``.
 """
 
 from __future__ import annotations

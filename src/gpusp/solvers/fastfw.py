@@ -100,13 +100,31 @@ paths), so one block fits per SM and it lost to the host loop by 5-55 % (benchma
 benchmarks/apsp-fast-h200.md). The simulator has no graphs (``graph`` runs the host loop there) and runs the
 persistent kernel with one block, the only grid that its grid barrier supports there.
 
+Phase 2 (``phase2``): ``serial`` relaxes the pivot-row and pivot-column tiles pivot by pivot as above (T barriers
+a round, the papers' phase 2); ``product`` (the default where the packed-key kernels run with host or graph launches)
+uses that phase 1 leaves the pivot tile closed (its shortest paths inside tile t): a row tile becomes
+min(D_tJ, D_tt x D_tJ) and a column tile min(D_It, D_It x D_tt) in the (min, +) semiring, computed by phase 3's kernel
+(``k2``), no barrier per pivot. The last tile-t vertex on a path splits it into a part inside the tile and what follows,
+so the distances are those of the serial phase. A row tile's predecessors come from its own rows of p, so they are all
+gathered before any is written (``settle_paths``, one block barrier). n = 1200 with paths 1.59 -> 1.32 ms, n = 8192
+without 68.6 -> 67.5 ms (8.15e12 relaxations/s; benchmarks/apsp-fast-h200.md, 2026-11-25).
+
+Pivots (``pivots``): ``all`` runs r rounds; ``useful`` renumbers the graph (:meth:`~gpusp.data.graph.Graph.relabel`)
+so that the vertices with an arc from and an arc to another vertex come first (:func:`useful_first`: no other vertex can
+lie inside a shortest path or on a cycle, so as a pivot it improves nothing) and runs only the ceil(u / T) rounds whose
+pivot tiles hold them, every tile still updated each round; the matrices are mapped back to the graph's ids on download
+and a negative cycle's vertex is reported in them. ``auto`` prunes when it saves a round. p2p-Gnutella30 (26,960
+vertices without out-arcs): 149 rounds instead of 574, 6.26 -> 1.65 s with paths.
+
 Tile and register block: compile-time constants (kernels come from a cached factory per
 ``(T, R, kind, paths, p12, inner, unroll, stage)``); ``tile=0`` / ``regblock=0`` take them from :data:`TABLE`, chosen per n
-(measured on the H200 with benchmarks/h200/apsp_fast.py: T = 64, R = 4 won at n = 1200 ... 8192; R = 8
-spills with paths, T = 128 with R = 4 needs 1024 threads). Threads per block (T/R)^2 <= 1024.
+and paths (measured on the H200 with benchmarks/h200/apsp_fast.py: T = 64, R = 4 won at n = 1200 ... 8192, except
+T = 32, R = 2 at n = 1200 with paths; R = 8 spills with paths, T = 128 with R = 4 needs 1024 threads). Threads per
+block (T/R)^2 <= 1024.
 
-Complexity (every variant): Theta(n_pad^3) relaxations (counter ``relaxations``), r = n_pad / T rounds, T
-barriers per round in phases 1-2 and 2 (single) or 1 (double) per chunk in phase 3, Theta(n_pad^2) memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
+Complexity (every variant): Theta(n_pad^2 rounds T) relaxations (counter ``relaxations``; rounds = r = n_pad / T
+unless pivots are pruned), T barriers per round in phase 1, T more in phase 2 when serial, and 2 (single) or 1 (double)
+per chunk in phases 3 and product 2, Theta(n_pad^2) memory: distance and predecessor matrices plus pristine copies for the reset, 2 (w + 4) n_pad^2 bytes
 (2 w n_pad^2 without paths). Global traffic per round: phase 3 reads and writes every cell and reads the
 two pivot tiles per tile, about 16 n^2 bytes (int32), so 16 n^3 / T bytes in all, half of it the cells'
 read-modify-write (8 n^3 / T).
