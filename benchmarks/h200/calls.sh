@@ -86,6 +86,7 @@ for st in "$@"; do
         dtest) step device-tests 200 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS 2>&1 | tail -30 | tee $O/dtest/pytest-log.txt" ;;
         ssspprof) step sssp-ncu 240 60 "mkdir -p $O/prof && cd benchmarks/h200 && for cfg in 'lanes=8 split=16 grid=264' 'lanes=32'; do echo \"== \$cfg\"; ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis python3 sssp_profile.py --data ../../.devdata --param \$cfg; done > $O/prof/ncu-enron.txt 2>&1; tail -150 $O/prof/ncu-enron.txt" ;;
         fwphase2) step apsp-fast-phase2 300 60 "mkdir -p $O/fwp2 && python3 benchmarks/h200/apsp_fast.py --out $O/fwp2 --phase2 --sizes 1200 2048 4096 8192 --budget-s \$((STEP_T - 40)) 2>&1 | tee $O/fwp2/apsp-fast-phase2-log.txt" ;;
+        final) step sssp-final 420 120 "mkdir -p $O/final && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/final --only-snap --tag=-final --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY grid-4096 2>&1 | tee $O/final/sssp-fast-final-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

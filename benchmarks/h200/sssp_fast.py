@@ -10,8 +10,9 @@ per round) gives the cost of an almost empty round for each launch mode: median 
 Writes sssp-fast.csv (one row per configuration and source) after every configuration and prints a
 summary line per configuration.
 
-``--only-snap``: deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread), then lanes x hub splitting
-and grid shapes on p2p-Gnutella30 and email-Enron (issue 8's SNAP targets).
+``--only-snap``: deltastep_gpu at its defaults against the behaviour before the 2026-11-25 changes (one block per SM,
+direct launches, one queue atomic per push), lanes x hub splitting on p2p-Gnutella30 and email-Enron (issue 8's SNAP
+targets); the calls s1-s5 of 2026-11-25 ran earlier versions of this list (benchmarks/sssp-fast-h200.md).
 
 ``--only-async``: deltastep_async (blocks take bucketed work without grid barriers) around its defaults beside
 deltastep_gpu at its best known setting, GAPBS on 16 threads and SciPy.
@@ -131,22 +132,22 @@ def async_configs(label, graph, with_gapbs):
 
 
 def snap_configs(label, graph, with_gapbs):
-    """deltastep_gpu's launch (graph / direct) and queue pushes (warp / thread) against the behaviour before them,
-    then on the low-diameter graphs lanes x hub splitting x grid shapes around the best of calls s1 / s2 (register
-    caps: s2, no gain); beside edgebf_coo graph, SciPy, dijkstra_cpu and GAPBS on 1 and 16 threads (the road graphs
-    and the ring: the defaults and two grid shapes only)."""
-    out = [("deltastep_gpu", {"push": "thread", "launch": "direct"}), ("deltastep_gpu", {}),
-           ("deltastep_gpu", {"grid": 264}), ("deltastep_gpu", {"block": 512})]
+    """deltastep_gpu at its defaults against the behaviour before calls s1-s6 (one block per SM, direct launches,
+    a queue-counter atomic per push) and one block per SM alone; on the SNAP graphs also lanes 16 with and without
+    hub splitting and a wider delta; beside edgebf_coo graph (not on the grid), SciPy, dijkstra_cpu (not on the grid)
+    and GAPBS on 1 and 16 threads."""
+    out = [("deltastep_gpu", {"push": "thread", "launch": "direct", "grid": 132}), ("deltastep_gpu", {"grid": 132}),
+           ("deltastep_gpu", {}), ("deltastep_gpu", {"block": 512})]
     if label in ("p2p-Gnutella30", "email-Enron"):
-        for lanes, split in ((32, 64), (16, 32), (8, 16), (16, 0)):
-            for shape in ({}, {"grid": 264}):
-                out.append(("deltastep_gpu", dict(shape, lanes=lanes, split=split)))
-        base = graph.default_delta()
-        for mult in (1, 16):
-            out.append(("deltastep_gpu", {"lanes": 16, "split": 32, "grid": 264, "delta": max(1, int(base * mult))}))
-        out.append(("edgebf_coo", {"launch": "graph"}))
-    out += [("scipy_dijkstra", {}), ("dijkstra_cpu", {})]
-    if with_gapbs and not label.startswith("grid"):
+        out += [("deltastep_gpu", {"lanes": 16, "split": 0}), ("deltastep_gpu", {"lanes": 16, "split": 32}),
+                ("deltastep_gpu", {"lanes": 16, "split": 32, "delta": max(1, int(graph.default_delta() * 16))}),
+                ("edgebf_coo", {"launch": "graph"})]
+    if label == "grid-4096":
+        out.append(("deltastep_gpu", {"delta": max(1, int(graph.default_delta())), "lanes": 4}))
+    out.append(("scipy_dijkstra", {}))
+    if not label.startswith("grid"):
+        out.append(("dijkstra_cpu", {}))
+    if with_gapbs:
         for threads in (1, 16):
             out.append(("gapbs_sssp", {"threads": threads, "delta": max(1, int(graph.default_delta()))}))
     return out

@@ -14,8 +14,8 @@ GPU design (ours):
 * **One launch per source.** Reset, every near round, every far split and the shortest-path tree run in
   one cooperative kernel (``cuda.cg.this_grid().sync()`` between steps), so a round costs a grid-wide
   barrier (about 1.5 us on an H200 with one 256-thread block per multiprocessor) instead of a host launch
-  plus a flag read-back (about 165 us). The grid is one block per multiprocessor by default, capped at
-  the co-resident maximum (a larger cooperative grid cannot launch).
+  plus a flag read-back (about 165 us). The grid is :data:`BLOCKS_PER_SM` blocks per multiprocessor by
+  default, capped at the co-resident maximum (a larger cooperative grid cannot launch).
 * **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
   and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
   cleared one step before it is written and never while anybody still reads it (no extra barrier).
@@ -472,6 +472,11 @@ def cooperative_grid(kernel, args, block: int, want: int) -> int:
 # Davidson et al.'s delta were the fastest or within 10% of it on NY, BAY, p2p-Gnutella30 and email-Enron:
 # rounds, not arcs, bound these graphs, and more lanes shorten each round's dependent chain.
 DEFAULT_LANES = 32
+# grid=0: two blocks per multiprocessor (all that fit at 112 registers and 256 threads). Against one, on the H200
+# (calls s4 / s5 of 2026-11-25 and 2026-11-22): p2p-Gnutella30 0.23 -> 0.20 ms, email-Enron 0.36 -> 0.28, NY 5.45 ->
+# 5.39, grid-4096 116 -> 95 ms; BAY 8.93 -> 9.12 and the 4,096-vertex ring 12.6 -> 13.9 (a barrier of 264 blocks costs
+# 1.9 us, of 132 1.4 us: rounds with almost no work lose)
+BLOCKS_PER_SM = 2
 # split=-1 (auto) chunks a vertex's arcs (2 lanes per chunk) when the largest out-degree is over HUB_WALK times lanes:
 # email-Enron (hub 1,383 arcs, mean 10) 0.63 -> 0.35 ms at lanes 32 (split 64); p2p-Gnutella30 (54 arcs at most) and
 # the road graphs (8) run faster whole (split costs them 7-17 %, benchmarks/sssp-fast-h200.md, calls s1, s4)
@@ -559,7 +564,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
         self.d_source = cuda.mapped_array(1, dtype=np.int64)  # pinned host memory the kernel reads the source from
-        self.want_grid = self.want_grid or multiprocessors()
+        self.want_grid = self.want_grid or BLOCKS_PER_SM * multiprocessors()
 
     def _args(self):
         dg = self.dg

@@ -262,7 +262,7 @@ SPECS: tuple[SolverSpec, ...] = (
                              "along the path for up to this many vertices, instead of queueing it (0: off)",
                              minimum=0, maximum=1024),
                        BLOCK,
-                       Param("grid", 0, "blocks of the persistent kernel (0: one per multiprocessor; capped "
+                       Param("grid", 0, "blocks of the persistent kernel (0: two per multiprocessor; capped "
                              "at the co-resident maximum)", minimum=0),
                        Param("fuse", "off", "'block': a step whose near queue is small is settled by one block "
                              "alone, several near rounds with block barriers only, between two grid barriers "
