@@ -662,6 +662,14 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             phase3(d, p, t, I, J)
 
     @cuda.jit(device=True)
+    def cross_tile(t, r, q):
+        """Tile q of round t's 2(r-1) pivot-row (q < r-1) and pivot-column tiles: its (I, J)."""
+        if q < r - 1:
+            return t, q + (q >= t)
+        I = q - (r - 1)
+        return I + (I >= t), t
+
+    @cuda.jit(device=True)
     def round12(d, p, t, r, phase, q0, step):
         """Phase 1 of round t (the pivot tile, on block q0 == 0) or phase 2 (tiles q0, q0 + step, ... of the
         2(r-1) pivot-row and pivot-column tiles): one call site of relax_tile, so that a kernel links one copy
@@ -672,13 +680,8 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             if phase == 1:
                 I = t
                 J = t
-            elif q < r - 1:
-                I = t
-                J = q + (q >= t)
             else:
-                I = q - (r - 1)
-                I = I + (I >= t)
-                J = t
+                I, J = cross_tile(t, r, q)
             relax_tile(d, p, t, I, J)
             q += step
 
@@ -703,13 +706,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         tiles D_It = min(D_It, D_It x D_tt), by phase 3's kernel (its operands staged before any cell is written)."""
         q = cuda.blockIdx.x
         while q < 2 * (r - 1):
-            if q < r - 1:
-                I = t
-                J = q + (q >= t)
-            else:
-                I = q - (r - 1)
-                I = I + (I >= t)
-                J = t
+            I, J = cross_tile(t, r, q)
             update_tile(d, p, t, I, J)
             q += cuda.gridDim.x
 
