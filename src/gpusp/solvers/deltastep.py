@@ -477,7 +477,7 @@ DEFAULT_LANES = 32
 # 5.39, grid-4096 116 -> 95 ms; BAY 8.93 -> 9.12 and the 4,096-vertex ring 12.6 -> 13.9 (a barrier of 264 blocks costs
 # 1.9 us, of 132 1.4 us: rounds with almost no work lose)
 BLOCKS_PER_SM = 2
-# split=-1 (auto) chunks a vertex's arcs (2 lanes per chunk) when the largest out-degree is over HUB_WALK times lanes:
+# split=-1 (auto) queues chunks of 2 x lanes arcs when the largest out-degree is over HUB_WALK times lanes:
 # email-Enron (hub 1,383 arcs, mean 10) 0.63 -> 0.35 ms at lanes 32 (split 64); p2p-Gnutella30 (54 arcs at most) and
 # the road graphs (8) run faster whole (split costs them 7-17 %, benchmarks/sssp-fast-h200.md, calls s1, s4)
 HUB_WALK = 8
