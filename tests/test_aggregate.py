@@ -106,3 +106,21 @@ def test_comparison_with_published_figures():
     assert "<h1" in html or "Paper 000" in html
     assert html.count("<tr>") == 4 and "GTX 1050" in html and "fastest there bellmanford_flag" in html
     assert compare(summary, []).empty and papers_rst(compare(summary, [])) == ""
+
+
+def test_ceiling_fraction_counts_the_add_mins_a_run_did():
+    """A Floyd-Warshall that skips pivots does fewer add-mins than n^3: its fraction of the ceiling is of those."""
+    from gpusp.report.aggregate import summary_table
+
+    base = dict(graph="g30", problem="apsp", solver="blockedfw_fast", family="blockedfw", variant="fast", device="gpu",
+                paper="-", n=1000, m=4000, graph_family="g30", source=None, compile_s=0.0, h2d_ms=1.0, d2h_ms=1.0,
+                iterations=16, validated=True, status="ok", mode="gpu", clock="cuda-event", gpu="H200", reason=None)
+    samples = pd.DataFrame([dict(base, params="pivots-all", time_ms=100.0, relaxations=1024 ** 3),
+                            dict(base, params="pivots-useful", time_ms=25.0, relaxations=1024 ** 2 * 256),
+                            dict(base, solver="multisource_fast", params="default", time_ms=10.0, relaxations=None)])
+    table = summary_table(samples, ceiling=1e10).set_index("params")
+    full, pruned, other = table.loc["pivots-all"], table.loc["pivots-useful"], table.loc["default"]
+    assert full["ceiling_fraction"] == pytest.approx(1024 ** 3 / 0.1 / 1e10)  # n_pad^3 done
+    assert pruned["ceiling_fraction"] == pytest.approx(1024 ** 2 * 256 / 0.025 / 1e10)  # the pruned work, not n^3
+    assert pruned["n3_per_s"] == pytest.approx(1000 ** 3 / 0.025)  # the n^3-equivalent rate stays
+    assert other["ceiling_fraction"] == pytest.approx(other["n3_per_s"] / 1e10)  # no counter: n^3
