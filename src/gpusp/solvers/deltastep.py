@@ -549,7 +549,6 @@ class DeltaStepSolver(PersistentSSSP):
         self.inf = graph.dtype.type(graph.inf)
         self.grid = None
         self.replay = None  # (graph, stream) once captured
-        self.done = None  # an event after the last launch: its source must not change before the kernel read it
 
     def upload(self):
         from ..device import multiprocessors
@@ -564,6 +563,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
         self.d_source = cuda.mapped_array(1, dtype=np.int64)  # pinned host memory the kernel reads the source from
+        self.done = cuda.event()  # recorded after each launch: the source must not change before the kernel read it
         self.want_grid = self.want_grid or BLOCKS_PER_SM * multiprocessors()
 
     def _args(self):
@@ -589,8 +589,7 @@ class DeltaStepSolver(PersistentSSSP):
             return None
 
     def run(self, source):
-        if self.done is not None:
-            self.done.synchronize()  # the previous trial's kernel has read its source
+        self.done.synchronize()  # the previous trial's kernel has read its source (at once before any record)
         self.d_source[0] = source
         if self.grid is None:  # compiles once; the limit depends on the kernel's registers
             self.grid = cooperative_grid(self.kernel, self._args(), self.block, self.want_grid)
@@ -601,7 +600,6 @@ class DeltaStepSolver(PersistentSSSP):
             self.replay[0].launch(self.replay[1])
         else:
             self._launch()
-        self.done = cuda.event()
         self.done.record()
         launches = 1 + self.host_tree(source)
 

@@ -184,8 +184,7 @@ def useful_first(graph) -> tuple[np.ndarray, int]:
     """(order, u): the vertices with an arc from another vertex and an arc to another vertex (the only ones that
     can lie inside a shortest path, or on a cycle) first, each part in id order, and u, how many they are."""
     n = graph.n
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
-    dst = graph.indices.astype(np.int64)
+    src, dst, _ = graph.coo()
     other = src != dst
     has_out = np.bincount(src[other], minlength=n) > 0
     has_in = np.bincount(dst[other], minlength=n) > 0
