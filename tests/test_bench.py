@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
 from gpusp import cli
 from gpusp.bench import run_config
+from gpusp.plan import load_config
 
 REPO = Path(__file__).parents[1]
 TINY = REPO / "tests" / "data" / "workflow-tiny.yaml"
@@ -17,15 +19,20 @@ TINY = REPO / "tests" / "data" / "workflow-tiny.yaml"
 
 def test_bench_in_process_matches_the_matrix(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the tiny config names its graph file relative to the repository
-    config = {**yaml.safe_load(TINY.read_text()), "in_process": True}
+    config = load_config(TINY, ["in_process=true"])
+    config["solvers"][0]["trials"] = 1  # scipy_dijkstra's own trials; the others keep the top-level 2
     lines = []
     written = run_config(config, tmp_path, log=lines.append)
     summary = pd.read_csv(written["summary.csv"])
     assert len(summary) == 6 and (summary["status"] == "ok").all() and summary["validated"].all()
     assert set(summary["graph"]) == {"tiny", "rand16"} and (summary["mode"] == "sim").all()
     assert "Fastest solver per graph" in written["landing.rst"].read_text()
-    assert len(list((tmp_path / "runs").rglob("*.json"))) == 6
+    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "runs").rglob("*.json"))]
+    assert len(records) == 6
     assert sum(line.startswith("== ") for line in lines) == 2  # one header line per graph
+    # every solve gets its job's resolved values, as the workflow's solve command does
+    assert {(r["solver"], r["trials"], r["warmup"], r["seed"]) for r in records} == {
+        ("scipy_dijkstra", 1, 1, 1), ("dijkstra_cpu", 2, 1, 1), ("bellmanford_naive", 2, 1, 1)}
 
 
 def test_bench_budget_runs_jobs_in_child_processes_and_records_overruns(tmp_path, monkeypatch, capsys):
@@ -43,3 +50,26 @@ def test_bench_budget_runs_jobs_in_child_processes_and_records_overruns(tmp_path
     assert "time budget of 0.01 s" in summary.loc["bellmanford_naive", "reason"]
     record = json.loads((tmp_path / "out" / "runs" / "tiny" / "bellmanford_naive" / "default.json").read_text())
     assert record["status"] == "skipped" and record["runs"] == []
+
+
+@pytest.mark.parametrize("change, words", [({"trails": 1}, "top level: Additional properties are not allowed ('trails'"),
+                                           ({"trials": "five"}, "key trials: 'five' is not of type 'integer'"),
+                                           ({"time_budget_s": -1}, "key time_budget_s: ")],
+                         ids=["misspelled-key", "wrong-type", "out-of-range"])
+def test_bench_refuses_a_config_the_schema_refuses_before_writing_anything(tmp_path, capsys, change, words):
+    config = {**yaml.safe_load(TINY.read_text()), **change}
+    config_path = tmp_path / "bench.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--config", str(config_path), "--out", str(out)]) == cli.EXIT_ERROR
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith(f"gpusp: error: {config_path}: {words}")
+    assert not out.exists()
+
+
+def test_bench_refuses_a_bad_override(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--config", str(TINY), "--out", str(out), "--set", "warmup=-1"]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err.startswith(f"gpusp: error: {TINY}: key warmup: -1 is less than the minimum of 0")
+    assert not out.exists()

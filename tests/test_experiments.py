@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from gpusp.measure.matrix import expand_jobs, graph_size
+from gpusp.plan import expand_jobs, graph_size, load_config
 from gpusp.solvers import registry
 from test_workflow import _schema_errors, job_counts, snakemake
 
@@ -42,7 +42,8 @@ def ids(paths):
 
 
 def load(path: Path) -> dict:
-    return yaml.safe_load(path.read_text())
+    """The config as the workflow sees it: validated, the schema's defaults filled in."""
+    return load_config(path)
 
 
 def header(path: Path) -> dict[str, str]:
@@ -83,8 +84,8 @@ def test_there_are_experiments_for_papers_000_001_002_004():
 # --- (a) schema and job matrix ----------------------------------------------------------------------
 @pytest.mark.parametrize("path", CONFIGS, ids=ids(CONFIGS))
 def test_config_validates_and_expands(path):
+    assert _schema_errors(yaml.safe_load(path.read_text())) is None
     config = load(path)
-    assert _schema_errors(config) is None
     jobs, skipped = expand_jobs(config)
     assert jobs, "no job"
     for job in jobs:  # registered solver, known parameters with allowed values

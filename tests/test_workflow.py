@@ -1,4 +1,4 @@
-"""The Snakemake workflow: job matrix and skips (gpusp.measure.matrix), hostile names, dry runs, and an end
+"""The Snakemake workflow: job matrix and skips (gpusp.plan), hostile names, dry runs, and an end
 to end run of tests/data/workflow-tiny.yaml in the CUDA simulator (about 30-60 s).
 
 Every snakemake call runs from the repository root, as a user would, with ``--config results=<tmp>``
@@ -21,14 +21,16 @@ import yaml
 
 from gpusp.solvers import registry
 from gpusp.errors import GpuspError
-from gpusp.measure.matrix import (
+from gpusp.plan import (
     PARAMSET,
     Job,
     check_name,
     expand_jobs,
     graph_size,
+    load_config,
     parse_paramset,
     paramset_label,
+    validate_config,
     write_skipped,
 )
 
@@ -97,7 +99,8 @@ def write_config(path: Path, config: dict) -> Path:
 
 # --- (a) expand_jobs: matrix, skips with reasons, labels -------------------------------------------
 def _cfg(graphs, solvers, **extra):
-    return {"graphs": graphs, "solvers": solvers, **extra}
+    """A validated config (the schema's defaults filled in), as expand_jobs takes it."""
+    return validate_config({"graphs": graphs, "solvers": solvers, **extra})
 
 
 RANDOM = {"generate": "random", "params": {"n": 16, "k": 3, "wmax": 20}, "seed": 1}
@@ -142,12 +145,13 @@ def test_duplicate_combinations_are_run_once():
 
 def test_per_solver_time_budget_reaches_its_jobs():
     jobs, _ = expand_jobs(_cfg({"a": RANDOM}, [{"name": "scipy_dijkstra"},
-                                              {"name": "bellmanford_naive", "time_budget_s": 30}]))
-    assert {j.solver: j.budget for j in jobs} == {"scipy_dijkstra": None, "bellmanford_naive": 30}
+                                              {"name": "bellmanford_naive", "time_budget_s": 30}],
+                               time_budget_s=90))
+    assert {j.solver: j.budget for j in jobs} == {"scipy_dijkstra": 90.0, "bellmanford_naive": 30.0}
 
 
 def test_default_config_expands():
-    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    config = load_config(DEFAULT_CONFIG)
     jobs, skipped = expand_jobs(config)
     assert len(jobs) == 18 and skipped == []
 
@@ -275,8 +279,10 @@ HOSTILE = ["x; rm -rf ~", "../etc", "$(touch pwned)", "`touch pwned`", "a/../../
 def test_check_name_refuses_hostile_names(name):
     with pytest.raises(GpuspError, match="not a safe identifier"):
         check_name(name, "graph name")
+    config = _cfg({"safe": RANDOM}, [{"name": "scipy_dijkstra"}])
+    config["graphs"] = {name: config["graphs"]["safe"]}  # past the schema: expand_jobs checks names itself
     with pytest.raises(GpuspError, match="not a safe identifier"):
-        expand_jobs(_cfg({name: RANDOM}, [{"name": "scipy_dijkstra"}]))
+        expand_jobs(config)
 
 
 @pytest.mark.parametrize("name", ["tiny", "USA-road-d.NY", "rmat-s10", "g1"])
@@ -368,11 +374,32 @@ def test_hostile_names_in_dollar_form_create_no_file_in_the_repo(tmp_path):
 def test_dry_run_of_default_config(tmp_path):
     proc = snakemake("-n", "--quiet", "rules", "--config", f"results={tmp_path / 'results'}", timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    jobs, skipped = expand_jobs(yaml.safe_load(DEFAULT_CONFIG.read_text()))
+    jobs, skipped = expand_jobs(load_config(DEFAULT_CONFIG))
     graphs = len(yaml.safe_load(DEFAULT_CONFIG.read_text())["graphs"])
     assert job_counts(proc.stdout) == {"prepare_graph": graphs, "pick_sources": graphs, "write_skipped": 1,
                                        "solve_graph": len(jobs), "validate_answer": len(jobs),
                                        "aggregate_records": 1, "plot_results": 1, "all": 1}
+    assert not (tmp_path / "results").exists()
+
+
+def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
+    """Each solve command gets its job's resolved trials, warm-up, budget, seed and validation rows
+    (gpusp.plan.Job): the solver's own values where it has them, else the config's top-level ones."""
+    config = {"results": str(tmp_path / "results"), "trials": 3, "warmup": 2, "time_budget_s": 50,
+              "sources": {"count": 1, "seed": 4}, "validate": {"apsp_rows": 5},
+              "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+              "solvers": [{"name": "scipy_dijkstra"},
+                          {"name": "bellmanford_naive", "trials": 1, "warmup": 0, "time_budget_s": 20}]}
+    proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    commands = dict(re.findall(r"gpusp solve .*?--solver (\S+) (.*)", proc.stdout))
+    jobs = expand_jobs(validate_config(config))[0]
+    assert {j.solver: (j.trials, j.warmup, j.budget) for j in jobs} == {"scipy_dijkstra": (3, 2, 50.0),
+                                                                        "bellmanford_naive": (1, 0, 20.0)}
+    assert set(commands) == {j.solver for j in jobs}
+    for job in jobs:
+        assert (f"--trials {job.trials} --warmup {job.warmup} --seed 4 --validate-rows 5 "
+                f"--time-budget {job.budget} ") in commands[job.solver], commands[job.solver]
     assert not (tmp_path / "results").exists()
 
 
@@ -414,7 +441,7 @@ def test_e2e_summary(tiny_run):
     import pandas as pd
 
     summary = pd.read_csv(tiny_run / "tables" / "summary.csv")
-    jobs, skipped = expand_jobs(tiny_config())
+    jobs, skipped = expand_jobs(load_config(TINY))
     assert len(jobs) == 6 and skipped == []
     assert len(summary) == len(jobs)
     got = {(r.graph, r.solver, r.params) for r in summary.itertuples()}
@@ -525,7 +552,7 @@ def test_e2e_a_failed_job_leaves_nothing_a_rerun_would_trust(tmp_path):
     config = {"results": str(results), "trials": 1, "warmup": 0, "sources": {"count": 1, "seed": 0},
               "graphs": {"neg": {"file": str(neg)}},
               "solvers": [{"name": "scipy_dijkstra"}, {"name": "dijkstra_cpu"}]}
-    jobs, skipped = expand_jobs(config)
+    jobs, skipped = expand_jobs(validate_config(config))
     assert len(jobs) == 2 and skipped == []  # not knowable from the file's header
     cfg = write_config(tmp_path / "c.yaml", config)
     proc = snakemake("--cores", 2, "--keep-going", "--configfile", cfg, timeout=300)

@@ -1,8 +1,9 @@
 """Run a workflow config's matrix without Snakemake (for a GPU box that has no Snakemake).
 
-``gpusp bench --config CONFIG --out DIR`` prepares every graph, picks the same seeded sources the
-workflow would, runs each (graph, solver, parameter set) job through the job runner
-(:func:`gpusp.measure.job.run_job`) in a child process with the config's time budget (a job past its
+``gpusp bench --config CONFIG --out DIR`` validates the config against the workflow's schema
+(:func:`gpusp.plan.load_config`), prepares every graph, picks the same seeded sources the workflow
+would, runs each (graph, solver, parameter set) job of :func:`gpusp.plan.expand_jobs` through the job
+runner (:func:`gpusp.measure.job.run_job`) in a child process with the job's time budget (a job past its
 budget is recorded as skipped, with the reason; with ``in_process: true`` in the config, jobs run in this
 process instead, without budgets), validates every answer against SciPy, and aggregates the records
 into the same tables the workflow writes.
@@ -17,12 +18,13 @@ from pathlib import Path
 
 from .errors import GpuspError
 from .measure.job import SolveJob, run_job
-from .measure.matrix import expand_jobs, prepare_graph
+from .plan import expand_jobs, prepare_graph, source_settings
 from .report.aggregate import write_tables
 
 
 def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
-    """Execute the whole matrix; returns the paths of the written tables."""
+    """Execute the whole matrix of a validated config (:func:`gpusp.plan.load_config`); returns the paths
+    of the written tables."""
     from .data.formats import read_graph
     from .measure.sources import pick_sources
 
@@ -32,7 +34,6 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
         skipped = [s for s in skipped if s["graph"] in only_graphs]
     graphs_dir, runs_dir = out / "graphs", out / "runs"
     graphs_dir.mkdir(parents=True, exist_ok=True)
-    default_src = config.get("sources", {})
     records = []
     for gname, gspec in config["graphs"].items():
         if only_graphs and gname not in only_graphs:
@@ -40,22 +41,18 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
         gpath = graphs_dir / f"{gname}.npz"
         t0 = time.perf_counter()
         if not gpath.exists():
-            prepare_graph(gspec, gpath, downloads=str(out / "downloads"), mirror=config.get("mirror"))
+            prepare_graph(gspec, gpath, downloads=str(out / "downloads"), mirror=config["mirror"])
         graph = read_graph(gpath)
-        src_cfg = {**default_src, **gspec.get("sources", {})}
-        sources = pick_sources(graph, int(src_cfg.get("count", 2)), int(src_cfg.get("seed", 0)))
+        sources = pick_sources(graph, *source_settings(config, gname))
         spath = graphs_dir / f"{gname}.sources.txt"
         spath.write_text("".join(f"{s}\n" for s in sources))
         log(f"== {gname}: n={graph.n:,} m={graph.m:,} sources {sources} (prepared in {time.perf_counter() - t0:.1f} s)")
         for job in (j for j in jobs if j.graph == gname):
             record = runs_dir / gname / job.solver / f"{job.label}.json"
             record.parent.mkdir(parents=True, exist_ok=True)
-            budget = float(job.budget or config.get("time_budget_s", 600))
-            solve = SolveJob(graph=gpath, solver=job.solver, params=job.params, sources=spath,
-                             trials=job.trials or config.get("trials", 5),
-                             warmup=job.warmup if job.warmup is not None else config.get("warmup", 1), validate=True,
-                             validate_rows=config.get("validate", {}).get("apsp_rows", 16),
-                             time_budget=None if config.get("in_process") else budget, record=record,
+            solve = SolveJob(graph=gpath, solver=job.solver, params=job.params, sources=spath, seed=job.seed,
+                             trials=job.trials, warmup=job.warmup, validate=True, validate_rows=job.validate_rows,
+                             time_budget=None if config["in_process"] else job.budget, record=record,
                              params_label=job.label, graph_label=gname)
             t1 = time.perf_counter()
             try:

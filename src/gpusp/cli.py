@@ -11,17 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from ._version import __version__
 from .data import datasets, peers
 from .data.formats import read_graph, write_graph
 from .data.generate import generate
 from .data.weights import add_weights, replace_weights, symmetrize
 from .errors import GpuspError
-from .measure.matrix import parse_assignments, prepare_graph
 from .measure.records import write_record
 from .measure.sources import pick_sources, write_sources
+from .plan import load_config, parse_assignments, prepare_graph
 from .solvers import registry
 from .solvers.compilecheck import main as compile_check
 
@@ -124,7 +122,7 @@ def cmd_validate(args):
 def cmd_bench(args):
     from .bench import run_config
 
-    config = {**yaml.safe_load(Path(args.config).read_text()), **parse_assignments(args.set)}
+    config = load_config(args.config, args.set)
     written = run_config(config, Path(args.out), only_graphs=args.graphs)
     print("wrote " + ", ".join(str(p) for p in written.values()))
 

@@ -2,13 +2,14 @@ import json
 import os
 import shlex
 
-from gpusp.measure.matrix import (
+from gpusp.plan import (
     PARAMSET,
     SAFE_NAME,
     SOLVER_NAME,
     expand_jobs,
     graph_spec_json,
     results_dir,
+    source_settings,
     write_skipped as write_skipped_json,
 )
 
@@ -18,7 +19,7 @@ from gpusp.solvers import registry
 RESULTS = str(results_dir(config))
 JOBS, SKIPPED = expand_jobs(config)
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
-MIRROR = config.get("mirror") or os.environ.get("GPUSP_MIRROR") or ""
+MIRROR = config["mirror"] or os.environ.get("GPUSP_MIRROR") or ""
 # the figures of plot_results (gpusp.report.plots.FIGURES; not imported here: that would load matplotlib)
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
 
@@ -48,27 +49,34 @@ def job_params(wildcards):
 
 def job_budget(wildcards):
     """Seconds one solve may take: the solver's time_budget_s, else the top-level one."""
-    budget = getattr(config_job(wildcards), "budget", None)
-    return float(budget or config.get("time_budget_s", 600))
+    return config_job(wildcards).budget
 
 
 def job_trials(wildcards):
     """Timed runs per source: the solver's trials, else the top-level value."""
-    trials = getattr(config_job(wildcards), "trials", None)
-    return trials or config["trials"]
+    return config_job(wildcards).trials
 
 
 def job_warmup(wildcards):
     """Warm-up runs: the solver's warmup, else the top-level value."""
-    warmup = getattr(config_job(wildcards), "warmup", None)
-    return config["warmup"] if warmup is None else warmup
+    return config_job(wildcards).warmup
+
+
+def job_seed(wildcards):
+    """Seed of the solve's sampled APSP validation rows (the top-level sources seed)."""
+    return config_job(wildcards).seed
+
+
+def job_validate_rows(wildcards):
+    """APSP rows a solve checks against SciPy (validate.apsp_rows)."""
+    return config_job(wildcards).validate_rows
 
 
 def job_threads(wildcards):
     """Cores of a solve job: a CPU solver's workers/threads parameter (0: a whole GPU node), else 1."""
     params = config_job(wildcards).params
     want = int(params.get("workers", params.get("threads", 1)))
-    return want or config["slurm"].get("gpu_node_cores", 16)
+    return want or config["slurm"]["gpu_node_cores"]
 
 
 def job_runtime(wildcards, attempt):
@@ -85,11 +93,8 @@ def verdict_paths():
 
 
 def graph_sources(graph):
-    spec = config["graphs"][graph].get("sources", {})
-    default = config.get("sources", {})
-    return int(spec.get("count", default.get("count", 2))), int(
-        spec.get("seed", default.get("seed", 0))
-    )
+    """(count, seed) of a graph's SSSP sources: its own, else the top-level ones."""
+    return source_settings(config, graph)
 
 
 def dataset_input(wildcards):
@@ -130,7 +135,7 @@ def mirror_flag():
 
 def solve_env():
     """The CUDA simulator stands in for a GPU when none is found (records then say 'sim')."""
-    sim = config.get("simulate", "auto")
+    sim = config["simulate"]
     if sim is True or sim == "always":
         return "NUMBA_ENABLE_CUDASIM=1"
     if sim == "auto":

@@ -26,8 +26,8 @@ rule solve_graph:
         trials=job_trials,
         warmup=job_warmup,
         budget=job_budget,
-        seed=config["sources"]["seed"],
-        rows=config["validate"]["apsp_rows"],
+        seed=job_seed,
+        rows=job_validate_rows,
     shell:
         "{params.env} {params.peer_env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
         "{params.solver_params} --sources {input.sources:q} --trials {params.trials} "

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..measure.matrix import parse_paramset
+from ..plan import parse_paramset
 from ..solvers import registry
 from .rst import list_table
 

@@ -1,23 +1,33 @@
-"""The workflow's logic, kept out of the Snakefile: config -> graphs, parameter matrix, jobs and skips.
+"""The workflow's planning, kept out of the Snakefile: config file -> validated config -> jobs and skips.
 
-The config (``config/config.yaml``, schema ``workflow/schemas/config.schema.yaml``) names graphs and
-solvers with parameter grids. :func:`expand_jobs` turns it into one job per (graph, solver, parameter
-set) and a list of combinations that cannot run, each with the reason (negative weights on Dijkstra,
-an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up in
-file paths and shell commands, so :func:`check_name` admits safe identifiers only.
+:func:`load_config` reads a config (``config/config.yaml`` and the like), applies ``--set`` overrides and
+validates it against the workflow's schema (``workflow/schemas/config.schema.yaml``, shipped in the package
+as ``gpusp/schemas/config.schema.yaml``) with the schema's defaults filled in, as the Snakefile's
+``validate(config, schema, set_default=True)`` does; the schema is the one place a default is written.
+:func:`expand_jobs` turns a validated config into fully resolved jobs, one per (graph, solver, parameter
+set), each with its budget, trials, warm-up runs and validation settings, and a list of combinations that
+cannot run, each with the reason (negative weights on Dijkstra, an n x n matrix larger than the GPU, a
+parameter value the solver does not allow). Names end up in file paths and shell commands, so
+:func:`check_name` admits safe identifiers only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import itertools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
-from ..solvers import registry
-from ..errors import GpuspError, SolverError
+import yaml
+
+from .errors import GpuspError, SolverError
+from .solvers import registry
+from .solvers.registry import SolverSpec
 
 SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9.\-]*"
 SOLVER_NAME = r"[a-z0-9]+_[a-z0-9]+"
@@ -99,19 +109,78 @@ def parse_paramset(label: str) -> dict:
     return dict(part.split("-", 1) for part in label.split("+"))
 
 
+SCHEMA = "schemas/config.schema.yaml"  # in the package: a link to the workflow's workflow/schemas/ file
+
+
+def load_config(path, overrides=None) -> dict:
+    """The config file at ``path`` with ``key=value`` overrides of top-level keys (``gpusp bench --set``),
+    validated against the workflow's schema with its defaults filled in; GpuspError names the file and key."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise GpuspError(f"{path}: cannot read the config: {exc.strerror or exc}") from None
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise GpuspError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(config, dict):
+        raise GpuspError(f"{path}: a config is a YAML mapping (graphs, solvers, ...), not {type(config).__name__}")
+    return validate_config({**config, **parse_assignments(overrides)}, source=str(path))
+
+
+def validate_config(config: dict, source: str = "config") -> dict:
+    """A copy of ``config`` checked against the schema, its defaults filled in (nested objects too), as
+    Snakemake's ``validate(config, schema, set_default=True)`` leaves the workflow's config."""
+    from jsonschema.exceptions import best_match
+
+    filled = copy.deepcopy(config)
+    error = best_match(_schema_validator().iter_errors(filled))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise GpuspError(f"{source}: {f'key {where}' if where else 'top level'}: {' '.join(error.message.split())} "
+                         f"(schema workflow/schemas/config.schema.yaml)")
+    return filled
+
+
+@functools.cache
+def _schema_validator():
+    """A validator of the config schema that fills in every ``default`` of an object's properties before
+    checking them (jsonschema's documented ``validators.extend`` recipe, which Snakemake uses as well)."""
+    from jsonschema import validators
+
+    schema = yaml.safe_load(resources.files(__package__).joinpath(SCHEMA).read_text())
+    checker = validators.validator_for(schema)
+    check_properties = checker.VALIDATORS["properties"]
+
+    def fill_defaults(validator, properties, instance, schema):
+        if validator.is_type(instance, "object"):
+            for name, subschema in properties.items():
+                if "default" in subschema:
+                    # a copy: the schema's default objects are shared by every config this validator fills
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from check_properties(validator, properties, instance, schema)
+
+    return validators.extend(checker, {"properties": fill_defaults})(schema)
+
+
 @dataclass(frozen=True)
 class Job:
+    """One solve of the plan, fully resolved: what ``gpusp solve`` (workflow) or the job runner (bench) gets."""
+
     graph: str
     solver: str
-    params: dict
+    params: dict  # as configured (the path label is derived from these, the solver resolves defaults)
     label: str
-    budget: float | None = None
-    trials: int | None = None
-    warmup: int | None = None
+    spec: SolverSpec = field(repr=False)
+    budget: float  # seconds: the solver's time_budget_s, else the top-level one
+    trials: int  # timed runs per source: the solver's trials, else the top-level one
+    warmup: int  # untimed runs: the solver's warmup, else the top-level one
+    validate_rows: int  # APSP rows checked against SciPy (validate.apsp_rows)
+    seed: int  # the top-level sources seed: seed of the sampled APSP validation rows, stored in the record
 
     @property
     def problem(self) -> str:
-        return registry.get(self.solver).problem
+        return self.spec.problem
 
 
 def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
@@ -165,7 +234,7 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
             m = None if m is None else 2 * m
         return n, m, bool(neg)
     if "dataset" in spec:
-        from ..data.datasets import get_dataset
+        from .data.datasets import get_dataset
 
         entry = get_dataset(spec["dataset"])
         factor = 2 if spec.get("symmetrize") else 1
@@ -189,15 +258,30 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
     return None, None, negative
 
 
+# the keys expand_jobs reads; a validated config always has them (the schema gives each a default)
+PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "time_budget_s", "trials", "warmup",
+                 "sources", "validate")
+
+
 def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
-    """All runnable jobs and the skipped combinations (with reasons) of a validated config."""
-    graphs = config.get("graphs") or {}
+    """All runnable jobs and the skipped combinations (with reasons) of a validated config.
+
+    ``config`` is what :func:`load_config` or :func:`validate_config` returns (or the Snakefile's config
+    after ``validate(..., set_default=True)``): every top-level value a job needs is read from it, so
+    each default is written once, in the schema.
+    """
+    missing = [key for key in PLANNING_KEYS if key not in config]
+    if missing:
+        raise GpuspError(f"the config has no {missing[0]!r}: plan jobs from a validated config "
+                         "(gpusp.plan.load_config or validate_config fills in the schema's defaults)")
+    graphs = config["graphs"]
     for name in graphs:
         check_name(name, "graph name")
     sizes = {name: graph_size(name, spec) for name, spec in graphs.items()}
-    free = int(float(config.get("gpu_memory_gb", 80)) * 2**30)
+    free = int(float(config["gpu_memory_gb"]) * 2**30)
+    limit = config["max_apsp_n"]
     jobs, skipped, seen = [], [], set()
-    for entry in config.get("solvers") or []:
+    for entry in config["solvers"]:
         solver = check_solver_name(entry["name"])
         try:
             spec = registry.get(solver)  # registered names are safe identifiers
@@ -234,15 +318,24 @@ def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
                 elif n is not None:
                     reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,
                                           free_bytes=free if spec.device == "gpu" else None)
-                    limit = config.get("max_apsp_n")
                     if reason is None and spec.problem == "apsp" and limit and n > int(limit):
                         reason = f"APSP limited to n <= {limit} by max_apsp_n (n = {n})"
                 if reason:
                     skipped.append({**base, "reason": reason})
                 else:
-                    jobs.append(Job(gname, solver, raw, label, entry.get("time_budget_s"), entry.get("trials"),
-                                    entry.get("warmup")))
+                    jobs.append(Job(gname, solver, raw, label, spec,
+                                    budget=float(entry.get("time_budget_s", config["time_budget_s"])),
+                                    trials=int(entry.get("trials", config["trials"])),
+                                    warmup=int(entry.get("warmup", config["warmup"])),
+                                    validate_rows=int(config["validate"]["apsp_rows"]),
+                                    seed=int(config["sources"]["seed"])))
     return jobs, skipped
+
+
+def source_settings(config: dict, graph: str) -> tuple[int, int]:
+    """(count, seed) of a graph's SSSP sources in a validated config: the graph's own, else the top level."""
+    settings = {**config["sources"], **(config["graphs"][graph].get("sources") or {})}
+    return int(settings["count"]), int(settings["seed"])
 
 
 def find_job(jobs, graph: str, solver: str, label: str) -> Job:
@@ -260,20 +353,20 @@ def graph_spec_json(config: dict, name: str) -> str:
 
 def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
     """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
-    from ..data.formats import read_graph, write_graph
-    from ..data.weights import add_weights, replace_weights, symmetrize
+    from .data.formats import read_graph, write_graph
+    from .data.weights import add_weights, replace_weights, symmetrize
 
     if "file" in spec:
         graph = read_graph(spec["file"], format=spec.get("format"))
     elif "dataset" in spec:
-        from ..data.datasets import fetch, get_dataset
+        from .data.datasets import fetch, get_dataset
 
         entry = get_dataset(spec["dataset"])
         path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
         graph = read_graph(path, format=entry.get("format"))
         graph.name = spec["dataset"]
     elif "generate" in spec:
-        from ..data.generate import generate
+        from .data.generate import generate
 
         graph = generate(spec["generate"], seed=spec.get("seed", 0), **spec.get("params", {}))
     else:
@@ -293,12 +386,12 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
 
 
 def results_dir(config: dict) -> Path:
-    return Path(config.get("results", "results"))
+    return Path(config["results"])
 
 
 def write_skipped(path, skipped: list[dict], log=None) -> None:
     """Write the skipped combinations (with reasons) as JSON, atomically; one summary line to ``log``."""
-    from ..atomic import atomic_open
+    from .atomic import atomic_open
 
     with atomic_open(path) as fh:
         json.dump(skipped, fh, sort_keys=True, indent=1)

@@ -1,0 +1,154 @@
+"""gpusp.plan: configs read and validated against the workflow's schema (defaults filled in as Snakemake
+fills them), and jobs that carry every resolved value, so that no consumer restates a default."""
+
+from __future__ import annotations
+
+import copy
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpusp.errors import GpuspError
+from gpusp.plan import SCHEMA, expand_jobs, load_config, source_settings, validate_config
+from gpusp.solvers import registry
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOW_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+CONFIGS = sorted([*REPO.glob("config/*.yaml"), *REPO.glob("config/experiments/*.yaml"),
+                  *REPO.glob("benchmarks/h200/*.yaml"), *REPO.glob("benchmarks/papers/configs/*.yaml")])
+RING = {"generate": "ring", "params": {"n": 8}}
+
+
+def schema_default(*path):
+    """A default as the workflow's schema file writes it (read here independently of gpusp.plan)."""
+    node = yaml.safe_load(WORKFLOW_SCHEMA.read_text())
+    for key in path:
+        node = node["properties"][key]
+    return node["default"]
+
+
+def write(tmp_path, config, name="c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def test_the_package_reads_the_workflows_schema_file():
+    """One definition: the packaged schema resolves to workflow/schemas/config.schema.yaml itself."""
+    packaged = Path(str(resources.files("gpusp").joinpath(SCHEMA)))
+    assert packaged.resolve() == WORKFLOW_SCHEMA.resolve()
+
+
+def test_every_config_of_the_repository_is_found():
+    folders = {p.relative_to(REPO).parent.as_posix() for p in CONFIGS}
+    assert folders == {"config", "config/experiments", "benchmarks/h200", "benchmarks/papers/configs"}
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.relative_to(REPO).as_posix() for p in CONFIGS])
+def test_every_config_loads_and_fills_defaults_like_snakemake(path):
+    from snakemake.utils import validate
+
+    config = load_config(path)
+    by_snakemake = yaml.safe_load(path.read_text())
+    validate(by_snakemake, str(WORKFLOW_SCHEMA), set_default=True)
+    assert config == by_snakemake
+    assert expand_jobs(config)[0], "no job"
+
+
+def test_defaults_are_filled_in_nested_objects_without_touching_the_input():
+    raw = {"sources": {"count": 3}, "graphs": {"g": {**RING, "weights": {"max": 9}}},
+           "solvers": [{"name": "scipy_dijkstra"}]}
+    before = copy.deepcopy(raw)
+    config = validate_config(raw)
+    assert raw == before
+    assert config["sources"] == {"count": 3, "seed": schema_default("sources", "seed")}
+    assert config["validate"] == schema_default("validate")
+    assert config["graphs"]["g"]["weights"] == {"action": "add", "min": 1, "max": 9, "seed": 0}
+    assert config["trials"] == schema_default("trials") and config["results"] == schema_default("results")
+    # the schema's default objects are copied, never shared between configs
+    config["validate"]["apsp_rows"] = 999
+    assert validate_config(raw)["validate"] == schema_default("validate")
+
+
+def test_jobs_carry_the_top_level_defaults_and_the_per_solver_overrides():
+    config = validate_config({"graphs": {"g": RING}, "solvers": [
+        {"name": "scipy_dijkstra"},
+        {"name": "bellmanford_naive", "trials": 2, "warmup": 0, "time_budget_s": 30}]})
+    jobs = {j.solver: j for j in expand_jobs(config)[0]}
+    plain, tuned = jobs["scipy_dijkstra"], jobs["bellmanford_naive"]
+    assert plain.trials == schema_default("trials")
+    assert plain.warmup == schema_default("warmup")
+    assert plain.budget == float(schema_default("time_budget_s")) and isinstance(plain.budget, float)
+    assert (tuned.trials, tuned.warmup, tuned.budget) == (2, 0, 30.0)  # warmup 0 is an override, not "unset"
+    for job in jobs.values():
+        assert job.validate_rows == schema_default("validate")["apsp_rows"]
+        assert job.seed == schema_default("sources")["seed"]
+        assert job.spec is registry.get(job.solver) and job.problem == "sssp"
+
+
+def test_jobs_carry_the_configs_own_top_level_values():
+    config = validate_config({"trials": 7, "warmup": 3, "time_budget_s": 45, "sources": {"count": 1, "seed": 5},
+                              "validate": {"apsp_rows": 4}, "graphs": {"g": RING},
+                              "solvers": [{"name": "scipy_apsp"}, {"name": "scipy_dijkstra", "warmup": 0}]})
+    jobs = {j.solver: j for j in expand_jobs(config)[0]}
+    assert (jobs["scipy_apsp"].trials, jobs["scipy_apsp"].warmup, jobs["scipy_apsp"].budget) == (7, 3, 45.0)
+    assert (jobs["scipy_dijkstra"].trials, jobs["scipy_dijkstra"].warmup) == (7, 0)
+    assert {(j.seed, j.validate_rows) for j in jobs.values()} == {(5, 4)}
+    assert jobs["scipy_apsp"].problem == "apsp"
+
+
+def test_an_unvalidated_config_is_refused_by_expand_jobs():
+    with pytest.raises(GpuspError, match="no 'gpu_memory_gb'.*validated config"):
+        expand_jobs({"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}]})
+
+
+def test_source_settings_take_the_graphs_own_values_else_the_top_level_ones():
+    config = validate_config({"sources": {"count": 4, "seed": 2},
+                              "graphs": {"a": RING, "b": {**RING, "sources": {"count": 1}},
+                                         "c": {**RING, "sources": {"seed": 9}}},
+                              "solvers": [{"name": "scipy_dijkstra"}]})
+    assert [source_settings(config, g) for g in "abc"] == [(4, 2), (1, 2), (4, 9)]
+    plain = validate_config({"graphs": {"a": RING}, "solvers": []})
+    assert source_settings(plain, "a") == (schema_default("sources")["count"], schema_default("sources")["seed"])
+
+
+@pytest.mark.parametrize("change, where, words", [
+    ({"trails": 3}, "top level", "'trails' was unexpected"),
+    ({"trials": "five"}, "key trials", "not of type 'integer'"),
+    ({"validate": {"apsp_rows": 0}}, "key validate/apsp_rows", "less than the minimum of 1"),
+    ({"solvers": [{"name": "scipy_dijkstra", "warmpu": 1}]}, "key solvers/0", "'warmpu' was unexpected"),
+    ({"graphs": {"g": {**RING, "seed": "x"}}}, "key graphs/g/seed", "not of type 'integer'"),
+    ({"sources": 3}, "key sources", "not of type 'object'"),
+], ids=["misspelled-key", "wrong-type", "nested-minimum", "solver-key", "graph-type", "object-type"])
+def test_schema_violations_name_the_file_and_the_key(tmp_path, change, where, words):
+    path = write(tmp_path, {"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}], **change})
+    with pytest.raises(GpuspError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: {where}: ") and words in message, message
+
+
+def test_overrides_are_applied_before_validation(tmp_path):
+    path = write(tmp_path, {"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}]})
+    config = load_config(path, ["trials=2", "time-budget-s=12.5", "in_process=true"])
+    assert (config["trials"], config["time_budget_s"], config["in_process"]) == (2, 12.5, True)
+    assert expand_jobs(config)[0][0].trials == 2
+    with pytest.raises(GpuspError, match=r"key trials: 0 is less than the minimum"):
+        load_config(path, ["trials=0"])
+    with pytest.raises(GpuspError, match="'trails' was unexpected"):
+        load_config(path, ["trails=2"])
+
+
+@pytest.mark.parametrize("text, words", [("graphs: [\n", "not valid YAML"), ("", "a config is a YAML mapping"),
+                                         ("- a\n", "a config is a YAML mapping")])
+def test_unreadable_configs_name_the_file(tmp_path, text, words):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(GpuspError, match=words) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(f"{path}: ") and "\n" not in str(caught.value)
+    with pytest.raises(GpuspError, match="cannot read the config"):
+        load_config(tmp_path / "missing.yaml")
