@@ -5,6 +5,8 @@ capture CUDA graphs here: they run their DAG one piece at a time in an adversari
 split / join wiring is checked with stand-in builders.
 """
 
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,7 +15,9 @@ from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError
-from gpusp.solvers import blockedfw as bfw
+from gpusp.solvers import registry
+from gpusp.solvers.blockedfw import layout
+from gpusp.solvers.blockedfw import versions
 
 VERSIONS = ["v10", "v11", "v12", "v20", "v21", "v30", "v40", "v41"]
 SMALL = [(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
@@ -25,7 +29,7 @@ def solve(graph, version, B=4):
 
 def run_class(cls, graph, B):
     """Run a solver class directly (for forced layouts); returns what assert_apsp_ok reads."""
-    s = cls(graph, block_size=B)
+    s = cls(graph, **{**registry.get("blockedfw_v21").defaults(), "block_size": B})
     s.upload()
     counters = s.run(None)
     dist, parent = s.download()
@@ -65,8 +69,8 @@ def test_b8_n10(version):
 def test_forced_conflict_layout_b4():
     """Transposed and padded shared layouts (v21 picks them only from B = 8) checked cheaply at B = 4."""
     forced = {"transpose": True, "pad": True}
-    v21 = type("V21Forced", (bfw.V21Solver,), {"layout": forced})
-    v30 = type("V30Forced", (bfw.V30Solver,), {"layout": forced})
+    v21 = type("V21Forced", (versions.V21Solver,), {"layout": forced})
+    v30 = type("V30Forced", (versions.V30Solver,), {"layout": forced})
     for g in (random_graph(10, 30, seed=5, wmin=0), sssp_cases()[4][1]):
         assert_apsp_ok(g, run_class(v21, g, 4))
         assert_apsp_ok(g, run_class(v30, g, 4))
@@ -80,14 +84,14 @@ def test_v20_b16_n17():
 
 def test_conflict_rule():
     # lcm(B, 32) <= (B - 1) B: B = 4 -> 32 > 12 no conflict; 8, 16, 24 (lcm 96), 32 conflict
-    assert [bfw.column_conflict(B) for B in (4, 8, 16, 24, 32)] == [False, True, True, True, True]
-    assert not bfw.column_conflict(31)  # the paper's footnote: B = 31 has none ...
-    assert bfw.column_conflict(31, stride=32)  # ... and padding it to 32 would create one
-    assert not any(bfw.column_conflict(B, stride=B + 1) for B in (8, 16, 24, 32))
-    assert bfw.conflict_plan(4) == {"conflict": False, "transpose": False, "pad": False}
+    assert [layout.column_conflict(B) for B in (4, 8, 16, 24, 32)] == [False, True, True, True, True]
+    assert not layout.column_conflict(31)  # the paper's footnote: B = 31 has none ...
+    assert layout.column_conflict(31, stride=32)  # ... and padding it to 32 would create one
+    assert not any(layout.column_conflict(B, stride=B + 1) for B in (8, 16, 24, 32))
+    assert layout.conflict_plan(4) == {"conflict": False, "transpose": False, "pad": False}
     for B in (8, 16, 24, 32):
-        assert bfw.conflict_plan(B) == {"conflict": True, "transpose": True, "pad": True}
-    assert bfw.column_conflict(8, banks=16) and not bfw.column_conflict(4, banks=64)
+        assert layout.conflict_plan(B) == {"conflict": True, "transpose": True, "pad": True}
+    assert layout.column_conflict(8, banks=16) and not layout.column_conflict(4, banks=64)
 
 
 def test_launch_counts():
@@ -98,6 +102,17 @@ def test_launch_counts():
     assert launches["v10"] > launches["v11"]
     # v30: p1 + 2 (t = 0) / 4 (t = 1) / 2 (t = 2) phase-2 pieces + 1 / 4 / 1 quadrants, + the check
     assert launches["v30"] == 3 + (2 + 4 + 2) + (1 + 4 + 1) + 1
+
+
+def test_layout_sizes_and_memory_without_numba():
+    """The registry builds block_size's choices and the memory bound from layout, which must not import Numba."""
+    code = ("import sys; from gpusp.solvers.blockedfw import layout; "
+            "assert 'numba' not in sys.modules, 'layout imported numba'; print(layout.BLOCK_SIZES)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert registry.get("blockedfw_v21").params[0].choices == layout.BLOCK_SIZES
+    assert [layout.padded(n, 8) for n in (0, 1, 8, 9)] == [0, 8, 8, 16]
+    assert layout.device_bytes(10, 4, 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their pristine copies
 
 
 def _paths(dag):
@@ -114,11 +129,11 @@ def _paths(dag):
 def test_dependency_dags_order_every_conflict(relaxed):
     """Every pair of pieces touching a common block (one writing it) is ordered as in program order."""
     for r in range(1, 7):
-        dag = bfw.dependency_dag(r, relaxed=relaxed)
+        dag = layout.dependency_dag(r, relaxed=relaxed)
         assert dag[0][1] == "start" and dag[-1][1] == "end" and len(dag) - 2 == len(
-            [1 for t in range(r) for k in bfw.PIECES if all(a < b for a, b in bfw.piece_ranges(k, t, r))])
+            [1 for t in range(r) for k in layout.PIECES if all(a < b for a, b in layout.piece_ranges(k, t, r))])
         reach = _paths(dag)
-        acc = [bfw.piece_access(k, t, r) if k not in ("start", "end") else None for _, k, t, _ in dag]
+        acc = [layout.piece_access(k, t, r) if k not in ("start", "end") else None for _, k, t, _ in dag]
         for v in range(1, len(dag)):
             assert (reach[v] & 1) and (reach[-1] >> v if v < len(dag) - 1 else 1)  # start -> v -> end
             for u in range(1, v):
@@ -127,8 +142,8 @@ def test_dependency_dags_order_every_conflict(relaxed):
                 (ru, wu), (rv, wv) = acc[u], acc[v]
                 if wu & (rv | wv) or ru & wv:
                     assert (reach[v] >> u) & 1, f"r={r}: {dag[u][0]} -> {dag[v][0]} missing"
-    dag = {name: [bfw.dependency_dag(4, relaxed)[u][0] for u in deps]
-           for name, _, _, deps in bfw.dependency_dag(4, relaxed)}
+    dag = {name: [layout.dependency_dag(4, relaxed)[u][0] for u in deps]
+           for name, _, _, deps in layout.dependency_dag(4, relaxed)}
     if relaxed:  # paper 4.1
         assert dag["p12"] == ["dr1"] and sorted(dag["up2"]) == ["p12", "ur1"]
         assert sorted(dag["ul2"]) == ["left2", "ul1", "up2"]
@@ -137,8 +152,8 @@ def test_dependency_dags_order_every_conflict(relaxed):
 
 
 def test_adversarial_order_reorders_rounds():
-    dag = bfw.dependency_dag(4, relaxed=True)
-    order = bfw.adversarial_order(dag)
+    dag = layout.dependency_dag(4, relaxed=True)
+    order = layout.adversarial_order(dag)
     assert sorted(order) == list(range(len(dag))) and order != sorted(order)
     pos = {v: i for i, v in enumerate(order)}
     assert all(pos[u] < pos[v] for v, node in enumerate(dag) for u in node[3])
@@ -169,7 +184,7 @@ class _FakeBuilder:
 @pytest.mark.parametrize("relaxed", [False, True])
 def test_graph_wiring_keeps_every_dependency(relaxed):
     for r in (1, 2, 5):
-        dag = bfw.dependency_dag(r, relaxed=relaxed)
+        dag = layout.dependency_dag(r, relaxed=relaxed)
         reach = _paths(dag)
         root = _FakeBuilder(primary=True)
 
@@ -179,7 +194,7 @@ def test_graph_wiring_keeps_every_dependency(relaxed):
             assert need <= b.seen  # every dependency is ordered before the node
             b.seen.add(v)
 
-        assert bfw.wire_dag(dag, root, _FakeBuilder.join, launch) is root
+        assert layout.wire_dag(dag, root, _FakeBuilder.join, launch) is root
         assert root.seen == set(range(len(dag)))
 
 
@@ -192,11 +207,12 @@ def test_graph_versions_fall_back_in_simulator(version):
 
 
 def test_hop_tiebreak_only_for_nonpositive_weights():
-    pos = bfw.V12Solver(random_graph(10, 30, seed=1), block_size=4)
-    zero = bfw.V12Solver(random_graph(10, 30, seed=1, wmin=0), block_size=4)
+    spec = registry.get("blockedfw_v12")
+    pos = spec.build(random_graph(10, 30, seed=1), block_size=4)
+    zero = spec.build(random_graph(10, 30, seed=1, wmin=0), block_size=4)
     assert pos.scale == 0 and pos.dtype == np.int32
     assert zero.scale == 11 and zero.dtype == np.int32
-    big = bfw.V12Solver(random_graph(10, 30, seed=1, wmin=-2**24, wmax=2**24), block_size=4)
+    big = spec.build(random_graph(10, 30, seed=1, wmin=-2**24, wmax=2**24), block_size=4)
     assert big.dtype == np.int64 and big.graph.dtype == np.int32  # w' = w (n + 1) + 1 needs int64
 
 

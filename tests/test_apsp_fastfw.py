@@ -14,12 +14,22 @@ from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
-from gpusp.solvers import fastfw
+from gpusp.solvers import registry
+from gpusp.solvers.fastfw import kernels, variants
+from gpusp.solvers.fastfw.solver import FastSolver
 from gpusp.measure.validate import reference_distances
+
+SPEC = registry.get("blockedfw_fast")
+
+
+def direct(graph, **params):
+    """The solver built directly, the registry's defaults for what ``params`` leaves out: tiles 4 and 8 (the
+    simulator's sizes) are below the registry's choices."""
+    return FastSolver(graph, **{**SPEC.defaults(), **params})
 
 
 def run(graph, **params):
-    s = fastfw.FastSolver(graph, **params)
+    s = direct(graph, **params)
     s.upload()
     counters = s.run(None)
     dist, parent = s.download()
@@ -76,7 +86,7 @@ def test_general_kernels_when_keys_do_not_fit():
     assert res.counters["arith"] == "gen32"
     g = random_graph(9, 30, seed=9, wmin=1, wmax=600_000)  # fits int32 keys, not float32's 2^24
     res = run(g, tile=4, regblock=2, arith="float32")
-    assert res.counters["arith"] == fastfw.AUTO_ARITH
+    assert res.counters["arith"] == variants.AUTO_ARITH
     assert_apsp_ok(g, res)
 
 
@@ -85,12 +95,12 @@ def test_registry_and_shapes():
     res = gpusp.solve(g, "blockedfw_fast", warmup=0, tile=16, regblock=8)  # 4 threads per block
     assert_apsp_ok(g, res)
     with pytest.raises(SolverError):
-        fastfw.FastSolver(g, tile=128, regblock=2)  # 4096 threads per block
-    assert fastfw.pick(8192) == (64, 4) and fastfw.pick(1200, paths=False) == (64, 4)  # the H200 sweeps' winners
-    assert fastfw.pick(1200) == (32, 2) and fastfw.pick(2048) == (64, 4)  # with paths: T 32 up to n = 1200
+        SPEC.build(g, tile=128, regblock=2)  # 4096 threads per block
+    assert variants.pick(8192) == (64, 4) and variants.pick(1200, paths=False) == (64, 4)  # the H200 sweeps' winners
+    assert variants.pick(1200) == (32, 2) and variants.pick(2048) == (64, 4)  # with paths: T 32 up to n = 1200
     assert res.counters["persistent"] is False  # graph replay by default (host loop in the simulator): fastest on the H200
-    assert fastfw.FastSolver(g).launch == "graph"
-    assert fastfw.chunk(128, 4) == 32 and fastfw.chunk(128, 8) == 16 and fastfw.chunk(4, 4) == 4
+    assert SPEC.build(g).launch == "graph"
+    assert variants.chunk(128, 4) == 32 and variants.chunk(128, 8) == 16 and variants.chunk(4, 4) == 4
 
 
 def test_graph_launch_in_the_simulator_runs_the_host_loop():
@@ -98,19 +108,19 @@ def test_graph_launch_in_the_simulator_runs_the_host_loop():
     res = run(g, tile=4, regblock=2, launch="graph")  # r = 3 rounds: 3 launches each, no graph to capture
     assert_apsp_ok(g, res)
     assert res.counters["graph"] is False and res.counters["launches"] == 9
-    with pytest.raises(SolverError, match="launch must be one of"):
-        fastfw.FastSolver(g, launch="stream")
+    with pytest.raises(SolverError, match="parameter launch='stream': allowed values"):
+        SPEC.build(g, launch="stream")
 
 
 def test_auto_variant_is_the_measured_one_where_it_fits():
-    AUTO, REF = fastfw.AUTO_VARIANT, fastfw.DEFAULTS
-    assert fastfw.resolve_variant(64, 4, "dpx", True) == AUTO[True]
-    assert fastfw.resolve_variant(64, 4, "int32", False) == AUTO[False]
-    assert fastfw.resolve_variant(64, 4, "dpx", False, launch="persistent")["p12"] == "global"
-    assert fastfw.resolve_variant(64, 4, "dpx", True, unroll=2) == dict(AUTO[True], unroll=2)
-    assert fastfw.resolve_variant(4, 2, "dpx", True) == REF  # unroll 8 does not fit a 4-pivot chunk
-    assert fastfw.resolve_variant(64, 4, "gen32", True) == REF  # the general kernels keep the reference
-    assert fastfw.resolve_variant(64, 4, "gen32", True, stage="double") == dict(REF, stage="double")
+    AUTO, REF = variants.AUTO_VARIANT, variants.DEFAULTS
+    assert variants.resolve_variant(64, 4, "dpx", True) == AUTO[True]
+    assert variants.resolve_variant(64, 4, "int32", False) == AUTO[False]
+    assert variants.resolve_variant(64, 4, "dpx", False, launch="persistent")["p12"] == "global"
+    assert variants.resolve_variant(64, 4, "dpx", True, unroll=2) == dict(AUTO[True], unroll=2)
+    assert variants.resolve_variant(4, 2, "dpx", True) == REF  # unroll 8 does not fit a 4-pivot chunk
+    assert variants.resolve_variant(64, 4, "gen32", True) == REF  # the general kernels keep the reference
+    assert variants.resolve_variant(64, 4, "gen32", True, stage="double") == dict(REF, stage="double")
     g = random_graph(37, 150, seed=3, wmin=1, wmax=9)
     for paths in (True, False):
         res = run(g, tile=16, regblock=4, paths=paths)
@@ -138,14 +148,14 @@ def test_phase2_product_tuned_kernels_and_where_it_is_refused():
         res = run(g, tile=16, regblock=4, paths=paths, phase2="product")
         assert_apsp_ok(g, res)
         assert res.counters["phase2"] == "product" and res.counters["unroll"] == 8  # the tuned layout
-    assert fastfw.FastSolver(g, launch="persistent").phase2 == "serial"  # auto: the persistent kernel is serial
+    assert SPEC.build(g, launch="persistent").phase2 == "serial"  # auto: the persistent kernel is serial
     neg = sssp_cases(negative=True)[-1][1]
-    assert fastfw.FastSolver(neg, tile=4, regblock=2).phase2 == "serial"  # general kernels
+    assert direct(neg, tile=4, regblock=2).phase2 == "serial"  # general kernels
     for bad in (dict(graph=neg, phase2="product"), dict(graph=g, launch="persistent", phase2="product")):
         with pytest.raises(SolverError, match="phase2=product"):
-            fastfw.FastSolver(tile=4, regblock=2, **bad)
-    with pytest.raises(SolverError, match="phase2 must be one of"):
-        fastfw.FastSolver(g, phase2="tiles")
+            direct(tile=4, regblock=2, **bad)
+    with pytest.raises(SolverError, match="parameter phase2='tiles': allowed values"):
+        SPEC.build(g, phase2="tiles")
 
 
 # --- pivots=useful: sinks and sources are no pivots ---------------------------------------------------------
@@ -171,7 +181,7 @@ def _hub_graph(seed=4, outer=(0, 9), cycle=None):
 def test_useful_pivots_exact_and_fewer_rounds(launch, paths):
     for seed in (4, 5):
         g, _ = _hub_graph(seed=seed)
-        order, useful = fastfw.useful_first(g)
+        order, useful = variants.useful_first(g)
         assert useful <= 6 and sorted(order) == list(range(14))
         full = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots="all")
         assert_apsp_ok(g, full)
@@ -196,8 +206,8 @@ def test_useful_pivots_negative_weights_cycles_and_no_pivot_at_all():
     res = run(star, tile=4, regblock=2, pivots="auto")  # no vertex has arcs in and out: no round at all
     assert res.counters["iterations"] == 0 and res.counters["launches"] == 0
     assert_apsp_ok(star, res)
-    with pytest.raises(SolverError, match="pivots must be one of"):
-        fastfw.FastSolver(star, pivots="some")
+    with pytest.raises(SolverError, match="parameter pivots='some': allowed values"):
+        SPEC.build(star, pivots="some")
 
 
 # --- kernel variants (p12 / inner / unroll / stage) at tile 16 -------------------------------------------------
@@ -239,16 +249,16 @@ def test_variants_other_ariths_and_persistent(arith):
 def test_variants_many_chunks(monkeypatch, stage):
     """A small shared-memory budget: 8-pivot (single) or 4-pivot (double) chunks at tile 16, so single staging
     reloads and double alternates its buffers."""
-    monkeypatch.setattr(fastfw, "SMEM_BUDGET", 2 * 2 * 16 * 4 * 4)
-    fastfw.kernels.cache_clear()
+    monkeypatch.setattr(variants, "SMEM_BUDGET", 2 * 2 * 16 * 4 * 4)
+    kernels.kernels.cache_clear()
     try:
-        assert fastfw.chunk(16, 4, 2 if stage == "double" else 1) < 16
+        assert variants.chunk(16, 4, 2 if stage == "double" else 1) < 16
         g = random_graph(37, 150, seed=11, wmin=0, wmax=9)  # zero weights: the hop tie-break too
         for paths in (True, False):
             res = run(g, tile=16, regblock=4, paths=paths, inner="vec4", unroll=4, stage=stage, launch="host")
             assert_apsp_ok(g, res)
     finally:
-        fastfw.kernels.cache_clear()
+        kernels.kernels.cache_clear()
 
 
 def test_variants_rejected():
@@ -258,8 +268,29 @@ def test_variants_rejected():
                dict(tile=16, regblock=4, p12="shared", launch="persistent"),
                dict(tile=16, regblock=4, unroll=3), dict(tile=16, regblock=4, stage="triple")):
         with pytest.raises(SolverError):
-            fastfw.FastSolver(g, **kw)
+            SPEC.build(g, **kw)
     res = gpusp.solve(g, "blockedfw_fast", warmup=0, tile=16, regblock=4, inner="vec4", unroll=8, stage="double",
                       p12="shared")
     assert_apsp_ok(g, res)
     assert res.counters["inner"] == "vec4" and res.counters["unroll"] == 8
+
+
+# --- the package's layout: rules without Numba, parameters only from the registry --------------------------------
+def test_variants_import_without_numba_and_parameters_are_required():
+    """The registry imports the rules module without Numba; the class takes every registry parameter by keyword and
+    restates no default."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import gpusp.solvers.fastfw.variants, gpusp.solvers.registry; "
+            "assert 'numba' not in sys.modules, 'numba imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    g = random_graph(6, 12, seed=1)
+    with pytest.raises(TypeError):
+        FastSolver(g)
+    with pytest.raises(TypeError):
+        FastSolver(g, 0, 0, **{k: v for k, v in SPEC.defaults().items() if k not in ("tile", "regblock")})
+    assert variants.tile_shape(100, True, 0, 0) == variants.pick(100)
+    assert variants.tile_shape(100, True, 32, 0) == (32, 2)  # a tile given: 16 x 16 threads
+    assert variants.device_bytes(64, 4, True) == 2 * 64 * 64 * 8
+    assert variants.device_bytes(64, 4, False) == 2 * 64 * 64 * 4

@@ -6,8 +6,10 @@ from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_c
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
-from gpusp.solvers import floydwarshall as fw
-from gpusp.solvers.cpu import dense_predecessors
+from gpusp.solvers import dense, registry
+from gpusp.solvers.csr import DeviceGraph
+from gpusp.data.graph import dense_predecessors
+from gpusp.solvers.dense import build_matrix
 
 # the cheapest simulator settings per variant: tile 4 (16 threads per block), 1-D blocks of 32
 VARIANTS = {
@@ -100,9 +102,9 @@ def test_repeated_runs_reset_state():
                          ids=[c[0] for c in sssp_cases(negative=True)[:6] + sssp_cases(negative=True)[-2:]])
 def test_device_matrix_is_to_dense(label, graph, source):
     """The on-device set-up equals Graph.to_dense() and dense_predecessors()."""
-    solver = fw.NaiveSolver(graph, block=32)
+    solver = registry.get("floydwarshall_naive").build(graph, block=32)
     solver.upload()
-    solver.build()
+    build_matrix(DeviceGraph(graph).upload(), solver.d, solver.p, solver.inf)
     d, p = solver.download()
     dense = graph.to_dense()
     np.testing.assert_array_equal(d, dense)
@@ -117,6 +119,6 @@ def test_int64_distances():
 
 
 def test_memory_check(monkeypatch):
-    monkeypatch.setattr(fw, "free_device_memory", lambda: 1000)
+    monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
     with pytest.raises(SolverError, match="device memory"):
         gpusp.solve(random_graph(13, 40, seed=1), "floydwarshall_naive", warmup=0, block=32)

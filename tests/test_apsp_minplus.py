@@ -6,8 +6,7 @@ from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_c
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
-from gpusp.solvers import floydwarshall as fw
-from gpusp.solvers.dijkstragpu import NaiveApspSolver
+from gpusp.solvers import dense, registry
 
 MINPLUS = {"minplus_naive": {}, "minplus_tiled": {"tile": 4}}
 
@@ -89,7 +88,7 @@ def test_minplus_repeated_runs_and_int64():
 
 
 def test_minplus_memory_check(monkeypatch):
-    monkeypatch.setattr(fw, "free_device_memory", lambda: 1000)
+    monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
     with pytest.raises(SolverError, match="device memory"):
         gpusp.solve(random_graph(13, 40, seed=1), "minplus_tiled", warmup=0, tile=4)
 
@@ -112,10 +111,10 @@ def test_dijkstra_refuses_negative_weights():
     with pytest.raises(SolverError, match="negative weights"):
         gpusp.solve(graph, "dijkstra_gpunaive", warmup=0, block=32)
     with pytest.raises(SolverError, match="negative weights"):
-        NaiveApspSolver(graph, block=32)
+        registry.get("dijkstra_gpunaive").build(graph, block=32)
 
 
 def test_dijkstra_memory_check(monkeypatch):
-    monkeypatch.setattr(fw, "free_device_memory", lambda: 1000)
+    monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
     with pytest.raises(SolverError, match="device memory"):
         gpusp.solve(random_graph(13, 40, seed=1), "dijkstra_gpunaive", warmup=0, block=32)

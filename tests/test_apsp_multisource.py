@@ -11,8 +11,9 @@ from cases import _g, assert_apsp_ok, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
-from gpusp.solvers import multisource, registry
-from gpusp.solvers.multisource import arc_chunks, auto_batch
+from gpusp.solvers import dense, multisource, registry
+from gpusp.solvers.multisource import arc_chunks
+from gpusp.solvers.rules import auto_batch
 from gpusp.solvers.warp import warp_or
 
 CASES = [c for c in sssp_cases() if c[0] != "random-37"]
@@ -61,7 +62,7 @@ def test_several_batches_and_words():
 
 def test_host_result_and_repeated_runs(monkeypatch):
     """Rows staged per batch and copied to pinned host memory; run() twice resets its state."""
-    monkeypatch.setattr(multisource, "RESULT_ON_DEVICE", False)
+    monkeypatch.setattr(dense, "RESULT_ON_DEVICE", False)
     graph = random_graph(40, 120, seed=4, wmin=1, wmax=9)
     res = gpusp.solve(graph, "multisource_fast", None, warmup=1, trials=1, **SMALL)
     assert_apsp_ok(graph, res)
@@ -144,3 +145,13 @@ def test_warp_or_combines_every_lane():
     kernel[1, 64](out)
     odd = sum(1 << i for i in range(1, 31, 2))
     assert out[:32].tolist() == [odd] * 32 and out[32:].tolist() == [odd | 1] * 32
+
+
+def test_parameters_come_from_the_registry():
+    """Every registry parameter is a keyword-only argument without a default (the registry holds the defaults)."""
+    import inspect
+
+    spec = registry.get("multisource_fast")
+    args = list(inspect.signature(spec.load().__init__).parameters.values())[2:]
+    assert [a.name for a in args] == [p.name for p in spec.params]
+    assert all(a.kind is a.KEYWORD_ONLY and a.default is a.empty for a in args)

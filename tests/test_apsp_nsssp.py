@@ -8,10 +8,8 @@ import pytest
 from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
-from gpusp.solvers import registry
 from gpusp.errors import NegativeCycleError, SolverError
-from gpusp.solvers import nsssp
-from gpusp.solvers.allsources import AllSourcesSolver
+from gpusp.solvers import dense, nsssp, registry
 from gpusp.solvers.cpu import BellmanFordCpu
 
 SMALL = dict(sources_per_launch=4, groups_per_block=2)
@@ -64,7 +62,7 @@ def test_global_n3_b1_star():
 @pytest.mark.parametrize("graph", [sssp_cases()[4][1], POSITIVE_13], ids=["zero-cycle", "positive-13"])
 def test_host_result_path_and_repeated_runs(monkeypatch, graph):
     """Rows staged on the device and copied to pinned host memory; run() twice resets its state."""
-    monkeypatch.setattr(nsssp, "RESULT_ON_DEVICE", False)
+    monkeypatch.setattr(dense, "RESULT_ON_DEVICE", False)
     res = gpusp.solve(graph, "nsssp_shared", None, warmup=1, trials=1, **SMALL)
     assert_apsp_ok(graph, res)
     assert res.counters["result_on_device"] == 0 and "host_copy_ms" in res.counters
@@ -74,9 +72,9 @@ def test_host_result_path_and_repeated_runs(monkeypatch, graph):
 @pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
 def test_paths_off_times_costs_only(monkeypatch, name, on_device):
     """paths=False: the same distances, no parents written on the device (host-derived ones validate)."""
-    monkeypatch.setattr(nsssp, "RESULT_ON_DEVICE", on_device)
-    s = nsssp.SharedSolver(POSITIVE_13, paths=False, **SMALL) if name == "nsssp_shared" else \
-        nsssp.GlobalSolver(POSITIVE_13, paths=False, **SMALL)
+    monkeypatch.setattr(dense, "RESULT_ON_DEVICE", on_device)
+    s = registry.get(name).build(POSITIVE_13, paths=False, **SMALL)
+    assert isinstance(s, nsssp.SharedSolver if name == "nsssp_shared" else nsssp.GlobalSolver)
     s.upload()
     if on_device:
         s.out_parent.copy_to_device(np.full((13, 13), -7, dtype=np.int32))
@@ -152,7 +150,19 @@ def test_allsources_negative_cycle(monkeypatch, sssp):
 
 
 def test_allsources_passes_block(monkeypatch):
-    solver = AllSourcesSolver(sssp_cases()[2][1], sssp=_inner(monkeypatch, "edgebf_coo"), block=64)
+    spec = registry.get("bellmanford_allsources")
+    solver = spec.build(sssp_cases()[2][1], sssp=_inner(monkeypatch, "edgebf_coo"), block=64)
     assert solver.inner_params["block"] == 64
-    with pytest.raises(SolverError, match="SSSP solver"):
-        AllSourcesSolver(sssp_cases()[2][1], sssp="nsssp_shared")
+    with pytest.raises(SolverError, match="parameter sssp='nsssp_shared'"):  # not an SSSP solver
+        spec.build(sssp_cases()[2][1], sssp="nsssp_shared")
+
+
+@pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global", "bellmanford_allsources"])
+def test_parameters_come_from_the_registry(name):
+    """Every registry parameter is a keyword-only argument without a default (the registry holds the defaults)."""
+    import inspect
+
+    spec = registry.get(name)
+    args = list(inspect.signature(spec.load().__init__).parameters.values())[2:]
+    assert [a.name for a in args] == [p.name for p in spec.params]
+    assert all(a.kind is a.KEYWORD_ONLY and a.default is a.empty for a in args)

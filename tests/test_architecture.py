@@ -117,3 +117,97 @@ def test_the_checker_sees_lazy_and_relative_imports():
     assert "gpusp.measure.job" in GRAPH["gpusp.cli"]  # imported inside cmd_solve
     assert "gpusp.data.peers" in GRAPH["gpusp.solvers.gapbs"]  # `from ..data import peers`
     assert "gpusp.measure.harness" in GRAPH["gpusp"]
+
+
+# --- inside gpusp.solvers: families on shared floors -------------------------------------------------------------------
+SOLVERS = "gpusp.solvers"
+
+
+def solver_roles() -> dict[str, str]:
+    """Module -> role ('floor' or 'index') from the document's solver table; every other module is in a family."""
+    out = {}
+    for line in DOC.read_text().splitlines():
+        m = re.match(r"\|\s*(floor|index)\s*\|([^|]*)\|", line)
+        if m:
+            for name in re.findall(r"`(gpusp\.solvers\.\w+)`", m[2]):
+                out[name] = m[1]
+    return out
+
+
+def family_of(name: str) -> str | None:
+    """The family a solvers module belongs to (its top-level name under gpusp.solvers), None for floors and index."""
+    if not name.startswith(SOLVERS + "."):
+        return None
+    top = ".".join(name.split(".")[:3])
+    return None if top in solver_roles() else top
+
+
+def test_the_document_names_the_solver_floors():
+    roles = solver_roles()
+    assert {"floor", "index"} <= set(roles.values()), f"the solver table of {DOC} was not found: {roles}"
+    stale = [m for m in roles if m not in MODULES]
+    assert not stale, f"docs/architecture.md names solver modules that do not exist: {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith(SOLVERS + ".")))
+def test_no_solver_family_imports_another(name):
+    roles = solver_roles()
+    mine = family_of(name)
+    targets = {t for t in GRAPH[name] if t.startswith(SOLVERS + ".")}
+    if mine is None and roles.get(".".join(name.split(".")[:3])) == "floor":
+        wrong = {t for t in targets if roles.get(".".join(t.split(".")[:3])) != "floor"}
+        assert not wrong, f"floor {name} imports what is not a floor: {sorted(wrong)}"
+        return
+    if mine is None:  # the index: families' rule modules are allowed while the registry imports without Numba
+        return
+    others = {t for t in targets if family_of(t) not in (None, mine)}
+    assert not others, f"{name} (family {mine}) imports other families: {sorted(others)}"
+    index = {t for t in targets if roles.get(t) == "index" and t != f"{SOLVERS}.registry"}
+    assert not index, f"family module {name} imports {sorted(index)}"
+
+
+def test_the_registry_imports_without_numba():
+    """The CLI lists solvers, the workflow plans jobs and the code hash reads the registry without a GPU stack."""
+    code = ("import sys; import gpusp.solvers.registry as r; r.list_solvers(); "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'numba_cuda')); "
+            "assert not bad, bad")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_the_checker_sees_a_family_importing_another():
+    """The rule itself: an import of another family's module is caught, one of a floor is not."""
+    assert family_of("gpusp.solvers.minplus") == "gpusp.solvers.minplus"
+    assert family_of("gpusp.solvers.dense") is None and family_of("gpusp.solvers.registry") is None
+    assert "gpusp.solvers.dense" in GRAPH["gpusp.solvers.minplus"]  # a floor, allowed
+    assert family_of("gpusp.solvers.fastfw.solver") == family_of("gpusp.solvers.fastfw.variants")
+
+
+# --- sizes, and no history in the code ---------------------------------------------------------------------------------
+MAX_MODULE_LINES = 700
+MAX_FUNCTION_LINES = 150
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_and_functions_stay_small(name):
+    path = MODULES[name]
+    lines = path.read_text().count("\n")
+    assert lines <= MAX_MODULE_LINES, f"{path} has {lines} lines (at most {MAX_MODULE_LINES}): split it"
+    long = [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, f"{path}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+
+
+def test_no_date_in_the_package():
+    """Dates, call ids and before -> after timings belong in benchmarks/*.md and git history, not in code or help."""
+    found = [f"{p.relative_to(ROOT.parent)}:{i}: {line.strip()[:80]}" for p in sorted(ROOT.rglob("*"))
+             if p.suffix == ".py" for i, line in enumerate(p.read_text().splitlines(), 1)
+             if DATE.search(line)]
+    assert not found, "dates in src/gpusp:\n" + "\n".join(found)

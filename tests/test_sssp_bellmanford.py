@@ -5,8 +5,10 @@ import pytest
 from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
-from gpusp.solvers import registry
 from gpusp.errors import NegativeCycleError, SolverError
+from gpusp.solvers import registry
+from gpusp.solvers.launch import blocks_per_sm
+from gpusp.solvers.rules import STRIDE_BLOCKS_PER_SM
 
 VARIANTS = ["bellmanford_naive", "bellmanford_stride", "bellmanford_flag"]
 CASES = sssp_cases(negative=True)
@@ -86,8 +88,7 @@ def test_repeated_trials_identical(name):
 def test_one_solver_several_sources(name):
     """The same solver object from different sources gives each source's own answer."""
     label, graph, _ = CASES[-4]
-    spec = registry.get(name)
-    solver = spec.load()(graph, **spec.resolve(small(name)))
+    solver = registry.get(name).build(graph, **small(name))
     solver.upload()
     for source in (5, 0, 5):
         solver.run(source)
@@ -120,3 +121,20 @@ def test_bad_parameters():
         gpusp.solve(graph, "bellmanford_stride", 0, grid=-1)
     with pytest.raises(SolverError, match="no parameter"):
         gpusp.solve(graph, "bellmanford_naive", 0, grid=2)
+
+
+@pytest.mark.parametrize("name", ["bellmanford_stride", "bellmanford_flag"])
+def test_grid_zero_is_the_rule(name):
+    """grid=0 (the default) launches rules.STRIDE_BLOCKS_PER_SM blocks per multiprocessor; a grid given is kept."""
+    graph = CASES[-4][1]
+    assert registry.get(name).build(graph).grid() == blocks_per_sm(STRIDE_BLOCKS_PER_SM)
+    assert registry.get(name).build(graph, grid=3).grid() == 3
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_parameters_are_required(name):
+    """The classes take the registry's parameters, every one named and without defaults of their own."""
+    graph = CASES[2][1]
+    with pytest.raises(TypeError):
+        registry.get(name).load()(graph)
+    assert registry.get(name).build(graph).params == registry.get(name).defaults()

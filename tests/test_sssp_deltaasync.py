@@ -11,7 +11,8 @@ from cases import _g, assert_sssp_ok, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
-from gpusp.solvers import deltaasync
+from gpusp.solvers import deltaasync, registry
+from gpusp.solvers.rules import ring_delta
 
 CASES = sssp_cases()
 
@@ -53,7 +54,7 @@ def test_ring_raises_delta_to_fit_the_heaviest_arc():
     graph = _g(4, [(0, 1, 1), (1, 2, 1000), (2, 3, 1)], "heavy")
     res = _solve(graph, 0, delta=1, buckets=8, window=2)  # 1000 / (8 - 2) -> delta 167
     assert_sssp_ok(graph, 0, res)
-    assert res.counters["delta"] == 167 == deltaasync.ring_delta(1, 1000, 8, 2)
+    assert res.counters["delta"] == 167 == ring_delta(1, 1000, 8, 2)
     assert res.counters["buckets"] >= 1000 // 167
 
 
@@ -74,7 +75,7 @@ def test_overflow_doubles_the_capacity_and_repeats():
 
 def test_repeated_runs_identical_and_queue_left_empty():
     graph = random_graph(80, 400, seed=9, wmin=0, wmax=20)
-    s = deltaasync.DeltaAsyncSolver(graph, block=32)
+    s = registry.get("deltastep_async").build(graph, block=32)
     s.upload()
     first = [s.run(src) and s.download()[0] for src in (3, 3, 11)]
     assert np.array_equal(first[0], first[1])
@@ -89,7 +90,7 @@ def test_refuses_negative_weights_int64_and_bad_shapes():
         with pytest.raises(SolverError, match="int64"):
             _solve(big)
     with pytest.raises(SolverError, match="window"):
-        deltaasync.DeltaAsyncSolver(random_graph(5, 10, seed=1), buckets=4, window=4)
+        registry.get("deltastep_async").build(random_graph(5, 10, seed=1), buckets=4, window=4)
     with pytest.raises(SolverError, match="power of two"):
-        deltaasync.DeltaAsyncSolver(random_graph(5, 10, seed=1), capacity=1000)
+        registry.get("deltastep_async").build(random_graph(5, 10, seed=1), capacity=1000)
 

@@ -275,15 +275,16 @@ def test_deltastep_push_launch_registers_match_reference(label, graph, source, p
 def test_deltastep_trials_change_sources_and_read_counters_after_the_clock():
     """One solver, several sources in turn (the source travels through mapped host memory, also into a replayed
     graph): every answer is the one for its own source; run() hands back a deferred counter read-back."""
-    from gpusp.solvers.deltastep import DeltaStepSolver
+    from gpusp.solvers import registry
 
+    spec = registry.get("deltastep_gpu")
     graph = random_graph(40, 160, seed=8, wmin=0, wmax=9)
-    s = DeltaStepSolver(graph, block=32, delta=4)
+    s = spec.build(graph, block=32, delta=4)
     s.upload()
     for source in (0, 17, 39, 0):
         ran = s.run(source)
         assert callable(ran) and ran()["iterations"] >= 1
         dist, parent = s.download()
         assert_sssp_ok(graph, source, type("R", (), {"dist": dist, "parent": parent})())
-    with pytest.raises(SolverError, match="registers must be one of"):
-        DeltaStepSolver(graph, registers=48)
+    with pytest.raises(SolverError, match="registers=48: allowed values are"):
+        spec.build(graph, registers=48)

@@ -10,6 +10,7 @@ from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_c
 
 import gpusp
 from gpusp.errors import NegativeCycleError
+from gpusp.solvers import registry
 
 SOLVERS = ["edgebf_coo", "edgebf_dense", "vertexbf_pull", "vertexbf_push"]
 CASES = sssp_cases(negative=True)
@@ -110,10 +111,32 @@ def test_counters():
     assert pull["relaxations"] == pull["iterations"] * graph.m and pull["launches"] >= pull["iterations"] + 1
 
 
+def test_launch_parameter():
+    """edgebf_coo and vertexbf_push take launch; pull and dense have none and always launch rounds from the host."""
+    graph = CASES[7][1]
+    for name in ("edgebf_coo", "vertexbf_push"):
+        assert registry.get(name).build(graph, launch="graph").launch == "graph"
+        assert registry.get(name).build(graph).launch == registry.get(name).defaults()["launch"]
+    for name in ("vertexbf_pull", "edgebf_dense"):
+        with pytest.raises(gpusp.SolverError, match="no parameter 'launch'"):
+            registry.get(name).build(graph, launch="graph")
+        assert registry.get(name).build(graph).launch == "host"
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_parameters_are_required(name):
+    """The classes take the registry's parameters, every one named and without defaults of their own."""
+    graph = CASES[2][1]
+    with pytest.raises(TypeError):
+        registry.get(name).load()(graph)
+    assert registry.get(name).build(graph).params == registry.get(name).defaults()
+
+
 def test_compilecheck_sm90():
     """The kernels compile for sm_90 (outside the simulator, which does no typing)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-m", "gpusp.solvers.compilecheck", "gpusp.solvers.edgebf"], env=env,
+    modules = sorted({registry.get(name).impl.split(":")[0] for name in SOLVERS})
+    out = subprocess.run([sys.executable, "-m", "gpusp.solvers.compilecheck", *modules], env=env,
                          capture_output=True, text=True, timeout=300)
     if out.returncode != 0 and "nvrtc" in (out.stdout + out.stderr).lower() and " ok " not in out.stdout:
         pytest.skip("no NVVM/NVRTC here for the offline compile")

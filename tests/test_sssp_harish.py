@@ -10,7 +10,7 @@ from cases import assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
-from gpusp.solvers.harish import ScatterCheckSolver
+from gpusp.solvers import registry
 
 NAME = "harish_scattercheck"
 CASES = sssp_cases()
@@ -37,7 +37,7 @@ def test_refuses_negative_weights():
 
 def test_direct_use_on_negative_cycle_stops():
     """Bypassing the registry's refusal must not loop forever: a change in round |V| raises."""
-    solver = ScatterCheckSolver(negative_cycle_graph(), block=32)
+    solver = registry.get(NAME).build(negative_cycle_graph(), block=32)
     solver.upload()
     with pytest.raises(NegativeCycleError):
         solver.run(0)
@@ -64,7 +64,8 @@ def test_int64_distances():
 def test_compilecheck_sm90():
     """The kernels compile for sm_90 (outside the simulator, which does no typing)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-m", "gpusp.solvers.compilecheck", "gpusp.solvers.harish"], env=env,
+    module = registry.get(NAME).impl.split(":")[0]
+    out = subprocess.run([sys.executable, "-m", "gpusp.solvers.compilecheck", module], env=env,
                          capture_output=True, text=True, timeout=300)
     if out.returncode != 0 and "nvrtc" in (out.stdout + out.stderr).lower() and " ok " not in out.stdout:
         pytest.skip("no NVVM/NVRTC here for the offline compile")

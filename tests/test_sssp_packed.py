@@ -6,7 +6,8 @@ from cases import _g, assert_sssp_ok, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
-from gpusp.solvers.packed import PackedSolver, pack, unpack
+from gpusp.solvers import registry
+from gpusp.solvers.packed import pack, unpack
 
 METHODS = ["min", "cas"]
 CASES = sssp_cases() + [
@@ -40,7 +41,7 @@ def test_refuses_negative_weights():
     with pytest.raises(SolverError, match="negative weights"):
         gpusp.solve(graph, "packed_atomic", 0)
     with pytest.raises(SolverError, match="non-negative"):
-        PackedSolver(graph, block=32, method="min")
+        registry.get("packed_atomic").build(graph, block=32, method="min")
 
 
 def test_refuses_int64_distances():
@@ -67,7 +68,7 @@ def test_repeated_trials_identical(method):
 
 def test_one_solver_several_sources():
     label, graph, _ = CASES[-1]
-    solver = PackedSolver(graph, block=32, method="cas")
+    solver = registry.get("packed_atomic").build(graph, block=32, method="cas")
     solver.upload()
     for source in (9, 0, 9):
         solver.run(source)

@@ -59,7 +59,6 @@ source's size, mtime and the read options.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import hashlib
 import io
@@ -72,11 +71,12 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..atomic import atomic_path
 from ..errors import GraphFormatError
 from .graph import WEIGHT_KINDS, Graph
+from .textlines import (Lines, check_body_count, check_body_short, check_kinds, first_bad, parse_counts, show,
+                        single_line)
 
 __all__ = ["FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",
            "read_graph", "write_graph"]
@@ -89,18 +89,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _CHUNK_ROWS = 1 << 20
 
-# byte classes inside data lines: 0 blank (space, tab, CR, LF), 1 digit, 2 sign, 3 anything else
-_CLASS = np.full(256, 3, dtype=np.uint8)
-_CLASS[[9, 10, 13, 32]] = 0
-_CLASS[48:58] = 1
-_CLASS[[43, 45]] = 2
-_BLANK = np.zeros(256, dtype=bool)
-_BLANK[[9, 32]] = True
-_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
-_FIELD_SPLIT = re.compile(rb"[ \t]+")
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
-_SHORT = {"tail id": "u", "head id": "v", "source id": "from", "target id": "to", "node id": "id", "weight": "w"}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -148,245 +137,46 @@ def _read_bytes(path) -> bytes:
 
 
 # --------------------------------------------------------------------------------------------------
-# vectorised line splitting and record parsing
-# --------------------------------------------------------------------------------------------------
-def _show(raw: bytes, limit: int = 60) -> str:
-    text = raw.decode("latin-1")
-    return ascii(text if len(text) <= limit else text[:limit] + "...")
-
-
-class _Lines:
-    """A text file split into lines: ``starts``/``ends`` (end excludes LF and one trailing CR) and
-    ``kind``, the first non-blank byte of each line (0 for blank lines)."""
-
-    def __init__(self, path, data: bytes):
-        self.path = path
-        if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
-            data = data[3:]
-        self.data = data
-        if not data:
-            raise GraphFormatError(path, None, "empty file")
-        a = np.frombuffer(data, dtype=np.uint8)
-        self.a = a
-        ends = np.flatnonzero(a == 10)
-        if not data.endswith(b"\n"):
-            ends = np.append(ends, a.size)
-        starts = np.empty_like(ends)
-        starts[0] = 0
-        starts[1:] = ends[:-1] + 1
-        self.starts = starts
-        if b"\r" in data:
-            cr = (ends > starts) & (a[np.maximum(ends - 1, 0)] == 13)
-            if int(cr.sum()) != data.count(b"\r"):
-                stray = np.flatnonzero(a == 13)
-                stray = stray[~np.isin(stray, ends[cr] - 1)][0]
-                self.fail(self.line_of(stray), "stray carriage return (\\r) inside a line")
-            ends = ends - cr
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            self.fail(self.line_of(nul), "NUL byte: binary data, not a text graph file")
-        ctrl = _CONTROL.search(data, 0, 1 << 16)  # a binary file shows itself early
-        if ctrl:
-            self.fail(self.line_of(ctrl.start()), f"control byte 0x{data[ctrl.start()]:02x}: binary data, "
-                                                  "not a text graph file")
-        self.ends = ends
-        pos = starts.copy()
-        open_ = np.flatnonzero(pos < ends)
-        open_ = open_[_BLANK[a[pos[open_]]]]
-        while open_.size:  # skip leading blanks (rare): one step per leading blank byte
-            pos[open_] += 1
-            open_ = open_[pos[open_] < ends[open_]]
-            open_ = open_[_BLANK[a[pos[open_]]]]
-        self.first = pos
-        nonblank = pos < ends
-        kind = np.zeros(starts.size, dtype=np.uint8)
-        kind[nonblank] = a[pos[nonblank]]
-        self.kind = kind
-        if not nonblank.any():
-            raise GraphFormatError(path, None, "empty file (only blank lines)")
-
-    def __len__(self):
-        return int(self.starts.size)
-
-    def line_of(self, offset: int) -> int:
-        """0-based index of the line holding a byte offset."""
-        return int(np.searchsorted(self.starts, offset, side="right")) - 1
-
-    def raw(self, i) -> bytes:
-        return self.data[int(self.starts[i]):int(self.ends[i])]
-
-    def fields(self, i) -> list[bytes]:
-        raw = self.raw(i).strip(b" \t")
-        return _FIELD_SPLIT.split(raw) if raw else []
-
-    def fail(self, line, problem):
-        """Raise GraphFormatError; ``line`` is a 0-based line index (int/np.integer) or None."""
-        raise GraphFormatError(self.path, None if line is None else int(line) + 1, problem)
-
-    # records --------------------------------------------------------------------------------------
-    def records(self, idx: np.ndarray, names: tuple, prefix: bytes = b"", what: str = "lines") -> list:
-        """Parse lines ``idx`` (sorted 0-based line indices), each ``[prefix] int int ...`` with exactly
-        ``len(names)`` integer fields; returns one int64 array per field."""
-        k = len(names)
-        if idx.size == 0:
-            return [np.empty(0, dtype=np.int64) for _ in range(k)]
-        first, last = int(idx[0]), int(idx[-1])
-        lo, hi = int(self.starts[first]), int(self.ends[last])
-        region = np.frombuffer(bytearray(self.data[lo:hi]), dtype=np.uint8)
-        if last - first + 1 != idx.size:  # other lines in between: turn them into blank lines
-            sel = np.zeros(last - first + 1, dtype=bool)
-            sel[idx - first] = True
-            other = np.flatnonzero(~sel) + first
-            lengths = self.ends[other] - self.starts[other]
-            total = int(lengths.sum())
-            if total:
-                base = np.repeat(self.starts[other] - lo - np.cumsum(lengths) + lengths, lengths)
-                region[base + np.arange(total)] = 32
-        if prefix:
-            p = self.first[idx]
-            after = p + len(prefix)
-            ok = after < self.ends[idx]
-            ok[ok] = _BLANK[self.a[after[ok]]]
-            if not ok.all():
-                self._diagnose(idx, names, prefix, what, None)
-            for j in range(len(prefix)):
-                region[p - lo + j] = 32
-        cls = _CLASS[region]
-        if (cls == 3).any():
-            self._diagnose(idx, names, prefix, what, None)
-        filled = cls != 0
-        ntok = int(np.count_nonzero(filled[1:] & ~filled[:-1])) + int(filled[0])
-        if ntok != k * idx.size:
-            self._diagnose(idx, names, prefix, what, None)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                df = pd.read_csv(io.BytesIO(region), sep=r"\s+", header=None, names=list(range(k)),
-                                 dtype=np.int64, engine="c", quoting=csv.QUOTE_NONE, na_filter=False,
-                                 index_col=False, skip_blank_lines=True)
-        except (ValueError, OverflowError, TypeError, pd.errors.ParserError) as exc:
-            self._diagnose(idx, names, prefix, what, exc)
-        if len(df) != idx.size:
-            self._diagnose(idx, names, prefix, what, f"{len(df)} rows for {idx.size} lines")
-        return [df[j].to_numpy(dtype=np.int64) for j in range(k)]
-
-    def _diagnose(self, idx, names, prefix, what, exc):
-        """Slow path: find and report the first bad line among ``idx``."""
-        k = len(names)
-        spec = " ".join(([prefix.decode()] if prefix else []) + [_SHORT.get(n, n) for n in names])
-        truncated = not self.data.endswith(b"\n")
-        last_line = len(self) - 1
-        for i in idx.tolist():
-            hint = " (truncated file?)" if truncated and i == last_line else ""
-            raw = self.raw(i).strip(b" \t")
-            if prefix:
-                if not raw.startswith(prefix) or raw[len(prefix):len(prefix) + 1] not in (b" ", b"\t"):
-                    self.fail(i, f"expected a line '{spec}', found {_show(raw)}{hint}")
-                raw = raw[len(prefix):].strip(b" \t")
-            fields = _FIELD_SPLIT.split(raw) if raw else []
-            if len(fields) != k:
-                self.fail(i, f"expected {k} fields '{spec}', found {len(fields)}: {_show(raw)}{hint}")
-            for name, field in zip(names, fields):
-                if not _INT_RE.match(field):
-                    self.fail(i, f"{name} {_show(field)} is not an integer{hint}")
-                if not -(2**63) <= int(field) < 2**63:
-                    self.fail(i, f"{name} {field.decode()} does not fit in 64 bits")
-        raise GraphFormatError(self.path, None, f"could not parse the {what} ({exc})")
-
-    def gpusp_weight_kind(self, comment_char: int):
-        """weight_kind recorded by a gpusp writer in a leading comment line, or None."""
-        for i in np.flatnonzero(self.kind == comment_char)[:100].tolist():
-            m = re.search(rb"gpusp.*weight_kind=(\w+)", self.raw(i))
-            if m and m.group(1).decode() in WEIGHT_KINDS:
-                return m.group(1).decode()
-        return None
-
-
-def _parse_counts(lines: _Lines, i, fields, expect: list, counts: int, usage: str) -> list[int]:
-    """Check a header line: the leading words ``expect`` then ``counts`` non-negative integers."""
-    ok = len(fields) == len(expect) + counts and [f.lower() for f in fields[:len(expect)]] == expect
-    ok = ok and all(f.isdigit() for f in fields[len(expect):])
-    if not ok:
-        lines.fail(i, f"malformed header line {_show(lines.raw(i))}, expected '{usage}'")
-    return [int(f) for f in fields[len(expect):]]
-
-
-def _single_line(lines: _Lines, char: bytes, usage: str) -> int:
-    where = np.flatnonzero(lines.kind == ord(char))
-    if where.size == 0:
-        lines.fail(None, f"missing problem line '{usage}'")
-    if where.size > 1:
-        lines.fail(where[1], f"duplicate problem line (the first is line {int(where[0]) + 1})")
-    return int(where[0])
-
-
-def _check_kinds(lines: _Lines, allowed: bytes, what: str):
-    ok = np.isin(lines.kind, np.frombuffer(allowed + b"\x00", dtype=np.uint8))
-    if not ok.all():
-        i = int(np.argmin(ok))
-        lines.fail(i, f"unexpected line {_show(lines.raw(i))} ({what})")
-
-
-def _check_body_count(lines: _Lines, body, count: int, header: int, noun: str):
-    """More body lines than the header announces: fail at the first surplus line."""
-    if body.size > count:
-        lines.fail(body[count], f"more {noun} lines than the {count} announced on line {header + 1} "
-                                f"(header counts disagree with the body)")
-
-
-def _check_body_short(lines: _Lines, body, count: int, header: int, noun: str):
-    if body.size < count:
-        lines.fail(header, f"header announces {count} {noun} lines but the file has only {body.size} "
-                           f"(truncated file? header counts disagree with the body)")
-
-
-def _first_bad(lines: _Lines, body, bad: np.ndarray, message):
-    if bad.any():
-        j = int(np.argmax(bad))
-        lines.fail(body[j], message(j))
-
-
-# --------------------------------------------------------------------------------------------------
 # readers
 # --------------------------------------------------------------------------------------------------
 def _read_gr(path, data):
-    lines = _Lines(path, data)
-    _check_kinds(lines, b"cpa", "a .gr line starts with 'c', 'p' or 'a'")
-    p = _single_line(lines, b"p", "p sp N M")
-    n, m = _parse_counts(lines, p, lines.fields(p), [b"p", b"sp"], 2, "p sp N M")
+    lines = Lines(path, data)
+    check_kinds(lines, b"cpa", "a .gr line starts with 'c', 'p' or 'a'")
+    p = single_line(lines, b"p", "p sp N M")
+    n, m = parse_counts(lines, p, lines.fields(p), [b"p", b"sp"], 2, "p sp N M")
     arcs = np.flatnonzero(lines.kind == ord("a"))
     if arcs.size and arcs[0] < p:
         lines.fail(arcs[0], f"arc line before the problem line (line {p + 1})")
-    _check_body_count(lines, arcs, m, p, "arc ('a')")
+    check_body_count(lines, arcs, m, p, "arc ('a')")
     u, v, w = lines.records(arcs, ("tail id", "head id", "weight"), prefix=b"a", what="arc lines")
-    _check_body_short(lines, arcs, m, p, "arc ('a')")
+    check_body_short(lines, arcs, m, p, "arc ('a')")
     for ids in (u, v):
         bad = (ids < 1) | (ids > n)
-        _first_bad(lines, arcs, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 1..{n}"
+        first_bad(lines, arcs, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 1..{n}"
                    + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
-    _first_bad(lines, arcs, w < 0, lambda j: f"negative weight {w[j]} (.gr weights must be >= 0)")
+    first_bad(lines, arcs, w < 0, lambda j: f"negative weight {w[j]} (.gr weights must be >= 0)")
     return n, u - 1, v - 1, w, None, lines.gpusp_weight_kind(ord("c")) or "real", {}
 
 
 def read_coordinates(path) -> np.ndarray:
     """DIMACS ``.co`` coordinates as an ``(N, 2)`` int64 array; row ``i`` is DIMACS vertex ``i + 1``."""
-    lines = _Lines(path, _read_bytes(path))
-    _check_kinds(lines, b"cpv", "a .co line starts with 'c', 'p' or 'v'")
-    p = _single_line(lines, b"p", "p aux sp co N")
-    (n,) = _parse_counts(lines, p, lines.fields(p), [b"p", b"aux", b"sp", b"co"], 1, "p aux sp co N")
+    lines = Lines(path, _read_bytes(path))
+    check_kinds(lines, b"cpv", "a .co line starts with 'c', 'p' or 'v'")
+    p = single_line(lines, b"p", "p aux sp co N")
+    (n,) = parse_counts(lines, p, lines.fields(p), [b"p", b"aux", b"sp", b"co"], 1, "p aux sp co N")
     body = np.flatnonzero(lines.kind == ord("v"))
     if body.size and body[0] < p:
         lines.fail(body[0], f"coordinate line before the problem line (line {p + 1})")
-    _check_body_count(lines, body, n, p, "coordinate ('v')")
+    check_body_count(lines, body, n, p, "coordinate ('v')")
     ids, x, y = lines.records(body, ("node id", "x", "y"), prefix=b"v", what="coordinate lines")
-    _check_body_short(lines, body, n, p, "coordinate ('v')")
+    check_body_short(lines, body, n, p, "coordinate ('v')")
     bad = (ids < 1) | (ids > n)
-    _first_bad(lines, body, bad, lambda j: f"node id {ids[j]} out of range 1..{n}"
+    first_bad(lines, body, bad, lambda j: f"node id {ids[j]} out of range 1..{n}"
                + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
     order = np.argsort(ids, kind="stable")
     dup = np.zeros(ids.size, dtype=bool)
     dup[order[1:]] = ids[order[1:]] == ids[order[:-1]]
-    _first_bad(lines, body, dup, lambda j: f"node id {ids[j]} listed twice")
+    first_bad(lines, body, dup, lambda j: f"node id {ids[j]} listed twice")
     out = np.empty((n, 2), dtype=np.int64)
     out[ids - 1, 0] = x
     out[ids - 1, 1] = y
@@ -397,7 +187,7 @@ _SNAP_HEADER = re.compile(rb"Nodes:\s*([0-9]+)\s+Edges:\s*([0-9]+)")
 
 
 def _read_snap(path, data, check_header=True):
-    lines = _Lines(path, data)
+    lines = Lines(path, data)
     comments = np.flatnonzero(lines.kind == ord("#"))
     header_nodes = header_edges = header_line = None
     for i in comments[:100].tolist():
@@ -411,7 +201,7 @@ def _read_snap(path, data, check_header=True):
         k = len(lines.fields(body[0]))
         if k not in (2, 3):
             lines.fail(body[0], f"expected 'from to' or 'from to weight', found {k} fields: "
-                                f"{_show(lines.raw(body[0]))}")
+                                f"{show(lines.raw(body[0]))}")
     cols = lines.records(body, ("source id", "target id", "weight")[:k], what="edge lines")
     src, dst = cols[0], cols[1]
     meta = {}
@@ -422,7 +212,7 @@ def _read_snap(path, data, check_header=True):
                                     f"lines (header counts disagree with the body"
                                     + ("; truncated file?)" if body.size < header_edges else ")"))
     for ids in (src, dst):
-        _first_bad(lines, body, ids < 0, lambda j, ids=ids: f"node id {ids[j]} is negative "
+        first_bad(lines, body, ids < 0, lambda j, ids=ids: f"node id {ids[j]} is negative "
                                                             f"(SNAP ids must be >= 0)")
     id_map = None
     top = max(int(src.max()), int(dst.max())) if body.size else -1
@@ -445,19 +235,19 @@ def _read_snap(path, data, check_header=True):
 
 
 def _read_plain(path, data):
-    lines = _Lines(path, data)
+    lines = Lines(path, data)
     useful = np.flatnonzero((lines.kind != 0) & (lines.kind != ord("#")))
     if useful.size == 0:
         lines.fail(None, "no header line 'N M'")
     h = int(useful[0])
-    n, m = _parse_counts(lines, h, lines.fields(h), [], 2, "N M (vertex and edge counts)")
+    n, m = parse_counts(lines, h, lines.fields(h), [], 2, "N M (vertex and edge counts)")
     body = useful[1:]
-    _check_body_count(lines, body, m, h, "edge")
+    check_body_count(lines, body, m, h, "edge")
     u, v, w = lines.records(body, ("tail id", "head id", "weight"), what="edge lines")
-    _check_body_short(lines, body, m, h, "edge")
+    check_body_short(lines, body, m, h, "edge")
     for ids in (u, v):
         bad = (ids < 0) | (ids >= n)
-        _first_bad(lines, body, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 0..{n - 1}")
+        first_bad(lines, body, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 0..{n - 1}")
     return n, u, v, w, None, "real", {}
 
 

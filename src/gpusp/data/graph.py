@@ -24,6 +24,7 @@ from ..errors import WeightOverflowError
 INF32 = np.int32(2**30 - 1)
 INF64 = np.int64(2**62 - 1)
 WEIGHT_KINDS = ("real", "generated", "unit")
+DAVIDSON_WIDTH = 32  # Davidson et al.'s bucket width: this many x mean arc weight / mean out-degree
 
 
 def inf_for(dtype) -> int:
@@ -69,6 +70,15 @@ def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) 
     if bound < 2**61:
         return np.dtype(np.int64)
     raise WeightOverflowError(f"simple paths up to {bound} long (n={n}) could overflow int64 distances")
+
+
+def dense_predecessors(mat: np.ndarray, inf: int) -> np.ndarray:
+    """The predecessor matrix that goes with a distance matrix of arcs (:meth:`Graph.to_dense`): p[i, j] = i for
+    every arc i -> j, else -1 (and -1 on the diagonal)."""
+    n = mat.shape[0]
+    p = np.where(mat != inf, np.arange(n, dtype=np.int32)[:, None], -1).astype(np.int32)
+    np.fill_diagonal(p, -1)
+    return p
 
 
 @dataclass(eq=False)
@@ -166,7 +176,7 @@ class Graph:
     def has_negative_weights(self) -> bool:
         return bool(self.m and int(self.weights.min()) < 0)
 
-    def default_delta(self, width: int = 32) -> int:
+    def default_delta(self, width: int = DAVIDSON_WIDTH) -> int:
         """Delta-stepping bucket width for this graph: ``width`` x mean arc weight / mean out-degree.
 
         Davidson et al.'s rule for near-far (IPDPS'14): a bucket then holds about a warp's worth of

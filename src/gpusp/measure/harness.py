@@ -78,9 +78,9 @@ class Result:
         return None if self.dist is None else self.dist != self.inf
 
 
-def solve(graph: Graph, name: str, source: int | None = 0, *, trials: int = 1, warmup: int = 1,
-          **params) -> Result:
-    """Run solver ``name`` on ``graph`` (from ``source`` for SSSP) and return a :class:`Result`.
+def solve(graph: Graph, name, source: int | None = 0, *, trials: int = 1, warmup: int = 1, **params) -> Result:
+    """Run solver ``name`` (a registered name or its :class:`~gpusp.solvers.registry.SolverSpec`) on ``graph``
+    (from ``source`` for SSSP) and return a :class:`Result`.
 
     Raises SolverError for an unknown solver, a bad parameter, a source out of range or a graph the
     solver cannot take (negative weights where they are not allowed), and NegativeCycleError when a
@@ -89,13 +89,14 @@ def solve(graph: Graph, name: str, source: int | None = 0, *, trials: int = 1, w
     return next(iter(solve_many(graph, name, [source], trials=trials, warmup=warmup, **params)))
 
 
-def solve_many(graph: Graph, name: str, sources, *, trials: int = 1, warmup: int = 1, **params):
+def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1, **params):
     """Yield one :class:`Result` per source, uploading the graph and compiling once.
 
-    Warm-up runs happen before the first source only (they include JIT compilation); each source then
-    gets ``trials`` timed runs. APSP solvers take ``sources=[None]``.
+    ``name`` is a registered solver name or its spec. Warm-up runs happen before the first source only (they
+    include JIT compilation); each source then gets ``trials`` timed runs. APSP solvers take ``sources=[None]``.
     """
-    spec = registry.get(name)
+    spec = name if isinstance(name, registry.SolverSpec) else registry.get(name)
+    name = spec.name
     resolved = spec.resolve(params)
     reason = spec.why_not(graph.n, graph.m, negative=graph.has_negative_weights, itemsize=graph.dtype.itemsize,
                           params=resolved)

@@ -112,7 +112,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     runs, status, reason, results = [], "ok", None, []
     t0 = time.perf_counter()
     try:
-        for result in solve_many(graph, job.solver, sources, trials=job.trials, warmup=job.warmup, **params):
+        for result in solve_many(graph, spec, sources, trials=job.trials, warmup=job.warmup, **params):
             results.append(result)
             runs.append(run_entry(result))
     except NegativeCycleError as exc:
@@ -134,7 +134,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
 
     if job.answer:
         _write_answer(job, spec, graph, results, runs)
-    record = make_record(solver=job.solver, params=params, graph=graph,
+    record = make_record(spec=spec, params=params, graph=graph,
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
                          trials=job.trials, warmup=job.warmup, status=status, reason=reason,
                          extra={"wall_s": wall_s, "validation_s": validation_s, **_labels(job)})
@@ -242,9 +242,9 @@ def _record_timeout(job: SolveJob) -> JobOutcome:
     record = None
     if job.record:
         graph = load_graph(job)
-        params = registry.get(job.solver).resolve(dict(job.params))
-        record = make_record(solver=job.solver, params=params, graph=graph, graph_path=job.graph, runs=[],
-                             trials=job.trials, warmup=job.warmup, status="skipped", reason=reason,
+        spec = registry.get(job.solver)
+        record = make_record(spec=spec, params=spec.resolve(dict(job.params)), graph=graph, graph_path=job.graph,
+                             runs=[], trials=job.trials, warmup=job.warmup, status="skipped", reason=reason,
                              extra=_labels(job))
         write_record(record, job.record)
     if job.answer:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-import hashlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,7 +20,7 @@ import numpy as np
 from .._version import __version__
 from ..atomic import atomic_open
 from ..device import device_info
-from ..solvers import registry
+from .codehash import code_hash
 
 SCHEMA_VERSION = 1
 
@@ -43,25 +41,6 @@ def git_commit() -> str:
         return "unknown"
 
 
-@functools.cache
-def code_hash(solver: str) -> str:
-    """sha256 (first 16 hex digits) of the solver's module and the shared solver code it runs on."""
-    spec = registry.get(solver)
-    modules = [spec.impl.split(":")[0], "gpusp.solvers.base", "gpusp.measure.harness"]
-    if spec.device == "gpu":
-        modules.append("gpusp.solvers.common")
-    if spec.peer:
-        modules.append("gpusp.data.peers")
-    h = hashlib.sha256()
-    for mod in modules:
-        found = importlib.util.find_spec(mod)
-        if found and found.origin and os.path.exists(found.origin):
-            h.update(Path(found.origin).read_bytes())
-    if spec.peer:  # the pinned commit of the peer's source is part of its code version
-        h.update(Path(__file__).resolve().parents[1].joinpath("data", "peers.yaml").read_bytes())
-    return h.hexdigest()[:16]
-
-
 def run_entry(result, verdict=None) -> dict:
     """One source's measurements (and its verdict) as a JSON-ready dict."""
     return {
@@ -74,16 +53,16 @@ def run_entry(result, verdict=None) -> dict:
     }
 
 
-def make_record(*, solver: str, params: dict, graph, graph_path=None, runs: list, trials: int, warmup: int,
+def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trials: int, warmup: int,
                 status: str = "ok", reason: str | None = None, extra: dict | None = None) -> dict:
-    """Assemble a record; ``status`` is ok, failed-validation, negative-cycle, skipped or error."""
-    spec = registry.get(solver)
+    """Assemble a record of solver ``spec`` (its registry entry); ``status`` is ok, failed-validation,
+    negative-cycle, skipped or error."""
     medians = [r["timings"]["median_ms"] for r in runs]
     verdicts = [r["validation"]["ok"] for r in runs if r.get("validation")]
     return {
         "schema": SCHEMA_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "solver": solver,
+        "solver": spec.name,
         "problem": spec.problem,
         "family": spec.family,
         "variant": spec.variant,
@@ -114,7 +93,7 @@ def make_record(*, solver: str, params: dict, graph, graph_path=None, runs: list
         "machine": device_info(),
         "gpusp_version": __version__,
         "git_commit": git_commit(),
-        "code_hash": code_hash(solver),
+        "code_hash": code_hash(spec),
         **(extra or {}),
     }
 

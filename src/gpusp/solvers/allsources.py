@@ -4,10 +4,11 @@ Algorithm
 ---------
 ``bellmanford_allsources`` looks up the SSSP solver named by its ``sssp`` parameter in the registry
 (``bellmanford_naive`` / ``_stride`` / ``_flag``, ``edgebf_coo``, ``vertexbf_pull`` / ``_push``),
-builds one instance of it, uploads the graph once, then for every source ``s`` calls the inner
-``run(s)`` and ``download()`` and stores the two rows in the host n x n result. The ``block``
-parameter is passed to the inner solver when it takes one (checked with the inner spec's
-``resolve()``); the inner solver's other parameters keep their defaults.
+builds one instance of it (the registry is this composite solver's floor: it names, resolves and
+builds the inner solver, so no other family is imported), uploads the graph once, then for every
+source ``s`` calls the inner ``run(s)`` and ``download()`` and stores the two rows in the host n x n
+result. The ``block`` parameter is passed to the inner solver when it takes one (resolved and
+checked by the inner spec); the inner solver's other parameters keep their defaults.
 
 Negative weights are accepted when the inner solver accepts them; the inner solver's
 NegativeCycleError propagates (every vertex on a negative cycle is itself a source, so a negative
@@ -45,16 +46,14 @@ class AllSourcesSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, sssp="edgebf_coo", block=256, **params):
-        super().__init__(graph, sssp=sssp, block=block, **params)
-        spec = registry.get(sssp)
-        if spec.problem != "sssp":
-            raise SolverError(f"bellmanford_allsources needs an SSSP solver, {sssp} solves {spec.problem}")
+    def __init__(self, graph, *, sssp, block):
+        super().__init__(graph, sssp=sssp, block=block)
+        spec = registry.get(sssp)  # an SSSP solver: the parameter's choices name only those
         if graph.has_negative_weights and not spec.negative_weights:
             raise SolverError(f"{sssp} does not accept negative weights")
         takes_block = any(p.name == "block" for p in spec.params)
         self.inner_params = spec.resolve({"block": block} if takes_block else {})
-        self.inner = spec.load()(graph, **self.inner_params)
+        self.inner = spec.build(graph, **self.inner_params)
         self.inner_name = sssp
 
     def upload(self):

@@ -1,7 +1,10 @@
 """The protocol every solver class follows, so that one harness can time them all alike.
 
-A solver is built from a graph and its resolved parameters (``__init__`` does host-side preparation
-only). The harness then calls:
+A solver is built from a graph and its resolved parameters: the registry (:mod:`gpusp.solvers.registry`) holds
+every parameter's default, allowed values and help, fills in the defaults and checks the values
+(:meth:`~gpusp.solvers.registry.SolverSpec.build`), so a solver's ``__init__`` takes them as keyword-only arguments
+without defaults and checks only what a parameter cannot say alone (a combination, a graph it cannot take).
+``__init__`` does host-side preparation only. The harness then calls:
 
 * ``upload()`` - host to device copies of the graph (timed apart as ``h2d_ms``);
 * ``run(source)`` - the device work of one trial, from resetting the distance arrays to convergence
@@ -49,7 +52,3 @@ def counters_of(ran) -> dict:
     """The counters a ``run`` returned: the dict itself, or what its deferred read-back returns."""
     return dict((ran() if callable(ran) else ran) or {})
 
-
-def launch_grid(n_threads: int, block: int) -> int:
-    """Blocks needed for one thread per item (at least one block)."""
-    return max(1, (int(n_threads) + block - 1) // block)

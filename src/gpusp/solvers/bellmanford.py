@@ -8,15 +8,16 @@ atomic minimum (several vertices can share a target), then a *copy* kernel that 
 ``prev`` and writing ``dist`` keeps a round free of read-after-write races, so after round ``r`` every
 distance is the length of the best walk with at most ``r`` edges (Jacobi-style rounds). The host reads
 the flag once per round (one 4-byte device-to-host copy, a synchronisation). Parents are not tracked
-during relaxation; after convergence :func:`gpusp.solvers.common.build_parents` picks a tight in-edge
+during relaxation; after convergence :func:`gpusp.solvers.csr.build_parents` picks a tight in-edge
 per vertex (paper 000's parent kernel), growing the tree level by level when zero or negative weights
 make tight cycles possible.
 
 Variants (registry names):
 
 * ``bellmanford_naive`` - one thread per vertex, ``ceil(n / block)`` blocks per launch.
-* ``bellmanford_stride`` - the same kernels written as grid-stride loops over a fixed grid
-  (``grid`` blocks; 0 means 4 per multiprocessor), so launch size no longer grows with ``n``.
+* ``bellmanford_stride`` - the same kernels written as grid-stride loops over a fixed grid (``grid``
+  blocks; 0 means ``rules.STRIDE_BLOCKS_PER_SM`` per multiprocessor), so launch size no longer grows
+  with ``n``.
 * ``bellmanford_flag`` - stride plus a per-vertex ``flag`` byte: the copy kernel sets ``flag[v]`` exactly
   when ``v`` improved in the round just finished (and clears it otherwise), and the relax kernel skips
   vertices whose flag is clear, since their out-edges were already relaxed with the same value. One flag
@@ -48,13 +49,28 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device
 from ..errors import NegativeCycleError
-from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents
+from .base import Solver
+from .csr import DeviceGraph, build_parents
+from .launch import blocks_per_sm, launch_grid
+from .rules import STRIDE_BLOCKS_PER_SM
 
 
 # --- kernels shared by every variant -------------------------------------------------------------------
+@cuda.jit(device=True)
+def _start(prev, dist, i, source, inf):
+    """Vertex i before round 1: prev and dist 0 at the source, INF elsewhere; returns its flag (1 at the source,
+    the only vertex that relaxes in round 1, else 0)."""
+    d = inf
+    f = 0
+    if i == source:
+        d = 0
+        f = 1
+    prev[i] = d
+    dist[i] = d
+    return f
+
+
 @cuda.jit(cache=True)
 def init_rounds(prev, dist, changed, source, inf):
     """Grid-stride: every distance INF except the source's 0; clear the round stamp."""
@@ -63,31 +79,30 @@ def init_rounds(prev, dist, changed, source, inf):
     if i == 0:
         changed[0] = 0
     while i < dist.size:
-        d = inf
-        if i == source:
-            d = 0
-        prev[i] = d
-        dist[i] = d
+        _start(prev, dist, i, source, inf)
         i += stride
 
 
 @cuda.jit(cache=True)
 def init_rounds_flag(prev, dist, flag, changed, source, inf):
-    """Grid-stride: as init_rounds, and only the source's flag set (it relaxes in round 1)."""
+    """Grid-stride: as init_rounds, and only the source's flag set."""
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
     if i == 0:
         changed[0] = 0
     while i < dist.size:
-        d = inf
-        f = 0
-        if i == source:
-            d = 0
-            f = 1
-        prev[i] = d
-        dist[i] = d
-        flag[i] = f
+        flag[i] = _start(prev, dist, i, source, inf)
         i += stride
+
+
+@cuda.jit(device=True)
+def _relax_out(indptr, indices, weights, dist, u, du):
+    """Lower dist[v] to du + w for every out-edge u -> v (du = prev[u], finite)."""
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        nd = du + weights[e]
+        if nd < dist[v]:
+            cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] in the same round
 
 
 # --- naive: one thread per vertex -------------------------------------------------------------------------
@@ -100,11 +115,17 @@ def relax_naive(indptr, indices, weights, prev, dist, inf):
     du = prev[u]
     if du == inf:
         return  # never relax from INF (INF + negative would look finite)
-    for e in range(indptr[u], indptr[u + 1]):
-        v = indices[e]
-        nd = du + weights[e]
-        if nd < dist[v]:
-            cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] in this round
+    _relax_out(indptr, indices, weights, dist, u, du)
+
+
+@cuda.jit(device=True)
+def _improved(prev, dist, i):
+    """prev[i] <- dist[i] when the round lowered it; returns 1 when it did, else 0."""
+    d = dist[i]
+    if d < prev[i]:
+        prev[i] = d
+        return 1
+    return 0
 
 
 @cuda.jit(cache=True)
@@ -113,9 +134,7 @@ def copy_naive(prev, dist, changed, stamp):
     i = cuda.grid(1)
     if i >= prev.size:
         return
-    d = dist[i]
-    if d < prev[i]:
-        prev[i] = d
+    if _improved(prev, dist, i):
         changed[0] = stamp  # benign race: every writer stores the same stamp
 
 
@@ -129,11 +148,7 @@ def relax_stride(indptr, indices, weights, prev, dist, inf):
     while u < n:
         du = prev[u]
         if du != inf:  # never relax from INF
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                nd = du + weights[e]
-                if nd < dist[v]:
-                    cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] too
+            _relax_out(indptr, indices, weights, dist, u, du)
         u += stride
 
 
@@ -144,9 +159,7 @@ def copy_stride(prev, dist, changed, stamp):
     stride = cuda.gridsize(1)
     n = prev.size
     while i < n:
-        d = dist[i]
-        if d < prev[i]:
-            prev[i] = d
+        if _improved(prev, dist, i):
             changed[0] = stamp  # benign race: every writer stores the same stamp
         i += stride
 
@@ -162,11 +175,7 @@ def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
         if flag[u] != 0:
             du = prev[u]
             if du != inf:  # a flagged vertex is finite; the guard is defensive
-                for e in range(indptr[u], indptr[u + 1]):
-                    v = indices[e]
-                    nd = du + weights[e]
-                    if nd < dist[v]:
-                        cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] too
+                _relax_out(indptr, indices, weights, dist, u, du)
         u += stride
 
 
@@ -196,9 +205,10 @@ class _RoundsSolver(Solver):
     counts_relaxations = True
 
     def __init__(self, graph, **params):
+        """``params``: the variant's registry parameters, each named by its ``__init__``."""
         super().__init__(graph, **params)
-        self.block = int(params.get("block", 256))
-        self.fixed = params.get("rounds", "early") == "fixed"
+        self.block = params["block"]
+        self.fixed = params["rounds"] == "fixed"
         self.dg = DeviceGraph(graph)
 
     def grid(self) -> int:
@@ -258,6 +268,9 @@ class _RoundsSolver(Solver):
 class NaiveSolver(_RoundsSolver):
     """bellmanford_naive: one thread per vertex, ceil(n / block) blocks."""
 
+    def __init__(self, graph, *, block, rounds):
+        super().__init__(graph, block=block, rounds=rounds)
+
     def grid(self):
         return launch_grid(self.graph.n, self.block)
 
@@ -270,14 +283,15 @@ class NaiveSolver(_RoundsSolver):
 
 
 class StrideSolver(_RoundsSolver):
-    """bellmanford_stride: grid-stride loops over a fixed grid (``grid`` blocks, 0: 4 per SM)."""
+    """bellmanford_stride: grid-stride loops over a fixed grid (``grid`` blocks, 0: STRIDE_BLOCKS_PER_SM per
+    multiprocessor)."""
 
-    def __init__(self, graph, **params):
-        super().__init__(graph, **params)
-        self.grid_blocks = int(params.get("grid", 0))
+    def __init__(self, graph, *, block, grid, rounds):
+        super().__init__(graph, block=block, grid=grid, rounds=rounds)
+        self.grid_blocks = grid
 
     def grid(self):
-        return self.grid_blocks or 4 * device.multiprocessors()
+        return self.grid_blocks or blocks_per_sm(STRIDE_BLOCKS_PER_SM)
 
     def relax(self, grid):
         dg = self.dg

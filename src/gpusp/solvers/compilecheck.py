@@ -15,7 +15,7 @@ import sys
 import time
 
 
-def _patch_current_device(cc=(9, 0)):
+def patch_current_device(cc=(9, 0)):
     """Kernels calling device functions ask for the current device; answer with an sm_90 stand-in."""
     from numba.cuda import dispatcher
 
@@ -29,7 +29,8 @@ def modules() -> list[str]:
     """Modules of every registered GPU solver, plus the shared device helpers and paper 003's flow kernels."""
     from .registry import SPECS
 
-    names = ["gpusp.solvers.common", "gpusp.solvers.matprod"]  # + paper 003's product and reduction
+    # the shared floors' kernels, paper 003's product and reduction, then every GPU solver's module
+    names = ["gpusp.solvers.launch", "gpusp.solvers.csr", "gpusp.solvers.dense", "gpusp.solvers.matprod"]
     for spec in SPECS:
         if spec.device == "gpu":
             mod = spec.impl.split(":")[0]
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
         return 2
     from numba import cuda
 
-    _patch_current_device()
+    patch_current_device()
     only = set(argv or sys.argv[1:])
     failures, count = [], 0
     for name in modules():

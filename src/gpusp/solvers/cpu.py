@@ -22,7 +22,7 @@ import os
 import numpy as np
 from numba import njit
 
-from ..data.graph import Graph
+from ..data.graph import Graph, dense_predecessors
 from ..errors import NegativeCycleError, SolverError
 from .base import Solver
 
@@ -164,14 +164,6 @@ def _floyd_warshall(d, p, inf):
     return True
 
 
-def dense_predecessors(mat: np.ndarray, inf: int) -> np.ndarray:
-    """Initial predecessor matrix for FW-style solvers: p[i, j] = i for every edge i -> j, else -1."""
-    n = mat.shape[0]
-    p = np.where(mat != inf, np.arange(n, dtype=np.int32)[:, None], -1).astype(np.int32)
-    np.fill_diagonal(p, -1)
-    return p
-
-
 class DijkstraCpu(Solver):
     def run(self, source):
         g = self.graph
@@ -183,12 +175,16 @@ class DijkstraCpu(Solver):
 
 
 class BellmanFordCpu(Solver):
+    def __init__(self, graph, *, rounds):
+        super().__init__(graph, rounds=rounds)
+        self.fixed = rounds == "fixed"
+
     def run(self, source):
         g = self.graph
         self.dist = np.empty(g.n, dtype=g.dtype)
         self.parent = np.empty(g.n, dtype=np.int32)
         rounds, cycle = _bellman_ford(g.indptr, g.indices, g.weights, source, g.dtype.type(g.inf),
-                                      self.params.get("rounds") == "fixed", self.dist, self.parent)
+                                      self.fixed, self.dist, self.parent)
         if cycle:
             raise NegativeCycleError()
         return {"iterations": int(rounds), "relaxations": int(rounds) * g.m}
@@ -256,9 +252,13 @@ def scipy_rows_parallel(graph: Graph, matrix, workers: int):
 class ScipyApsp(_Scipy):
     """All sources with SciPy; ``workers`` > 1 splits them over forked processes."""
 
+    def __init__(self, graph, *, workers):
+        super().__init__(graph, workers=workers)
+        self.workers = workers
+
     def run(self, source=None):
         n = self.graph.n
-        workers = min(int(self.params.get("workers", 1)) or os.cpu_count() or 1, max(n, 1))
+        workers = min(self.workers or os.cpu_count() or 1, max(n, 1))
         if workers > 1:
             self.dist, self.parent = scipy_rows_parallel(self.graph, self.matrix, workers)
         else:

@@ -1,36 +1,20 @@
-"""Pieces shared by the GPU solvers: graph upload, array fill, the shortest-path tree, and (on the host) an
-APSP parent matrix derived from distances for solvers run without path recording.
+"""The graph on the device as CSR arrays, and shortest-path trees grown over its tight arcs.
 
-The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an
-in-edge that is tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do,
-since distances strictly decrease along a parent chain, so one pass suffices (O(m) work). With zero or
-negative weights a zero-weight cycle can be all tight and a local pick could close a loop, so the tree
-is grown level by level from the source over tight edges instead (one launch per tree level; the first
-frontier vertex to claim a vertex with an atomic compare-and-swap becomes its parent).
+The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an in-edge that is
+tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do, since distances strictly
+decrease along a parent chain, so one pass suffices (O(m) work). With zero or negative weights a zero-weight cycle can
+be all tight and a local pick could close a loop, so the tree is grown level by level from the source over tight
+edges instead (one launch per tree level; the first frontier vertex to claim a vertex with an atomic compare-and-swap
+becomes its parent).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, njit
+from numba import cuda
 
 from ..data.graph import Graph
-from .base import launch_grid
-
-
-@cuda.jit(cache=True)
-def fill(arr, value):
-    """Set every element of a 1-D array to ``value``."""
-    i = cuda.grid(1)
-    if i < arr.size:
-        arr[i] = value
-
-
-@cuda.jit(cache=True)
-def put(arr, index, value):
-    """Set one element (e.g. the source's distance) without a host round trip."""
-    if cuda.grid(1) == 0:
-        arr[index] = value
+from .launch import fill, launch_grid, put
 
 
 @cuda.jit(cache=True)
@@ -104,48 +88,13 @@ def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256) 
         depth += 1
 
 
-@njit(cache=True)
-def _row_tight_parents(indptr, indices, weights, d, inf, parent):
-    """CPU: per row s, every u with d[s][u] + w(u, v) == d[s][v] claims v (the last such arc wins)."""
-    n = d.shape[0]
-    for s in range(n):
-        for u in range(n):
-            du = d[s, u]
-            if du == inf:
-                continue
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if v != u and du + weights[e] == d[s, v]:
-                    parent[s, v] = u
-        parent[s, s] = -1
-
-
-def apsp_tight_parents(graph, d, inf, scale=0):
-    """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w (n+1) + 1 when ``scale``), -1 on the
-    diagonal and for unreachable v. With every (scaled) weight > 0 these tight edges form shortest-path
-    trees. Theta(n m) work in a compiled CPU loop (about a second at n = 16K, m = 64K), for solvers run with
-    paths off, whose parents exist only for validation."""
-    n = graph.n
-    parent = np.full((n, n), -1, dtype=np.int32)
-    w = graph.weights.astype(np.int64)
-    if scale:
-        w = w * scale + 1
-    if n:
-        d = np.ascontiguousarray(d)
-        _row_tight_parents(graph.indptr, graph.indices, w, d, d.dtype.type(inf), parent)
-    return parent
-
-
 def compile_targets():
     """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
     out = []
     for w in ("int32", "int64"):
         csr = f"int32[::1], int32[::1], {w}[::1], {w}[::1]"
         out += [
-            (f"fill[{w}]", fill, f"void({w}[::1], {w})"),
-            (f"put[{w}]", put, f"void({w}[::1], int64, {w})"),
             (f"tight_parents[{w}]", tight_parents, f"void({csr}, int32[::1], {w})"),
             (f"tight_tree_level[{w}]", tight_tree_level, f"void({csr}, int32[::1], int32[::1], int64, int32[::1])"),
         ]
-    out.append(("fill[int32 parent]", fill, "void(int32[::1], int32)"))
     return out

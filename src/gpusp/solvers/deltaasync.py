@@ -26,7 +26,7 @@ Each claim takes at most ``block / lanes`` entries (``lanes`` threads share a ve
 ``claim``. Thread 0 of a block claims, the batch goes through shared memory, one block barrier before and one
 after the expansion; there is no grid-wide barrier until the work is gone. Parents: one tight-arc pass after
 the last grid barrier when every weight is positive; with zero weights the host grows the tree level by level
-(:func:`~gpusp.solvers.common.build_parents`), as deltastep_gpu does. Negative weights are refused; distances
+(:func:`~gpusp.solvers.csr.build_parents`), as deltastep_gpu does. Negative weights are refused; distances
 must fit int32 (the packed entries).
 
 A ring slot that overflows (more than ``capacity`` live entries in one bucket) or a block that finds no work
@@ -45,24 +45,21 @@ Counters: ``relaxations`` (arcs examined), ``pops`` (entries claimed), ``stale``
 from __future__ import annotations
 
 import numpy as np
-from numba import config, cuda
+from numba import cuda
 
-from ..device import mode
 from ..errors import SolverError
-from .common import fill
-from .deltastep import PersistentSSSP, block_add, cooperative_grid, tight_tree
-from .registry import ring_capacity
+from .frontier import PersistentSSSP, block_add, relax_arc, tight_tree
+from .launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
+from .rules import ASYNC_BLOCKS_PER_SM, ASYNC_DELTA_WIDTH, MAX_BATCH, ring_capacity, ring_delta
 
 EMPTY = -1
-MAX_BATCH = 256  # shared-memory entries per block (a claim takes at most block / lanes of them)
-MAX_BUCKETS = 256
 # control array: heads, tails, pending counts (one per ring slot), then the scalars below
 CUR, TOTAL, ERR, RELAX, POPS, STALE, BATCHES, IDLE = range(8)
 SCALARS = 8
 ERR_OVERFLOW, ERR_STUCK = 1, 2
 LOW32 = np.int64(0xFFFFFFFF)
 
-if config.ENABLE_CUDASIM:
+if TARGET.simulator:
 
     def backoff():
         """No pause in the simulator (its threads are scheduled by Python)."""
@@ -197,12 +194,9 @@ def async_buckets(indptr, indices, weights, dist, parent, q, ctl, source, delta,
                 end = indptr[u + 1]
                 while e < end:
                     relaxed += 1
-                    w = indices[e]
-                    cand = du + weights[e]
-                    if cand < dist[w]:
-                        # atomic: several tails may lower w at once; the old value says who won
-                        if cand < cuda.atomic.min(dist, w, cand):
-                            _push(q, ctl, w, cand, delta, nb, cap, base)
+                    w, cand, lowered = relax_arc(indices, weights, dist, e, du)
+                    if lowered:
+                        _push(q, ctl, w, cand, delta, nb, cap, base)
                     e += lanes
         cuda.syncthreads()  # barrier: the batch's pushes are counted (fenced in _push), every thread has read it
         if t == 0:
@@ -218,65 +212,46 @@ def async_buckets(indptr, indices, weights, dist, parent, q, ctl, source, delta,
         tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
 
-DEFAULT_BUCKETS = 64
-DEFAULT_WINDOW = 4  # the fastest of 1, 2, 4 on the H200 on NY, BAY and p2p-Gnutella30
-DELTA_WIDTH = 32  # Davidson et al.'s rule: no barrier per bucket here, so narrow buckets cost no rounds
 SPIN_LIMIT = 1 << 26
 MAX_RETRIES = 8
-
-
-def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
-    """The bucket width actually used: ``delta``, raised so that a push lands within the ring."""
-    return max(int(delta), -(-int(max_weight) // max(1, buckets - window)), 1)
 
 
 class DeltaAsyncSolver(PersistentSSSP):
     """deltastep_async: blocks claim bucketed work from a device ring of queues, no grid barrier per round."""
 
-    def __init__(self, graph, delta=0, lanes=4, block=256, grid=0, buckets=DEFAULT_BUCKETS,
-                 window=DEFAULT_WINDOW, claim=MAX_BATCH, capacity=0, **params):
+    def __init__(self, graph, *, delta, lanes, block, grid, buckets, window, claim, capacity):
         super().__init__(graph, delta=delta, lanes=lanes, block=block, grid=grid, buckets=buckets, window=window,
-                         claim=claim, capacity=capacity, **params)
+                         claim=claim, capacity=capacity)
         if graph.has_negative_weights:
             raise SolverError("deltastep_async needs non-negative weights (delta-stepping)")
         if graph.dtype != np.int32:
             raise SolverError("deltastep_async packs distances into 32 bits; this graph's path lengths need int64")
-        self.block = int(block)
-        self.lanes = min(int(lanes), self.block)
-        self.buckets = int(buckets)
-        self.window = int(window)
-        if not 2 <= self.buckets <= MAX_BUCKETS:
-            raise SolverError(f"buckets must be 2 .. {MAX_BUCKETS}, not {self.buckets}")
-        if not 1 <= self.window < self.buckets:
-            raise SolverError(f"window must be at least 1 and below buckets ({self.buckets}), not {self.window}")
-        self.claim = int(claim)
+        if window >= buckets:
+            raise SolverError(f"window must be below buckets ({buckets}), not {window}")
+        self.block = block
+        self.lanes = min(lanes, block)
+        self.buckets = buckets
+        self.window = window
+        self.claim = claim
         max_w = int(graph.weights.max()) if graph.m else 1
-        self.delta = ring_delta(int(delta) or graph.default_delta(DELTA_WIDTH), max_w, self.buckets, self.window)
-        self.capacity = int(capacity) or ring_capacity(graph.n)  # doubled on overflow
+        self.delta = ring_delta(delta or graph.default_delta(ASYNC_DELTA_WIDTH), max_w, buckets, window)
+        self.capacity = capacity or ring_capacity(graph.n)  # doubled on overflow
         if self.capacity & (self.capacity - 1):
             raise SolverError(f"capacity must be a power of two, not {self.capacity}")
-        self.want_grid = int(grid)
+        self.want_grid = grid
         self.inf = graph.dtype.type(graph.inf)
         self.grid = None
         self.dirty = False
 
     def upload(self):
-        from ..device import multiprocessors
-
         self.upload_arrays(np.int32)
         self.d_ctl = cuda.device_array(3 * self.buckets + SCALARS, dtype=np.int64)
         self._alloc_queue()
-        self.want_grid = self.want_grid or 2 * multiprocessors()
+        self.want_grid = self.want_grid or blocks_per_sm(ASYNC_BLOCKS_PER_SM)
 
     def _alloc_queue(self):
         self.d_q = cuda.device_array(self.buckets * self.capacity, dtype=np.int64)
-        self._empty_queue()
-
-    def _empty_queue(self):
-        if mode() == "gpu":
-            fill[-(-self.d_q.size // 256), 256](self.d_q, np.int64(EMPTY))
-        else:  # the simulator would run a thread per entry
-            self.d_q.copy_to_device(np.full(self.d_q.size, EMPTY, dtype=np.int64))
+        fill_array(self.d_q, np.int64(EMPTY))
 
     def _args(self, source):
         dg = self.dg
@@ -288,7 +263,7 @@ class DeltaAsyncSolver(PersistentSSSP):
         retries = 0
         while True:
             if self.dirty:  # an aborted run left entries behind
-                self._empty_queue()
+                fill_array(self.d_q, np.int64(EMPTY))
                 self.dirty = False
             args = self._args(source)
             if self.grid is None:
@@ -305,7 +280,7 @@ class DeltaAsyncSolver(PersistentSSSP):
             self.capacity *= 2  # a bucket held more live entries than a ring slot: grow and run again
             self._alloc_queue()
             retries += 1
-        launches = 1 + retries + self.host_tree(source)
+        launches = 1 + retries + self.host_tree(source, self.block)
         s = ctl[3 * self.buckets:]
         return {"relaxations": int(s[RELAX]), "pops": int(s[POPS]), "stale": int(s[STALE]),
                 "batches": int(s[BATCHES]), "buckets": int(s[CUR]), "idle_polls": int(s[IDLE]),

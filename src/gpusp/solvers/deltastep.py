@@ -13,9 +13,9 @@ order with ties expanded in parallel; with a huge ``delta`` it is a frontier Bel
 GPU design (ours):
 * **One launch per source.** Reset, every near round, every far split and the shortest-path tree run in
   one cooperative kernel (``cuda.cg.this_grid().sync()`` between steps), so a round costs a grid-wide
-  barrier (about 1.5 us on an H200 with one 256-thread block per multiprocessor) instead of a host launch
-  plus a flag read-back (about 165 us). The grid is :data:`BLOCKS_PER_SM` blocks per multiprocessor by
-  default, capped at the co-resident maximum (a larger cooperative grid cannot launch).
+  barrier (one or two microseconds) instead of a host launch plus a flag read-back (a hundred or more;
+  benchmarks/sssp-fast-h200.md). The grid is :data:`~gpusp.solvers.rules.NEARFAR_BLOCKS_PER_SM` blocks per
+  multiprocessor by default, capped at the co-resident maximum (a larger cooperative grid cannot launch).
 * **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
   and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
   cleared one step before it is written and never while anybody still reads it (no extra barrier).
@@ -25,33 +25,33 @@ GPU design (ours):
 * **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
   warps, Hong et al. PPoPP'11): 1-4 for road networks, 16-32 for skewed social graphs.
 * **Parents.** With every weight positive the kernel ends with one tight-arc pass (``dist[u] + w ==
-  dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs (a hub's arcs
-  shared by many threads; with a thread per vertex email-Enron's 1,383-arc hub held the whole GPU for about 0.4 ms).
-  With zero weights a tight zero cycle could close a loop, so the host grows the tree level by level afterwards
-  (:func:`~gpusp.solvers.common.build_parents`).
+  dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs, so a hub's arcs
+  are shared by many threads (:func:`~gpusp.solvers.frontier.tight_tree`). With zero weights a tight zero cycle
+  could close a loop, so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.csr.build_parents`).
 * **Launch** (``launch``): ``graph`` (the default on a GPU) captures the cooperative launch once into a CUDA graph and
   replays it per source, the source read by thread 0 from mapped host memory; ``direct`` is a Numba launch per source
-  (60-90 us of host work for its 22 arguments). The counters are read back after the trial's clock stops (``run``
-  returns a callable), so a two-round search costs 0.03 ms instead of 0.13 ms.
+  (tens of microseconds of host work for its 21 arguments). The counters are read back after the trial's clock stops
+  (``run`` returns a callable): the read-back is not the search's work.
 * **Queue claims** (``push``): ``warp`` - the lanes of a warp that push at the same moment share one atomic on the
   queue counter (the highest active lane adds their count, the others take consecutive slots; CUDA's aggregated
   increment); ``thread`` - one atomic per pushed vertex. Entries of split hubs always claim per thread.
-* **Registers** (``registers``): 0 leaves the kernel at 112 registers (two 256-thread blocks per multiprocessor);
-  80 / 64 fit three / four at the price of spills, measured no faster on the H200.
+* **Registers** (``registers``): 0 leaves the kernel at the compiler's choice (112: two 256-thread blocks per
+  multiprocessor); 80 / 64 fit three / four at the price of spills.
 
 Variant ``split`` > 0 (hub splitting, after the edge-chunked frontiers of load-balanced GPU traversals, e.g.
 Merrill et al.'s BFS, PPoPP'12): a vertex is queued as one entry per ``split`` arcs (chunk index packed above
 the vertex id), so a hub's arcs are walked by several lane groups in the same round instead of one group
 looping over all of them; on power-law graphs a round otherwise lasts as long as its largest hub's serial arc
 walk. At most 63 entries per vertex (split is raised to max degree / 63 when smaller), n < 2^25, not with
-``fuse='block'``. ``split=-1`` (the default) takes 2 x lanes when the largest out-degree is over 8 x lanes
-(:data:`HUB_WALK`), else 0: email-Enron 0.63 -> 0.36 ms at lanes 32, and 0.27-0.28 ms with two blocks per SM.
+``fuse='block'``. ``split=-1`` (the default) takes 2 x lanes when the largest out-degree is over
+:data:`~gpusp.solvers.rules.HUB_WALK` x lanes, else 0 (:func:`~gpusp.solvers.rules.nearfar_split`): hubs are cut,
+graphs without them run whole vertices, which is faster there.
 
 Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
 et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
 current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
 of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few
-hundred vertices, so a grid-wide step (about 2.7 us of barrier) costs far more than its work. When a step's
+hundred vertices, so a grid-wide step (microseconds of barrier) costs far more than its work. When a step's
 near queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
 between them (a fraction of a microsecond), while every other block goes straight to the step's grid barrier
 and waits there. A fused round pushes the vertices it lowers below the threshold to a block-local queue (two
@@ -93,23 +93,22 @@ import functools
 
 import numba
 import numpy as np
-from numba import config, cuda
+from numba import cuda
 
-from ..device import capture_graph, mode
 from ..errors import SolverError
-from .base import Solver
-from .common import DeviceGraph, build_parents
+from .frontier import PersistentSSSP, block_add, relax_arc, tight_tree
+from .launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
+from .rules import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
+                    nearfar_split)
 
 # control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
 # then the fused rounds of the last two steps (one slot per step parity) and the fusion counters
 NEAR, FAR, FMIN, ROUNDS, SPLITS, RELAX = 0, 3, 6, 9, 10, 11
 FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS = 12, 14, 15, 16
 CTL_SIZE = 17
-SPLIT_SHIFT = 25  # near-queue entries with split > 0: chunk index above the vertex (n < 2^25, < 64 chunks)
-SPLIT_MASK = (1 << SPLIT_SHIFT) - 1
-MAX_CHUNKS = 63
+SPLIT_MASK = (1 << SPLIT_SHIFT) - 1  # near-queue entries with split > 0: chunk index above the vertex
 FMIN_EMPTY = np.iinfo(np.int64).max
-WARP_INTRINSICS = not config.ENABLE_CUDASIM  # the simulator has no activemask / shfl: one atomic per push there
+WARP_INTRINSICS = TARGET.warp_intrinsics  # the simulator has no activemask / shfl: one atomic per push there
 
 
 @cuda.jit(device=True)
@@ -163,6 +162,16 @@ def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
 
 
 @cuda.jit(device=True)
+def _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
+    """w was just lowered to ``cand``: at or above the threshold it goes to the far pile; returns whether it stays
+    below (the caller queues it for a near round or follows it)."""
+    if cand >= threshold:
+        _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+        return False
+    return True
+
+
+@cuda.jit(device=True)
 def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
             wbuf, wslot, fbuf, fslot, split, warp):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
@@ -177,18 +186,13 @@ def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, d
         end = indptr[x + 1]
         while e < end:
             relaxed += 1
-            y = indices[e]
-            cand = dx + weights[e]
-            if cand < dist[y]:
-                old = cuda.atomic.min(dist, y, cand)  # atomic: the old value says whether this won
-                if cand < old:
-                    if cand >= threshold:
-                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot, warp)
-                    elif nxt < 0:
-                        nxt = y
-                        dn = cand
-                    else:
-                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
+            y, cand, lowered = relax_arc(indices, weights, dist, e, dx)
+            if lowered and _near(farq, infar, ctl, y, cand, threshold, fbuf, fslot, warp):
+                if nxt < 0:
+                    nxt = y
+                    dn = cand
+                else:
+                    _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
             e += 1
         if nxt < 0:
             return relaxed
@@ -240,15 +244,9 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
             end = indptr[u + 1]
             while e < end:
                 relaxed += 1
-                w = indices[e]
-                cand = du + weights[e]
-                if cand < dist[w]:
-                    old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
-                    if cand < old:
-                        if cand >= threshold:
-                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
-                        else:
-                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
+                w, cand, lowered = relax_arc(indices, weights, dist, e, du)
+                if lowered and _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
+                    _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
                 e += lanes
             i += groups
         r += 1
@@ -263,54 +261,6 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
         nearq[wbuf, _claim(ctl, wslot, warp)] = localq[(r - 1) % 2, i]
         i += cuda.blockDim.x
     return r, relaxed
-
-
-@cuda.jit(device=True)
-def block_add(ctl, slot, value):
-    """ctl[slot] += the sum of ``value`` over the block's threads: one global atomic per block."""
-    total = cuda.shared.array(1, dtype=np.int64)
-    if cuda.threadIdx.x == 0:
-        total[0] = 0
-    cuda.syncthreads()  # barrier: the block's total is cleared before anyone adds
-    cuda.atomic.add(total, 0, value)  # atomic: the block's threads add at once
-    cuda.syncthreads()  # barrier: every thread of the block has added
-    if cuda.threadIdx.x == 0:
-        cuda.atomic.add(ctl, slot, total[0])  # atomic: blocks add at once
-
-
-@cuda.jit(device=True)
-def tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads):
-    """Parents from final distances; every weight > 0, so any tight in-arc comes from a strictly closer vertex and
-    will do. Each thread takes an equal run of consecutive arcs (its first arc's tail found by binary search in
-    indptr), so a hub's arcs are shared by many threads: with a thread per vertex, email-Enron's 1,383-arc hub alone
-    held one thread for about 0.4 ms while the rest of the GPU waited (Nsight Compute: SMs active 58 % of the time)."""
-    n = dist.size
-    m = indices.size
-    per = (m + nthreads - 1) // nthreads
-    e = tid * per
-    end = min(e + per, m)
-    if e >= end:
-        return
-    lo = 0
-    hi = n - 1
-    while lo < hi:  # the last u with indptr[u] <= e (empty vertices before it skipped)
-        mid = (lo + hi + 1) // 2
-        if indptr[mid] <= e:
-            lo = mid
-        else:
-            hi = mid - 1
-    u = lo
-    nxt = indptr[u + 1]
-    du = dist[u]
-    while e < end:
-        while e >= nxt:
-            u += 1
-            nxt = indptr[u + 1]
-            du = dist[u]
-        w = indices[e]
-        if du != inf and w != u and du + weights[e] == dist[w]:
-            parent[w] = u  # benign race: every writer holds a tight arc
-        e += 1
 
 
 @cuda.jit(cache=True)
@@ -382,20 +332,13 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                 e += lane
                 while e < end:
                     relaxed += 1
-                    w = indices[e]
-                    cand = du + weights[e]
-                    if cand < dist[w]:
-                        # atomic: several tails may lower w at once; the old value says who won
-                        old = cuda.atomic.min(dist, w, cand)
-                        if cand < old:
-                            if cand >= threshold:
-                                _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
-                            elif chain > 0:
-                                relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
-                                                   ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
-                                                   fslot, split, warp)
-                            else:
-                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                    w, cand, lowered = relax_arc(indices, weights, dist, e, du)
+                    if lowered and _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
+                        if chain > 0:
+                            relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, w,
+                                               cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, split, warp)
+                        else:
+                            _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                     e += lanes
                 i += ngroups
         else:
@@ -443,116 +386,49 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
 
-REGISTER_CAPS = (0, 64, 80)  # 0: as ptxas likes (112); 80 fits three 256-thread blocks on a multiprocessor, 64 four
-
-
 @functools.cache
 def nearfar_capped(registers: int):
-    """nearfar compiled with at most ``registers`` registers per thread (0: uncapped; the simulator has no cap).
-    Not cached on disk: the cache would not tell the capped build from the uncapped one."""
-    if registers == 0 or config.ENABLE_CUDASIM:
-        return nearfar
-    return cuda.jit(max_registers=int(registers))(nearfar.py_func)
-
-
-def cooperative_grid(kernel, args, block: int, want: int) -> int:
-    """Blocks for a cooperative launch of ``kernel(*args)``: ``want`` capped at the co-resident maximum."""
-    if config.ENABLE_CUDASIM:
-        limit = kernel.overloads[None].max_cooperative_grid_blocks(block)
-    else:
-        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
-        limit = kernel.compile(argtypes).max_cooperative_grid_blocks(block)
-    if int(limit) < 1:
-        raise SolverError(f"{kernel.__name__}: not even one block of {block} threads fits on a multiprocessor "
-                          "(too many registers per thread); use a smaller block")
-    return max(1, min(int(want), int(limit)))
-
-
-# Measured on the H200 (benchmarks/sssp-fast-h200.md): a whole warp per queued vertex and four times
-# Davidson et al.'s delta were the fastest or within 10% of it on NY, BAY, p2p-Gnutella30 and email-Enron:
-# rounds, not arcs, bound these graphs, and more lanes shorten each round's dependent chain.
-DEFAULT_LANES = 32
-# grid=0: two blocks per multiprocessor (all that fit at 112 registers and 256 threads). Against one, on the H200
-# (calls s4 / s5 of 2026-11-25 and 2026-11-22): p2p-Gnutella30 0.23 -> 0.20 ms, email-Enron 0.36 -> 0.28, NY 5.45 ->
-# 5.39, grid-4096 116 -> 95 ms; BAY 8.93 -> 9.12 and the 4,096-vertex ring 12.6 -> 13.9 (a barrier of 264 blocks costs
-# 1.9 us, of 132 1.4 us: rounds with almost no work lose)
-BLOCKS_PER_SM = 2
-# split=-1 (auto) queues chunks of 2 x lanes arcs when the largest out-degree is over HUB_WALK times lanes:
-# email-Enron (hub 1,383 arcs, mean 10) 0.63 -> 0.35 ms at lanes 32 (split 64); p2p-Gnutella30 (54 arcs at most) and
-# the road graphs (8) run faster whole (split costs them 7-17 %, benchmarks/sssp-fast-h200.md, calls s1, s4)
-HUB_WALK = 8
-DELTA_WIDTH = 128
-FUSE_QUEUE = 4096
-
-
-class PersistentSSSP(Solver):
-    """What the one-kernel-per-source SSSP solvers share: the graph, distances and parents on the device, and
-    parents grown by the host level by level when zero weights make the in-kernel tight-arc pass unsafe."""
-
-    device = "gpu"
-
-    def upload_arrays(self, dtype):
-        """The CSR graph, distances (``dtype``) and parents on the device."""
-        n = self.graph.n
-        self.dg = DeviceGraph(self.graph).upload()
-        self.d_dist = cuda.device_array(n, dtype=dtype)
-        self.d_parent = cuda.device_array(n, dtype=np.int32)
-
-    def host_tree(self, source) -> int:
-        """Parents by tree levels when some weight is zero (launches used), else nothing (0)."""
-        if not self.dg.nonpositive:
-            return 0
-        return build_parents(self.dg, self.d_dist, self.d_parent, source, self.block)
-
-    def download(self):
-        return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
+    """nearfar compiled with at most ``registers`` registers per thread (0: as the compiler chooses). Not cached on
+    disk: the cache would not tell the capped build from the uncapped one."""
+    cap = TARGET.register_cap(registers)
+    return cuda.jit(**cap)(nearfar.py_func) if cap else nearfar
 
 
 class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
-    def __init__(self, graph, delta=0, lanes=0, chain=0, block=256, grid=0, fuse="off", fuse_limit=0,
-                 fuse_queue=FUSE_QUEUE, fuse_lanes=0, split=-1, push="warp", launch="auto", registers=0, **params):
+    def __init__(self, graph, *, delta, lanes, chain, block, grid, fuse, fuse_limit, fuse_queue, fuse_lanes, split,
+                 push, launch, registers):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
-                         launch=launch, registers=registers, **params)
-        self.chain = int(chain)
-        self.delta = int(delta) or graph.default_delta(DELTA_WIDTH)
-        self.block = int(block)
-        self.lanes = min(int(lanes) or DEFAULT_LANES, self.block)
-        self.fuse = str(fuse)
-        self.fuse_queue = int(fuse_queue)
-        self.fuse_lanes = min(int(fuse_lanes) or self.lanes, self.block)
-        # 0: two passes of the block's vertex groups (block / fuse_lanes vertices per pass)
-        self.fuse_limit = (int(fuse_limit) or 2 * (self.block // self.fuse_lanes)) if self.fuse == "block" else 0
-        max_deg = int(np.diff(graph.indptr).max()) if graph.n else 0
-        self.split = int(split)
-        if self.split < 0:  # auto: chunks only where a hub's serial arc walk would hold up every round it is in
-            hub = max_deg > HUB_WALK * self.lanes and self.fuse != "block" and graph.n <= SPLIT_MASK
-            self.split = 2 * self.lanes if hub else 0
-        if self.split:
-            if self.fuse == "block":
-                raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
-            if graph.n > SPLIT_MASK:
-                raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
-            self.split = max(self.split, -(-max_deg // MAX_CHUNKS))  # at most MAX_CHUNKS entries per vertex
-        self.push = str(push)
-        if int(registers) not in REGISTER_CAPS:
-            raise SolverError(f"registers must be one of {REGISTER_CAPS}, not {registers!r}")
-        self.registers = int(registers)
-        self.kernel = nearfar_capped(self.registers)
+                         launch=launch, registers=registers)
+        self.chain = chain
+        self.delta = delta or graph.default_delta(NEARFAR_DELTA_WIDTH)
+        self.block = block
+        self.lanes = nearfar_lanes(lanes, block)
+        self.fuse = fuse
+        self.fuse_queue = fuse_queue
+        self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)
+        self.fuse_limit = block_fuse_limit(fuse_limit, block, self.fuse_lanes) if fuse == "block" else 0
+        if split > 0 and fuse == "block":
+            raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
+        if split > 0 and graph.n > SPLIT_MASK:
+            raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
+        max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
+        self.split = nearfar_split(split, self.lanes, max_degree, graph.n, fuse == "block")
+        self.push = push
+        self.registers = registers
+        self.kernel = nearfar_capped(registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
-        self.asked = str(launch)
-        self.launch = "direct" if launch == "direct" or mode() != "gpu" else "graph"
-        self.want_grid = int(grid)
+        self.asked = launch
+        self.launch = "graph" if launch != "direct" and TARGET.gpu else "direct"
+        self.want_grid = grid
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
         self.grid = None
         self.replay = None  # (graph, stream) once captured
 
     def upload(self):
-        from ..device import multiprocessors
-
         n = self.graph.n
         self.upload_arrays(self.dtype)
         self.d_near = cuda.device_array((2, n + (self.graph.m // self.split + 1 if self.split else 0)),
@@ -564,7 +440,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
         self.d_source = cuda.mapped_array(1, dtype=np.int64)  # pinned host memory the kernel reads the source from
         self.done = cuda.event()  # recorded after each launch: the source must not change before the kernel read it
-        self.want_grid = self.want_grid or BLOCKS_PER_SM * multiprocessors()
+        self.want_grid = self.want_grid or blocks_per_sm(NEARFAR_BLOCKS_PER_SM)
 
     def _args(self):
         dg = self.dg
@@ -601,7 +477,7 @@ class DeltaStepSolver(PersistentSSSP):
         else:
             self._launch()
         self.done.record()
-        launches = 1 + self.host_tree(source)
+        launches = 1 + self.host_tree(source, self.block)
 
         def counters():
             ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work

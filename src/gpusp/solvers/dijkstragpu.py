@@ -32,8 +32,9 @@ import numpy as np
 from numba import cuda
 
 from ..errors import SolverError
-from .base import Solver, launch_grid
-from .floydwarshall import DTYPES, require_device_memory
+from .base import Solver
+from .dense import DTYPES, require_device_memory
+from .launch import launch_grid
 
 
 @cuda.jit(cache=True)
@@ -69,10 +70,13 @@ def dijkstra_rows(adj, dist, parent, visited, inf):
 
 
 class NaiveApspSolver(Solver):
+    """dijkstra_gpunaive: a thread per source runs Dijkstra with a linear extract-min on the adjacency matrix."""
+
     device = "gpu"
 
-    def __init__(self, graph, **params):
-        super().__init__(graph, **params)
+    def __init__(self, graph, *, block):
+        super().__init__(graph, block=block)
+        self.block = block
         if graph.has_negative_weights:
             raise SolverError("dijkstra_gpunaive does not accept negative weights")
         self.n = graph.n
@@ -90,8 +94,7 @@ class NaiveApspSolver(Solver):
     def run(self, source=None):
         if self.n == 0:
             return {"iterations": 0, "launches": 0}
-        block = self.params.get("block", 256)
-        dijkstra_rows[launch_grid(self.n, block), block](self.adj, self.dist_d, self.parent_d, self.visited,
+        dijkstra_rows[launch_grid(self.n, self.block), self.block](self.adj, self.dist_d, self.parent_d, self.visited,
                                                          self.inf)
         return {"iterations": 1, "launches": 1}
 

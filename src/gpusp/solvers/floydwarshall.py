@@ -10,8 +10,9 @@ a negative cycle), so all (i, j) of one step can be updated in parallel without 
 Set-up (every ``run``, on the device). The matrix is built from the uploaded CSR graph: INF everywhere,
 0 on the diagonal, then each vertex lays its out-edges into its row (the lightest of parallel edges; a
 self-loop only when negative) and becomes the predecessor of their heads. This is exactly
-``Graph.to_dense()`` and :func:`gpusp.solvers.cpu.dense_predecessors` (the tests check it), built on
-the device so that resetting between trials costs no host copy and no second n x n buffer.
+``Graph.to_dense()`` and :func:`gpusp.data.graph.dense_predecessors` (the tests check it), built on
+the device (:func:`~gpusp.solvers.dense.build_matrix`) so that resetting between trials costs no host copy and no
+second n x n buffer.
 
 Variants (registry names), all paper 000 section 2.3:
 
@@ -45,8 +46,8 @@ update, which ptxas fuses into one DPX ``VIADDMNMX`` on sm_90; ``a + b`` never o
 Negative weights. Kernels built for graphs with negative weights guard both operands against INF (INF +
 negative would look finite) and clamp sums at ``-INF``: with a negative cycle Floyd-Warshall's values can
 fall exponentially and would otherwise wrap around. After the last step a negative diagonal entry means a
-negative cycle and raises :class:`~gpusp.errors.NegativeCycleError` (a one-thread-per-vertex check, one
-4-byte copy back).
+negative cycle and raises :class:`~gpusp.errors.NegativeCycleError` (:func:`~gpusp.solvers.dense.check_diagonal`: a
+one-block check, one 4-byte copy back).
 
 Predecessors and zero-weight cycles. Naive and super naive perform exactly the updates of sequential
 Floyd-Warshall, whose predecessor matrix is a shortest-path tree per row. The tiled order is a valid
@@ -77,67 +78,12 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..device import free_device_memory
-from ..errors import NegativeCycleError, SolverError
-from .base import Solver, launch_grid
-from .common import DeviceGraph, put
-
-TILES = (4, 8, 16, 32)
-DTYPES = ("int32", "int64")
-
-
-# --- host helpers shared by the APSP modules ------------------------------------------------------------
-def require_device_memory(solver: str, n: int, nbytes: int, formula: str) -> None:
-    """Raise SolverError when ``nbytes`` will not fit in the free device memory (no check in the simulator)."""
-    free = free_device_memory()
-    if free is not None and nbytes > free:
-        raise SolverError(f"{solver} needs {nbytes / 2**30:.2f} GiB of device memory for n = {n} ({formula}), "
-                          f"only {free / 2**30:.2f} GiB free")
-
-
-def csr_bytes(graph) -> int:
-    """Device bytes of the CSR upload (indptr, indices, weights)."""
-    return graph.indptr.nbytes + graph.indices.nbytes + graph.weights.nbytes
-
-
-def grid2(n: int, side: int) -> tuple[int, int]:
-    """A square 2-D grid of ``side x side`` blocks covering an n x n matrix."""
-    b = launch_grid(n, side)
-    return (b, b)
-
-
-# --- kernels that every dense solver uses ---------------------------------------------------------------
-@cuda.jit(cache=True)
-def init_matrix(d, p, inf):
-    """Thread per (i, j), j along x: d = 0 on the diagonal and INF elsewhere, p = -1."""
-    j, i = cuda.grid(2)
-    n = d.shape[0]
-    if i < n and j < n:
-        d[i, j] = 0 if i == j else inf
-        p[i, j] = -1
-
-
-@cuda.jit(cache=True)
-def scatter_edges(indptr, indices, weights, d, p):
-    """Thread per vertex u: lay u's out-edges into row u (lightest parallel edge) and parent their heads."""
-    u = cuda.grid(1)
-    if u >= d.shape[0]:
-        return
-    for e in range(indptr[u], indptr[u + 1]):
-        v = indices[e]
-        w = weights[e]
-        if w < d[u, v]:  # the diagonal starts at 0: a self-loop counts only when negative
-            d[u, v] = w
-            if v != u:
-                p[u, v] = u
-
-
-@cuda.jit(cache=True)
-def negative_diagonal(d, first):
-    """Thread per vertex i: record the smallest i with d[i, i] < 0 (i lies on or after a negative cycle)."""
-    i = cuda.grid(1)
-    if i < d.shape[0] and d[i, i] < 0:
-        cuda.atomic.min(first, 0, i)  # atomic: several vertices can see a negative diagonal
+from .base import Solver
+from .csr import DeviceGraph
+from .dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
+                    require_device_memory)
+from .launch import grid2, launch_grid, put
+from .rules import MATRIX_TILES
 
 
 @cuda.jit(cache=True)
@@ -176,36 +122,27 @@ def attach_round(in_indptr, in_src, in_w, d, p, inf, changed):
 
 # --- compile-time specialisations ---------------------------------------------------------------------
 @functools.cache
-def plus_fn(dt: str, negative: bool):
-    """Device function ``plus(a, b, inf)``: the candidate a + b in the distance type.
+def relax_fn(dt: str, negative: bool):
+    """Device function ``relax(d, p, i, j, k, dik, inf)``: d[i][j] = d[i][k] + d[k][j] when shorter (``dik`` is
+    d[i][k], already loaded), the path then ending like the k -> j path."""
+    plus = plus_fn(dt, negative)
 
-    Non-negative weights: just ``int(a + b)`` (no guard needed, see the module docstring; with ``min`` it
-    becomes DPX). Negative weights: INF when either operand is INF, and clamped at -INF.
-    """
-    cast = getattr(numba, dt)
+    @cuda.jit(device=True)
+    def relax(d, p, i, j, k, dik, inf):
+        """Relax i -> j through k."""
+        dij = d[i, j]
+        nd = min(plus(dik, d[k, j], inf), dij)
+        if nd < dij:
+            d[i, j] = nd
+            p[i, j] = p[k, j]
 
-    if negative:
-        @cuda.jit(device=True)
-        def plus(a, b, inf):
-            """a + b, INF if either is INF, never below -INF (so negative cycles cannot wrap)."""
-            if a == inf or b == inf:
-                return cast(inf)
-            s = a + b
-            if s < -inf:
-                return cast(-inf)
-            return cast(s)
-    else:
-        @cuda.jit(device=True)
-        def plus(a, b, inf):
-            """a + b in the distance type (INF + INF does not overflow, INF + w >= INF never wins)."""
-            return cast(a + b)
-    return plus
+    return relax
 
 
 @functools.cache
 def _row_kernels(dt: str, negative: bool):
     """The one-launch-per-k kernels (super naive, super naive shared, naive) for one dtype."""
-    plus = plus_fn(dt, negative)
+    relax = relax_fn(dt, negative)
     DT = getattr(numba, dt)
 
     @cuda.jit(cache=True)
@@ -218,11 +155,7 @@ def _row_kernels(dt: str, negative: bool):
         dik = d[i, k]
         if dik == inf:
             return
-        dij = d[i, j]
-        nd = min(plus(dik, d[k, j], inf), dij)
-        if nd < dij:
-            d[i, j] = nd
-            p[i, j] = p[k, j]
+        relax(d, p, i, j, k, dik, inf)
 
     @cuda.jit(cache=True)
     def supernaiveshared(d, p, k, inf):
@@ -237,11 +170,7 @@ def _row_kernels(dt: str, negative: bool):
         dik = dik_s[0]
         if j >= n or dik == inf:
             return
-        dij = d[i, j]
-        nd = min(plus(dik, d[k, j], inf), dij)
-        if nd < dij:
-            d[i, j] = nd
-            p[i, j] = p[k, j]
+        relax(d, p, i, j, k, dik, inf)
 
     @cuda.jit(cache=True)
     def naive(d, p, k, inf):
@@ -254,11 +183,7 @@ def _row_kernels(dt: str, negative: bool):
         if dik == inf:
             return
         for j in range(n):
-            dij = d[i, j]
-            nd = min(plus(dik, d[k, j], inf), dij)
-            if nd < dij:
-                d[i, j] = nd
-                p[i, j] = p[k, j]
+            relax(d, p, i, j, k, dik, inf)
 
     return supernaive, supernaiveshared, naive
 
@@ -268,6 +193,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
     """Three-phase blocked FW in global memory with TILE x TILE blocks."""
     T = tile
     plus = plus_fn(dt, negative)
+    relax = relax_fn(dt, negative)
 
     @cuda.jit(device=True)
     def dependent_tile(d, p, i, j, base, inf):
@@ -277,11 +203,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
         for kk in range(T):
             k = base + kk
             if valid and k < n:
-                dij = d[i, j]
-                nd = min(plus(d[i, k], d[k, j], inf), dij)
-                if nd < dij:
-                    d[i, j] = nd
-                    p[i, j] = p[k, j]
+                relax(d, p, i, j, k, d[i, k], inf)
             cuda.syncthreads()  # step k's writes (row and column k + 1 among them) seen by the whole tile
 
     @cuda.jit(cache=True)
@@ -481,24 +403,6 @@ class _DenseApsp(Solver):
         self.p = cuda.device_array((n, n), dtype=np.int32)
         self.flag = cuda.device_array(1, dtype=np.int32)
 
-    def build(self) -> int:
-        """Fill d and p from the CSR graph on the device; returns launches."""
-        n = self.n
-        init_matrix[grid2(n, 16), (16, 16)](self.d, self.p, self.inf)
-        scatter_edges[launch_grid(n, 128), 128](self.dg.indptr, self.dg.indices, self.dg.weights, self.d, self.p)
-        return 2
-
-    def check_negative_cycle(self) -> int:
-        """Raise NegativeCycleError when a diagonal entry is negative; returns launches."""
-        n = self.n
-        put[1, 1](self.flag, 0, np.int32(n))
-        negative_diagonal[launch_grid(n, 128), 128](self.d, self.flag)
-        first = int(self.flag.copy_to_host()[0])
-        if first < n:
-            raise NegativeCycleError("negative-weight cycle: a diagonal entry of the distance matrix is negative",
-                                     vertex=first)
-        return 2
-
     def repair_parents(self) -> tuple[int, int]:
         """Re-hang the predecessors as trees over tight edges (see the module docstring); (launches, rounds)."""
         n = self.n
@@ -523,10 +427,10 @@ class _DenseApsp(Solver):
         n = self.n
         if n == 0:
             return {"iterations": 0, "relaxations": 0, "launches": 0}
-        launches = self.build()
+        launches = build_matrix(self.dg, self.d, self.p, self.inf)
         iterations, more = self.iterate()
-        launches += more
-        launches += self.check_negative_cycle()
+        launches += more + check_diagonal(self.d, n, self.flag)
+        raise_on_negative_cycle(self.flag, n)
         counters = {"iterations": iterations, "relaxations": n ** 3}
         if self.rev is not None:
             more, rounds = self.repair_parents()
@@ -539,48 +443,70 @@ class _DenseApsp(Solver):
         return self.d.copy_to_host(), self.p.copy_to_host()
 
 
-class SuperNaiveSolver(_DenseApsp):
+class _RowSolver(_DenseApsp):
+    """One launch per k of a row kernel (super naive, super naive shared, naive)."""
+
+    kernel_index = 0
+
+    def launch(self):
+        """The configured launch of this variant's kernel."""
+        raise NotImplementedError
+
+    def iterate(self):
+        launch = self.launch()
+        for k in range(self.n):
+            launch(self.d, self.p, k, self.inf)
+        return self.n, self.n
+
+    def kernel(self):
+        return _row_kernels(self.dt, self.negative)[self.kernel_index]
+
+
+class SuperNaiveSolver(_RowSolver):
     registry_name = "floydwarshall_supernaive"
 
-    def iterate(self):
-        kernel = _row_kernels(self.dt, self.negative)[0]
-        side = self.params.get("tile", 16)
-        launch = kernel[grid2(self.n, side), (side, side)]
-        for k in range(self.n):
-            launch(self.d, self.p, k, self.inf)
-        return self.n, self.n
+    def __init__(self, graph, *, tile):
+        super().__init__(graph, tile=tile)
+        self.side = tile
+
+    def launch(self):
+        return self.kernel()[grid2(self.n, self.side), (self.side, self.side)]
 
 
-class SuperNaiveSharedSolver(_DenseApsp):
+class SuperNaiveSharedSolver(_RowSolver):
     registry_name = "floydwarshall_supernaiveshared"
+    kernel_index = 1
 
-    def iterate(self):
-        kernel = _row_kernels(self.dt, self.negative)[1]
-        block = self.params.get("block", 256)
-        launch = kernel[(self.n, launch_grid(self.n, block)), block]
-        for k in range(self.n):
-            launch(self.d, self.p, k, self.inf)
-        return self.n, self.n
+    def __init__(self, graph, *, block):
+        super().__init__(graph, block=block)
+        self.block = block
+
+    def launch(self):
+        return self.kernel()[(self.n, launch_grid(self.n, self.block)), self.block]
 
 
-class NaiveSolver(_DenseApsp):
+class NaiveSolver(_RowSolver):
     registry_name = "floydwarshall_naive"
+    kernel_index = 2
 
-    def iterate(self):
-        kernel = _row_kernels(self.dt, self.negative)[2]
-        block = self.params.get("block", 256)
-        launch = kernel[launch_grid(self.n, block), block]
-        for k in range(self.n):
-            launch(self.d, self.p, k, self.inf)
-        return self.n, self.n
+    def __init__(self, graph, *, block):
+        super().__init__(graph, block=block)
+        self.block = block
+
+    def launch(self):
+        return self.kernel()[launch_grid(self.n, self.block), self.block]
 
 
 class _TiledSolver(_DenseApsp):
     repairs_parents = True
     factory = None
 
+    def __init__(self, graph, *, tile):
+        super().__init__(graph, tile=tile)
+        self.tile = tile
+
     def iterate(self):
-        T = self.params.get("tile", 32)
+        T = self.tile
         phase1, phase2, phase3 = type(self).factory(T, self.dt, self.negative)
         nt = launch_grid(self.n, T)
         one = phase1[(1, 1), (T, T)]
@@ -613,17 +539,12 @@ def compile_targets():
         mat = f"{w}[:, ::1], int32[:, ::1]"
         step = f"void({mat}, int64, {w})"
         csr = f"int32[::1], int32[::1], {w}[::1]"
-        out += [
-            (f"init_matrix[{w}]", init_matrix, f"void({mat}, {w})"),
-            (f"scatter_edges[{w}]", scatter_edges, f"void({csr}, {mat})"),
-            (f"negative_diagonal[{w}]", negative_diagonal, f"void({w}[:, ::1], int32[::1])"),
-            (f"attach_round[{w}]", attach_round, f"void({csr}, {mat}, {w}, int32[::1])"),
-        ]
+        out.append((f"attach_round[{w}]", attach_round, f"void({csr}, {mat}, {w}, int32[::1])"))
         for neg in (False, True):
             tag = f"{w},{'neg' if neg else 'nonneg'}"
             for name, kern in zip(("supernaive", "supernaiveshared", "naive"), _row_kernels(w, neg)):
                 out.append((f"{name}[{tag}]", kern, step))
-            for T in TILES:
+            for T in MATRIX_TILES:
                 for variant, factory in (("tiledglobal", _tiled_global_kernels),
                                          ("tiledshared", _tiled_shared_kernels)):
                     for ph, kern in enumerate(factory(T, w, neg), start=1):

@@ -157,15 +157,15 @@ class GapbsSolver(Solver):
 
     device = "cpu"
 
-    def __init__(self, graph: Graph, threads: int = 0, delta: int = 0):
+    def __init__(self, graph: Graph, *, threads: int, delta: int):
         super().__init__(graph, threads=threads, delta=delta)
         reason = refusal(graph)
         if reason:
             raise SolverUnavailable(reason)
         self.build = peers.locate(PEER)
         self.sssp = peers.binary(self.build, "sssp")
-        self.threads = int(threads) or available_cores()
-        self.delta = int(delta) or graph.default_delta()
+        self.threads = threads or available_cores()
+        self.delta = delta or graph.default_delta()
         self._tmp = tempfile.TemporaryDirectory(prefix="gpusp-gapbs-")
         self.input: Path | None = None
         self.checked: set[int] = set()  # sources whose distances fit GAPBS's int32

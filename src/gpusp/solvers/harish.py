@@ -22,7 +22,7 @@ The registry refuses negative weights (the harness checks before ``run``). Calle
 graph the algorithm is still a correct Jacobi Bellman-Ford; a change in round |V| (a negative cycle)
 raises NegativeCycleError rather than looping forever. Tails at INF never scatter.
 
-Parents come from :func:`~gpusp.solvers.common.build_parents` after convergence (the paper's recording
+Parents come from :func:`~gpusp.solvers.csr.build_parents` after convergence (the paper's recording
 kernel picks a tight in-edge on the inverted graph; the shared helper does the same from the forward
 CSR and also copes with zero-weight cycles). Counters: ``iterations`` (rounds, including the final quiet
 one) and ``launches``; edges relaxed depend on the mask and are not counted.
@@ -34,8 +34,9 @@ import numpy as np
 from numba import cuda
 
 from ..errors import NegativeCycleError
-from .base import Solver, launch_grid
-from .common import DeviceGraph, build_parents
+from .base import Solver
+from .csr import DeviceGraph, build_parents
+from .launch import launch_grid
 
 
 @cuda.jit(cache=True)
@@ -95,9 +96,9 @@ class ScatterCheckSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, block=256, **params):
-        super().__init__(graph, block=block, **params)
-        self.block = int(block)
+    def __init__(self, graph, *, block):
+        super().__init__(graph, block=block)
+        self.block = block
         self.n = graph.n
         self.inf = graph.dtype.type(graph.inf)
 

@@ -28,15 +28,15 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..device import mode
 from ..errors import SolverError
+from .launch import TARGET
 
 KEY_NONE = np.iinfo(np.int64).max  # a key larger than any cell's: the neutral element of the minimum
 
 
 def reduce_block() -> int:
     """Threads per reduction block: 1024 as in the paper on a GPU, 64 in the simulator."""
-    return 1024 if mode() == "gpu" else 64
+    return TARGET.threads(1024, 64)
 
 
 @functools.cache

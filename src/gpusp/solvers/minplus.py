@@ -21,9 +21,8 @@ n``) a vertex on a simple negative cycle of at most n edges has a negative diago
 :class:`~gpusp.errors.NegativeCycleError`. An early stop (nothing changed) cannot hide one, since a
 negative cycle keeps lowering its diagonal at every squaring.
 
-Set-up (every ``run``, on the device): ``D_1`` and ``P_1`` are built from the uploaded CSR graph by the
-kernels of :mod:`gpusp.solvers.floydwarshall` (the same matrix as ``Graph.to_dense()`` and
-``dense_predecessors``).
+Set-up (every ``run``, on the device): ``D_1`` and ``P_1`` are built from the uploaded CSR graph
+(:func:`gpusp.solvers.dense.build_matrix`: the same matrix as ``Graph.to_dense()`` and ``dense_predecessors``).
 
 Variants (registry names):
 
@@ -62,13 +61,26 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..errors import NegativeCycleError
-from .base import Solver, launch_grid
-from .common import DeviceGraph, put
-from .floydwarshall import (DTYPES, TILES, csr_bytes, grid2, init_matrix, negative_diagonal, plus_fn,
-                            require_device_memory, scatter_edges)
+from .base import Solver
+from .csr import DeviceGraph
+from .dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
+                    require_device_memory)
+from .launch import grid2, put
+from .rules import MATRIX_TILES
 
 NAIVE_SIDE = 16  # block side of the naive product and of its transpose
+
+
+@cuda.jit(device=True)
+def store(out_d, out_p, p, changed, i, j, best, kbest):
+    """Write entry (i, j) of the square: its distance, and its predecessor from the k -> j walk when some k
+    improved it (raising the changed flag), else the old one."""
+    out_d[i, j] = best
+    if kbest >= 0:
+        out_p[i, j] = p[kbest, j]  # the walk now ends like the k -> j walk
+        changed[0] = 1  # benign race: every writer stores 1
+    else:
+        out_p[i, j] = p[i, j]
 
 
 @functools.cache
@@ -94,12 +106,7 @@ def _naive_kernel(dt: str, negative: bool, transpose: bool):
                 if nd < best:
                     best = nd
                     kbest = k
-        out_d[i, j] = best
-        if kbest >= 0:
-            out_p[i, j] = p[kbest, j]  # the walk now ends like the k -> j walk
-            changed[0] = 1  # benign race: every writer stores 1
-        else:
-            out_p[i, j] = p[i, j]
+        store(out_d, out_p, p, changed, i, j, best, kbest)
 
     return square
 
@@ -143,12 +150,7 @@ def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
                     kbest = base + kk
             cuda.syncthreads()  # tiles consumed before the next pair overwrites them
         if valid:
-            out_d[i, j] = best
-            if kbest >= 0:
-                out_p[i, j] = p[kbest, j]  # the walk now ends like the k -> j walk
-                changed[0] = 1  # benign race: every writer stores 1
-            else:
-                out_p[i, j] = p[i, j]
+            store(out_d, out_p, p, changed, i, j, best, kbest)
 
     return square
 
@@ -190,7 +192,7 @@ class _MinPlus(Solver):
         self.dt = graph.dtype.name
         self.negative = graph.has_negative_weights
         self.inf = graph.dtype.type(graph.inf)
-        self.transpose = bool(params.get("transpose", False))
+        self.transpose = params["transpose"]
         self.dg = DeviceGraph(graph)
         self.cur = 0
 
@@ -215,9 +217,7 @@ class _MinPlus(Solver):
         if n == 0:
             return {"iterations": 0, "relaxations": 0, "launches": 0}
         D, P = self.D, self.P
-        init_matrix[grid2(n, 16), (16, 16)](D[0], P[0], self.inf)
-        scatter_edges[launch_grid(n, 128), 128](self.dg.indptr, self.dg.indices, self.dg.weights, D[0], P[0])
-        launches = 2
+        launches = build_matrix(self.dg, D[0], P[0], self.inf)
         square, sq_grid, sq_block, transpose, side = self.kernels()
         tr = transpose[grid2(n, side), (side, side)] if transpose is not None else None
         if tr is not None:
@@ -238,13 +238,8 @@ class _MinPlus(Solver):
             if tr is not None and squarings < limit:
                 tr(D[self.cur], self.DT)
                 launches += 1
-        put[1, 1](self.flag, 0, np.int32(n))
-        negative_diagonal[launch_grid(n, 128), 128](D[self.cur], self.flag)
-        launches += 2
-        first = int(self.flag.copy_to_host()[0])
-        if first < n:
-            raise NegativeCycleError("negative-weight cycle: a diagonal entry of the distance matrix is negative",
-                                     vertex=first)
+        launches += check_diagonal(D[self.cur], n, self.flag)
+        raise_on_negative_cycle(self.flag, n)
         return {"iterations": squarings, "relaxations": squarings * n ** 3, "launches": launches}
 
     def download(self):
@@ -253,6 +248,9 @@ class _MinPlus(Solver):
 
 class NaiveSolver(_MinPlus):
     registry_name = "minplus_naive"
+
+    def __init__(self, graph, *, transpose):
+        super().__init__(graph, transpose=transpose)
 
     def kernels(self):
         n, s = self.n, NAIVE_SIDE
@@ -264,8 +262,12 @@ class NaiveSolver(_MinPlus):
 class TiledSolver(_MinPlus):
     registry_name = "minplus_tiled"
 
+    def __init__(self, graph, *, tile, transpose):
+        super().__init__(graph, tile=tile, transpose=transpose)
+        self.tile = tile
+
     def kernels(self):
-        T = self.params.get("tile", 32)
+        T = self.tile
         kern = _tiled_kernel(T, self.dt, self.negative, self.transpose)
         tr = _transpose_kernel(T, self.dt) if self.transpose else None
         return kern, grid2(self.n, T), (T, T), tr, T
@@ -280,8 +282,8 @@ def compile_targets():
             for tr in (False, True):
                 tag = f"{w},{'neg' if neg else 'nonneg'},{'T' if tr else 'N'}"
                 out.append((f"naive[{tag}]", _naive_kernel(w, neg, tr), sig))
-                for T in TILES:
+                for T in MATRIX_TILES:
                     out.append((f"tiled[T={T},{tag}]", _tiled_kernel(T, w, neg, tr), sig))
-        for T in sorted(set(TILES) | {NAIVE_SIDE}):
+        for T in sorted(set(MATRIX_TILES) | {NAIVE_SIDE}):
             out.append((f"transpose[T={T},{w}]", _transpose_kernel(T, w), f"void({w}[:, ::1], {w}[:, ::1])"))
     return out

@@ -23,19 +23,22 @@ Bellman-Ford for all S sources together:
 Parents (``parents``): with every weight > 0 (``auto``, or ``tight``) one pass over the arcs after the
 distances of a batch converge: any tight arc (``dist[u] + w == dist[v]``) comes from a strictly closer
 vertex, so any will do. Otherwise (``levels``) the same machinery as the distance rounds grows the trees
-level by level from the S sources over tight arcs: the first frontier vertex to claim
-``parent[v * S + s]`` with a compare-and-swap from -1 becomes the parent, a breadth-first search of the
-tight subgraph, so zero-weight cycles cannot close a loop. The batch's
-S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
+level by level from the S sources over tight arcs: ``parent[v * S + s]`` is set in the first round
+whose frontier reaches v over a tight arc (a plain store: every writer of that round holds such an arc
+from the same level), a breadth-first search of the tight subgraph, so zero-weight cycles cannot close
+a loop. The batch's S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
 vertex-major to source-major, coalesced on both sides).
 
 Negative weights are refused: with them a parent tree from tight arcs is still fine, but the
 frontier rounds are not bounded by the hop diameter and paper 001's N-SSSP or Floyd-Warshall suit
 such graphs better.
 
-Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`auto_batch`), ``block``
-threads per block (a multiple of 32), ``grid`` blocks (0: the co-resident maximum of the cooperative
-kernel), ``split`` arcs per list entry.
+Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`~gpusp.solvers.rules.auto_batch`),
+``block`` threads per block (a multiple of 32), ``grid`` blocks (0: ``MULTISOURCE_BLOCKS_PER_SM`` per
+multiprocessor, capped at the co-resident maximum of the cooperative kernel), ``split`` arcs per list
+entry, ``regs`` the kernel's register cap and ``unroll`` the heads whose distances a thread loads together
+(both compile-time constants of :func:`_kernel`; the measurements behind their defaults are in
+``benchmarks/apsp-sparse-h200.md``), ``parents`` how the trees are built (above).
 
 Result: the n x n distance and parent matrices stay on the device when they fit (one launch for all
 batches, ``download`` copies them, timed as d2h); otherwise each batch is a launch of its own whose
@@ -64,36 +67,25 @@ import time
 
 import numba
 import numpy as np
-from numba import config, cuda
+from numba import cuda
 
-from ..device import free_device_memory
 from ..errors import SolverError
-from .base import Solver, launch_grid
-from .common import fill
-from .deltastep import cooperative_grid
+from .base import Solver
+from .dense import result_fits
+from .launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
+from .rules import MULTISOURCE_BLOCKS_PER_SM, auto_batch
 from .warp import warp_or
 
 WARP = 32
 TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
-# None: keep the n x n result on the device when it fits; True / False force it (tests use this).
-RESULT_ON_DEVICE: bool | None = None
-MEMORY_MARGIN = 256 * 2**20  # bytes left free beside the device result
-AUTO_BATCH_MAX = 2048  # the largest batch the auto rule takes (2048 measured fastest on the H200, 2026-11-24)
-AUTO_BATCH_BYTES = 2**30  # the auto batch keeps distances, stamps and parents under this
 SBUF = 2048  # list entries a block gathers in shared memory per round before one global append
 # control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations
 ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX = 0, 1, 2, 3, 4
 CTL_SIZE = 5
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
-
-
-def auto_batch(n: int, itemsize: int = 4) -> int:
-    """Largest power of two S <= AUTO_BATCH_MAX (and not above n rounded up) with (w + 8) n S <= AUTO_BATCH_BYTES."""
-    s = AUTO_BATCH_MAX
-    while s > WARP and (s // 2 >= max(n, WARP) or (itemsize + 8) * n * s > AUTO_BATCH_BYTES):
-        s //= 2
-    return s
+U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
+U32, I32 = numba.uint32, numba.int32
 
 
 def arc_chunks(indptr: np.ndarray, split: int):
@@ -110,13 +102,9 @@ def arc_chunks(indptr: np.ndarray, split: int):
     return chunk_ptr.astype(np.int32), chunk_vertex.astype(np.int32), chunk_start.astype(np.int32)
 
 
-@functools.cache
-def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
-    """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
-    WT = _WTYPES[wname]
-    U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
-    U32, I32 = numba.uint32, numba.int32
-    cap = {"max_registers": regs} if regs and not config.ENABLE_CUDASIM else {}  # the simulator rejects it
+# --- device functions: the kernel factory's pieces, each closing over its compile-time constants ---------------------
+def _list_fns(sbuf_size: int):
+    """(claim, flush): the round lists, gathered per block in a shared buffer of ``sbuf_size`` entries."""
 
     @cuda.jit(device=True)
     def claim(istamp, lists, cnt, chunk_ptr, v, c, wshift, q, sbuf, scount):
@@ -155,86 +143,92 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
         if cuda.threadIdx.x == 0:
             scount[0] = 0
 
-    def make_expand(tree):
-        """The round's expansion, compiled apart for distance rounds and for tree rounds (``tree`` a constant)."""
+    return claim, flush
 
-        @cuda.jit(device=True)
-        def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                   base, ns, S, wshift, q, counts, sbuf, scount):
-            """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
-            # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
-            lane = I32(cuda.threadIdx.x % WARP)
-            nwarps = I32(cuda.gridsize(1) // WARP)
-            width = I32(S)
-            wsh = I32(wshift)
-            wmask = I32((1 << wshift) - 1)
-            row = q % 2
-            heads = cuda.local.array(unroll, numba.int32)
-            wts = cuda.local.array(unroll, WT)
-            seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
-            owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
-            nitems = I32(cnt[q % 3])
-            e = I32(cuda.grid(1) // WARP)
-            ent_next = lists[row, U32(e)] if e < nitems else I32(0)
-            while e < nitems:
-                ent = ent_next
-                if e + nwarps < nitems:  # the next entry is loaded while this one is expanded
-                    ent_next = lists[row, U32(e + nwarps)]
-                k = I32(ent >> wsh)
-                c = I32(ent & wmask)
-                u = chunk_vertex[U32(k)]
-                s = I32(c * WARP + lane)
-                us = U32(u * width + s)
-                active = s < ns and stamp[us] == q
-                du = dist[us]
-                if lane == 0:
-                    counts[0] += 1
-                a0 = chunk_start[U32(k)]
-                end = chunk_start[U32(k + 1)]
+
+def _expand_fn(WT, unroll: int, claim, tree: bool):
+    """A round's expansion for distances ``WT`` and ``unroll`` heads loaded together, compiled apart for distance
+    rounds and for tree rounds (``tree`` a constant)."""
+
+    @cuda.jit(device=True)
+    def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
+               base, ns, S, wshift, q, counts, sbuf, scount):
+        """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
+        # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
+        lane = I32(cuda.threadIdx.x % WARP)
+        nwarps = I32(cuda.gridsize(1) // WARP)
+        width = I32(S)
+        wsh = I32(wshift)
+        wmask = I32((1 << wshift) - 1)
+        row = q % 2
+        heads = cuda.local.array(unroll, numba.int32)
+        wts = cuda.local.array(unroll, WT)
+        seen = cuda.local.array(unroll, WT)  # the heads' distances, loaded together before any is used
+        owner = cuda.local.array(unroll, numba.int32)  # the heads' parents (tree rounds)
+        nitems = I32(cnt[q % 3])
+        e = I32(cuda.grid(1) // WARP)
+        ent_next = lists[row, U32(e)] if e < nitems else I32(0)
+        while e < nitems:
+            ent = ent_next
+            if e + nwarps < nitems:  # the next entry is loaded while this one is expanded
+                ent_next = lists[row, U32(e + nwarps)]
+            k = I32(ent >> wsh)
+            c = I32(ent & wmask)
+            u = chunk_vertex[U32(k)]
+            s = I32(c * WARP + lane)
+            us = U32(u * width + s)
+            active = s < ns and stamp[us] == q
+            du = dist[us]
+            if lane == 0:
+                counts[0] += 1
+            a0 = chunk_start[U32(k)]
+            end = chunk_start[U32(k + 1)]
+            if active:
+                counts[1] += end - a0
+            while a0 < end:
+                nar = I32(min(end - a0, WARP))
+                hits = I32(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
                 if active:
-                    counts[1] += end - a0
-                while a0 < end:
-                    nar = I32(min(end - a0, WARP))
-                    hits = I32(0)  # bit j: this lane improved (or claimed) the head of arc a0 + j
-                    if active:
-                        j = I32(0)
-                        while j < nar:
-                            for t in range(unroll):
-                                i = U32(a0 + min(j + t, nar - 1))
-                                heads[t] = indices[i]
-                                wts[t] = weights[i]
-                                vs = U32(heads[t] * width + s)
-                                seen[t] = dist[vs]
+                    j = I32(0)
+                    while j < nar:
+                        for t in range(unroll):
+                            i = U32(a0 + min(j + t, nar - 1))
+                            heads[t] = indices[i]
+                            wts[t] = weights[i]
+                            vs = U32(heads[t] * width + s)
+                            seen[t] = dist[vs]
+                            if tree:
+                                owner[t] = parent[vs]
+                        for t in range(unroll):
+                            v = heads[t]
+                            vs = U32(v * width + s)
+                            hit = False
+                            if j + t < nar:
                                 if tree:
-                                    owner[t] = parent[vs]
-                            for t in range(unroll):
-                                v = heads[t]
-                                vs = U32(v * width + s)
-                                hit = False
-                                if j + t < nar:
-                                    if tree:
-                                        hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
-                                        if hit:  # plain store: every writer this round holds a tight arc from level q
-                                            parent[vs] = u
-                                    else:
-                                        nd = WT(du + wts[t])
-                                        hit = nd < seen[t]
-                                        if hit:
-                                            cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
-                                if hit:
-                                    stamp[vs] = q + 1
-                                    hits = I32(hits | (I32(1) << I32(j + t)))
-                            j = I32(j + unroll)
-                    hits = I32(warp_or(hits))  # the arcs whose heads some source improved
-                    if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
-                        claim(istamp, lists, cnt, chunk_ptr, indices[U32(a0 + lane)], c, wshift, q + 1, sbuf, scount)
-                    a0 = I32(a0 + WARP)
-                e = I32(e + nwarps)
+                                    hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
+                                    if hit:  # plain store: every writer this round holds a tight arc from level q
+                                        parent[vs] = u
+                                else:
+                                    nd = WT(du + wts[t])
+                                    hit = nd < seen[t]
+                                    if hit:
+                                        cuda.atomic.min(dist, vs, nd)  # atomic: the smallest candidate wins
+                            if hit:
+                                stamp[vs] = q + 1
+                                hits = I32(hits | (I32(1) << I32(j + t)))
+                        j = I32(j + unroll)
+                hits = I32(warp_or(hits))  # the arcs whose heads some source improved
+                if lane < nar and (hits >> lane) & 1:  # lane j lists the head of arc a0 + j: claims in parallel
+                    claim(istamp, lists, cnt, chunk_ptr, indices[U32(a0 + lane)], c, wshift, q + 1, sbuf, scount)
+                a0 = I32(a0 + WARP)
+            e = I32(e + nwarps)
 
-        return expand
+    return expand
 
-    expand_dist = make_expand(False)
-    expand_tree = make_expand(True)
+
+def _batch_fns(WT, claim):
+    """(tight_pass, seed, write_rows) for distances ``WT``: the one-pass parents, a batch's start and its rows'
+    write-out."""
 
     @cuda.jit(device=True)
     def tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf):
@@ -288,7 +282,20 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                     out_parent[row0 + s0 + i, v0 + tx] = tile_p[tx, i]
             cuda.syncthreads()  # the tile is consumed before the next one overwrites it
 
-    @cuda.jit(**cap)
+    return tight_pass, seed, write_rows
+
+
+# --- the cooperative kernel -----------------------------------------------------------------------------------------
+@functools.cache
+def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
+    """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
+    WT = _WTYPES[wname]
+    claim, flush = _list_fns(sbuf_size)
+    expand_dist = _expand_fn(WT, unroll, claim, False)
+    expand_tree = _expand_fn(WT, unroll, claim, True)
+    tight_pass, seed, write_rows = _batch_fns(WT, claim)
+
+    @cuda.jit(**TARGET.register_cap(regs))
     def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
                 ctl, out_dist, out_parent, first, last, S, staged, tight, inf):
         """Batches first .. last - 1 of S sources each: distance rounds, parents (tree rounds or one tight pass),
@@ -356,9 +363,9 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, batch=0, block=256, grid=0, split=32, regs=40, unroll=2, parents="auto", **params):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, **params)
+                         parents=parents)
         if graph.has_negative_weights:
             raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
                               "w >= 0); use nsssp_shared, blockedfw_fast or scipy_apsp")
@@ -367,29 +374,19 @@ class MultiSourceSolver(Solver):
             raise SolverError("multisource_fast parents=tight needs every weight > 0 (a zero-weight cycle is all "
                               "tight, and a local pick could close a loop); use parents=levels or auto")
         self.tight = parents == "tight" or (parents == "auto" and positive)
-        self.S = int(batch) or auto_batch(graph.n, graph.dtype.itemsize)
-        self.block = int(block)
-        self.want_grid = int(grid)
-        self.split = int(split)
-        self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, self.split)
+        self.S = batch or auto_batch(graph.n, graph.dtype.itemsize)
+        self.block = block
+        self.want_grid = grid
+        self.split = split
+        self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, split)
         self.nwords = self.S // WARP
         slots = max(len(self.chunk_vertex), 1) * self.nwords
         if slots >= 2**31 or graph.n * self.S >= 2**31:
             raise SolverError(f"multisource_fast: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc "
                               f"chunks x {self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
         self.slots = slots
-        self.kernel = _kernel(graph.dtype.name, SBUF, int(regs), int(unroll))
+        self.kernel = _kernel(graph.dtype.name, SBUF, regs, unroll)
         self.grid = None
-
-    def _result_fits(self) -> bool:
-        """Whether the n x n result fits in the free device memory (called after the working arrays)."""
-        if RESULT_ON_DEVICE is not None:
-            return bool(RESULT_ON_DEVICE)
-        free = free_device_memory()
-        if free is None:  # the simulator
-            return True
-        n, w = self.graph.n, self.graph.dtype.itemsize
-        return (w + 4) * n * n + MEMORY_MARGIN <= free
 
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
@@ -405,31 +402,28 @@ class MultiSourceSolver(Solver):
         self.lists = cuda.device_array((2, self.slots), dtype=np.int32)
         self.cnt = cuda.device_array(3, dtype=np.int64)
         self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
-        self.on_device = self._result_fits()
-        if self.on_device:
-            self.out_dist = cuda.device_array((n, n), dtype=g.dtype)
-            self.out_parent = cuda.device_array((n, n), dtype=np.int32)
-        else:
+        self.on_device = result_fits(g)  # asked after the working arrays are allocated
+        rows = n if self.on_device else S  # the whole result, or a staging area of one batch's rows
+        self.out_dist = cuda.device_array((rows, n), dtype=g.dtype)
+        self.out_parent = cuda.device_array((rows, n), dtype=np.int32)
+        if not self.on_device:  # the result on the host, each batch's rows copied there inside run
             self.host_dist = cuda.pinned_array((n, n), dtype=g.dtype)
             self.host_parent = cuda.pinned_array((n, n), dtype=np.int32)
-            self.out_dist = cuda.device_array((S, n), dtype=g.dtype)
-            self.out_parent = cuda.device_array((S, n), dtype=np.int32)
 
     def _args(self, first, last):
         return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
-                self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist, self.out_parent, np.int64(first), np.int64(last), np.int64(self.S),
-                not self.on_device, self.tight, self.graph.dtype.type(self.graph.inf))
+                self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist,
+                self.out_parent, np.int64(first), np.int64(last), np.int64(self.S), not self.on_device, self.tight,
+                self.graph.dtype.type(self.graph.inf))
 
     def run(self, source=None):
         n, S = self.graph.n, self.S
         batches = (n + S - 1) // S
         for arr in (self.stamp, self.istamp, self.cnt):  # round numbers start at 1 and only grow within a run
-            fill[launch_grid(arr.size, 256), 256](arr, 0)
+            fill_array(arr, 0)
         self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
         if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
-            from ..device import multiprocessors
-
-            want = self.want_grid or 32 * multiprocessors()
+            want = self.want_grid or blocks_per_sm(MULTISOURCE_BLOCKS_PER_SM)
             self.grid = cooperative_grid(self.kernel, self._args(0, 1), self.block, want)
         host_copy = 0.0
         launches = 0

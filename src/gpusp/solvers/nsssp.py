@@ -26,7 +26,7 @@ weight <= 0 the record kernel therefore only copies the distances, and the tree 
 level from the N sources at once over tight out-edges (``tree_level``: a frontier vertex claims an
 untreed tight neighbour with an atomic compare-and-swap on its level; one launch per tree level, the
 level array reuses ``Ma``, which is all zero after convergence). This is
-:func:`gpusp.solvers.common.build_parents` for N sources at once.
+:func:`gpusp.solvers.csr.build_parents` for N sources at once.
 
 Variants
 --------
@@ -85,15 +85,13 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..device import free_device_memory
 from ..errors import SolverError
-from .base import Solver, launch_grid
-from .common import DeviceGraph, apsp_tight_parents, put
+from .base import Solver
+from .csr import DeviceGraph
+from .dense import apsp_tight_parents, result_fits
+from .launch import launch_grid, put
 
-MAX_BLOCK = 1024
-# None: keep the n x n result on the device when it fits; True / False force it (tests use this).
-RESULT_ON_DEVICE: bool | None = None
-MEMORY_MARGIN = 256 * 2**20  # bytes left free beside the device result
+MAX_BLOCK = 1024  # threads per block (B N) the hardware allows
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 
@@ -278,12 +276,12 @@ class _NssspSolver(Solver):
     device = "gpu"
     shared = True
 
-    def __init__(self, graph, sources_per_launch=32, groups_per_block=4, paths=True, **params):
+    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths):
         super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
-                         paths=paths, **params)
-        self.paths = bool(paths)
-        self.N = int(sources_per_launch)
-        self.B = int(groups_per_block)
+                         paths=paths)
+        self.paths = paths
+        self.N = sources_per_launch
+        self.B = groups_per_block
         if self.N * self.B > MAX_BLOCK:
             raise SolverError(f"sources_per_launch * groups_per_block = {self.N * self.B} threads per block; "
                               f"the limit is {MAX_BLOCK}")
@@ -298,17 +296,6 @@ class _NssspSolver(Solver):
         self.scatter = _scatter_shared(self.N, self.B, self.wname) if self.shared else self.scatter_g
         self.check = check_shared if self.shared else check_global
         self.on_device = True
-
-    # ------------------------------------------------------------------------------------------------
-    def _result_fits(self) -> bool:
-        """Whether the n x n result fits in the free device memory (called after the working arrays)."""
-        if RESULT_ON_DEVICE is not None:
-            return bool(RESULT_ON_DEVICE)
-        free = free_device_memory()
-        if free is None:  # the simulator
-            return True
-        n, w = self.graph.n, self.graph.dtype.itemsize
-        return (w + 4) * n * n + MEMORY_MARGIN <= free
 
     def upload(self):
         g, N, n = self.graph, self.N, self.graph.n
@@ -327,7 +314,7 @@ class _NssspSolver(Solver):
         self.ua = cuda.device_array(size, dtype=g.dtype)
         self.flag = cuda.device_array(1, dtype=np.int32)
         self.flag_host = cuda.pinned_array(1, dtype=np.int32)
-        self.on_device = self._result_fits()
+        self.on_device = result_fits(g)  # asked after the working arrays are allocated
         if self.on_device:
             self.out_dist = cuda.device_array((n, n), dtype=g.dtype)
             self.out_parent = cuda.device_array((n, n), dtype=np.int32)

@@ -38,7 +38,7 @@ the recorded parents then form a tree without any post-pass:
   so ``r(u) <= r(v) - 1``. ``r`` strictly decreases along parent links: every chain ends at the source
   and every parent edge is tight.
 
-So no :func:`~gpusp.solvers.common.build_parents` pass is needed, even with zero-weight cycles; the
+So no :func:`~gpusp.solvers.csr.build_parents` pass is needed, even with zero-weight cycles; the
 tests exercise both methods on graphs with them.
 
 Constraints. Distances must fit in 32 bits: the graph must have int32 distances (``graph.dtype``; INF =
@@ -59,12 +59,14 @@ intermediate cost-and-path array, atomic minimum built from atomicCAS on an 8-by
 
 from __future__ import annotations
 
-import numpy as np
 import numba
+import numpy as np
 from numba import cuda
 
 from ..errors import SolverError
-from .base import Solver, launch_grid
+from .base import Solver
+from .csr import DeviceGraph
+from .launch import launch_grid
 
 _SHIFT = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
@@ -102,40 +104,40 @@ def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
         mask[i] = 0
 
 
-@cuda.jit(cache=True)
-def relax_min(indptr, indices, weights, cost, mask, word):
-    """Thread per masked vertex u: lower word[v] to (cost[u] + w, u) with a 64-bit atomic min."""
-    u = cuda.grid(1)
-    if u >= cost.size or mask[u] == 0:
-        return
-    du = cost[u]
-    me = numba.uint64(u)
-    for e in range(indptr[u], indptr[u + 1]):
-        v = indices[e]
-        nd = numba.uint64(du + weights[e])
-        # strict distance guard: an equal distance with a smaller parent id must not replace the word
-        if nd < (word[v] >> _SHIFT):
-            cuda.atomic.min(word, v, (nd << _SHIFT) | me)  # atomic: (dist, parent) updated together
+def _relax_kernel(method: str):
+    """The relax kernel of ``method``: thread per masked vertex u offers (cost[u] + w, u) to word[v] for every
+    out-edge u -> v, by a 64-bit atomic min ('min') or a compare-and-swap loop ('cas'). ``method`` is a
+    compile-time constant: each kernel holds only its own branch."""
+    cas = method == "cas"
+
+    def relax(indptr, indices, weights, cost, mask, word):
+        """Thread per masked vertex u: lower word[v] to (cost[u] + w, u) for every out-edge u -> v."""
+        u = cuda.grid(1)
+        if u >= cost.size or mask[u] == 0:
+            return
+        du = cost[u]
+        me = numba.uint64(u)
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            nd = numba.uint64(du + weights[e])
+            if cas:
+                new = (nd << _SHIFT) | me
+                old = word[v]
+                while nd < (old >> _SHIFT):  # retry only while the new distance is strictly smaller
+                    seen = cuda.atomic.cas(word, v, old, new)  # atomic: swap in only if word[v] is still old
+                    if seen == old:
+                        break
+                    old = seen
+            # strict distance guard: an equal distance with a smaller parent id must not replace the word
+            elif nd < (word[v] >> _SHIFT):
+                cuda.atomic.min(word, v, (nd << _SHIFT) | me)  # atomic: (dist, parent) updated together
+
+    relax.__name__ = relax.__qualname__ = f"relax_{method}"
+    return cuda.jit(cache=True)(relax)
 
 
-@cuda.jit(cache=True)
-def relax_cas(indptr, indices, weights, cost, mask, word):
-    """Thread per masked vertex u: compare-and-swap (cost[u] + w, u) into word[v] while strictly better."""
-    u = cuda.grid(1)
-    if u >= cost.size or mask[u] == 0:
-        return
-    du = cost[u]
-    me = numba.uint64(u)
-    for e in range(indptr[u], indptr[u + 1]):
-        v = indices[e]
-        nd = numba.uint64(du + weights[e])
-        new = (nd << _SHIFT) | me
-        old = word[v]
-        while nd < (old >> _SHIFT):  # retry only while the new distance is strictly smaller
-            seen = cuda.atomic.cas(word, v, old, new)  # atomic: swap in only if word[v] is still old
-            if seen == old:
-                break
-            old = seen
+RELAX = {method: _relax_kernel(method) for method in ("min", "cas")}  # by the method parameter
+relax_min, relax_cas = RELAX["min"], RELAX["cas"]
 
 
 @cuda.jit(cache=True)
@@ -158,8 +160,8 @@ class PackedSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, **params):
-        super().__init__(graph, **params)
+    def __init__(self, graph, *, block, method):
+        super().__init__(graph, block=block, method=method)
         if graph.dtype != np.int32:
             raise SolverError(f"packed_atomic packs a 32-bit distance into a 64-bit word and needs int32 "
                               f"distances; graph {graph.name!r} needs {graph.dtype} (paths up to n * max|w| "
@@ -169,17 +171,15 @@ class PackedSolver(Solver):
                               "unsigned 32-bit integers")
         if graph.n >= 2**31:
             raise SolverError("packed_atomic stores the parent in 32 bits: n must be below 2**31")
-        self.block = int(params.get("block", 256))
-        self.relax = relax_cas if params.get("method", "min") == "cas" else relax_min
+        self.block = block
+        self.relax = RELAX[method]
         self.inf = np.int32(graph.inf)
         self.inf_word = pack(graph.inf, _NO_PARENT)
         self.src_word = pack(0, _NO_PARENT)
 
     def upload(self):
         g = self.graph
-        self.indptr = cuda.to_device(g.indptr)
-        self.indices = cuda.to_device(g.indices)
-        self.weights = cuda.to_device(g.weights)
+        self.dg = DeviceGraph(g).upload()
         self.d_word = cuda.device_array(g.n, dtype=np.uint64)
         self.d_cost = cuda.device_array(g.n, dtype=np.int32)
         self.d_mask = cuda.device_array(g.n, dtype=np.uint8)
@@ -187,14 +187,14 @@ class PackedSolver(Solver):
         self.h_changed = cuda.pinned_array(1, dtype=np.int32)
 
     def run(self, source):
-        n, block = self.graph.n, self.block
+        n, block, dg = self.graph.n, self.block, self.dg
         grid = launch_grid(n, block)
         init_packed[grid, block](self.d_word, self.d_cost, self.d_mask, self.d_changed, source, self.inf_word,
                                  self.src_word, self.inf)
         launches, r = 1, 0
         while True:
             r += 1
-            self.relax[grid, block](self.indptr, self.indices, self.weights, self.d_cost, self.d_mask, self.d_word)
+            self.relax[grid, block](dg.indptr, dg.indices, dg.weights, self.d_cost, self.d_mask, self.d_word)
             commit_packed[grid, block](self.d_word, self.d_cost, self.d_mask, self.d_changed, r)
             launches += 2
             self.d_changed.copy_to_host(self.h_changed)  # the once-per-round flag check (a sync)

@@ -14,7 +14,12 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..data.graph import DAVIDSON_WIDTH
 from ..errors import SolverError
+from . import rules
+from .blockedfw import layout as blockedfw_layout
+from .fastfw import variants as fastfw
+from .rules import ring_capacity
 
 PROBLEMS = ("sssp", "apsp")
 
@@ -88,6 +93,14 @@ class SolverSpec:
             raise SolverError(f"{self.name} has no parameter {unknown[0]!r}; it takes {sorted(known) or 'none'}")
         return {name: p.check(params.get(name, p.default)) for name, p in known.items()}
 
+    def defaults(self) -> dict:
+        """Every parameter at its default (unchecked: a default is valid by construction)."""
+        return {p.name: p.default for p in self.params}
+
+    def build(self, graph, **params):
+        """The solver built on ``graph`` with ``params`` resolved: defaults filled in, every value checked."""
+        return self.load()(graph, **self.resolve(params))
+
     def why_not(self, n: int, m: int, *, negative: bool = False, itemsize: int = 4,
                 params: dict | None = None, free_bytes: int | None = None) -> str | None:
         """The reason this solver cannot run on such a graph, or None when it can."""
@@ -133,18 +146,14 @@ class SolverSpec:
 
 
 # shared parameter definitions -------------------------------------------------------------------------
-def ring_capacity(n: int) -> int:
-    """deltastep_async's default entries per ring slot: a quarter of n as a power of two, at least 1024."""
-    return 1 << max(10, (max(1, n // 4) - 1).bit_length())
-
-
 BLOCK = Param("block", 256, "threads per block", choices=(32, 64, 128, 256, 512, 1024))
 ROUNDS = Param("rounds", "early", "'early': stop when a round changes nothing; 'fixed': always |V|-1 rounds "
                "as in paper 000", choices=("early", "fixed"))
-GRID = Param("grid", 0, "blocks in the grid-stride launch (0: 4 per multiprocessor)", minimum=0)
-TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=(4, 8, 16, 32))
+GRID = Param("grid", 0, f"blocks in the grid-stride launch (0: {rules.STRIDE_BLOCKS_PER_SM} per multiprocessor)",
+             minimum=0)
+TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=rules.MATRIX_TILES)
 BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA block side)",
-                 choices=(4, 8, 16, 24, 32))
+                 choices=blockedfw_layout.BLOCK_SIZES)
 TRANSPOSE = Param("transpose", False, "multiply by the transposed operand for coalescing", choices=(False, True))
 NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1, maximum=1024),
                 Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32),
@@ -152,16 +161,13 @@ NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per lau
                       "only, parents derived on the host for validation (positive weights)", choices=(True, False)))
 LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kernel per round and reads the flag back "
                "(as the paper); 'graph' replays a CUDA graph of a batch of rounds whose kernels exit at once "
-               "after convergence; 'persistent' runs every round in one cooperative kernel with a grid-wide "
-               "barrier between rounds", choices=("host", "graph", "persistent"))
+               f"after convergence; 'persistent' runs every round in one cooperative kernel ({rules.PERSISTENT_BLOCKS_PER_SM} "
+               "blocks per multiprocessor) with a grid-wide barrier between rounds",
+               choices=("host", "graph", "persistent"))
 CSR_MEMORY = "4(n+1) + (4+w)m + (2w+8)n bytes"
 MATRIX_MEMORY = "(w+4) n^2 bytes"
-NSSSP_MEMORY = "4((3N+1)n + 2m) + 4(n + 2m) + 4Nn bytes + (w+4) n^2 result on the device if it fits, else on the host"
-
-
-def _split_arcs(p: dict) -> int:
-    """deltastep_gpu's arcs per queue entry for its memory bound: split, or for -1 (auto) the 2 x lanes it may take."""
-    return p["split"] if p["split"] > 0 else 2 * (p.get("lanes") or 32)
+NSSSP_MEMORY = ("(8+2w) N n bytes (masks, costs, updates and parent staging of N sources) + 2 (4(n+1) + (4+w) m) "
+                "(the graph and its inverse) + (w+4) n^2 result on the device if it fits, else on the host")
 
 
 def _csr(n, m, params, itemsize):
@@ -179,13 +185,45 @@ def _matrix(n, m, params, itemsize):
 
 
 def _nsssp(n, m, params, itemsize):
-    """Paper 001: (3N + 1)|V| + 2|E| words plus the inverted graph |V| + 2|E| for path recording."""
-    N = params.get("sources_per_launch", 32)
-    return 4 * ((3 * N + 1) * n + 2 * m) + 4 * (n + 2 * m) + 4 * N * n
+    """Paper 001's (3N + 1)|V| + 2|E| words in bytes, the inverted graph for path recording and the parent staging."""
+    N = params["sources_per_launch"]
+    return (8 + 2 * itemsize) * N * n + 2 * (4 * (n + 1) + (4 + itemsize) * m)
+
+
+def _multisource(n, m, params, itemsize):
+    """Distances, stamps and parents of a batch of S sources, the item stamps and two round lists of 32-source words,
+    and the n x n result."""
+    S = params["batch"] or rules.auto_batch(n, itemsize)
+    words = S // rules.WARP
+    lists = 2 * 4 * (n + m // params["split"] + 1) * words
+    return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + 4 * n * words + lists + (itemsize + 4) * n * n
 
 
 def _dense(n, m, params, itemsize):
     return itemsize * n * n + (2 * itemsize + 8) * n
+
+
+def _fastfw_table() -> str:
+    """blockedfw_fast's table of (tile, regblock) per n, in words."""
+    parts = []
+    for paths, rows in fastfw.TABLE.items():
+        steps = ", ".join(f"T {T} R {R}" + (f" to n = {n_max}" if n_max < 1 << 60 else "") for n_max, T, R in rows)
+        parts.append(f"{'with' if paths else 'without'} paths {steps}")
+    return "; ".join(parts)
+
+
+def _fastfw_auto(field: str) -> str:
+    """What an 'auto' kernel-variant field of blockedfw_fast takes, with and without paths."""
+    values = {paths: fastfw.AUTO_VARIANT[paths][field] for paths in (True, False)}
+    if values[True] == values[False]:
+        return str(values[True])
+    return f"{values[True]} with paths, {values[False]} without"
+
+
+def _fastfw_memory(n, m, params, itemsize):
+    """The padded matrices of blockedfw_fast at the tile it runs with."""
+    T = fastfw.tile_shape(n, params["paths"], params["tile"], params["regblock"])[0]
+    return fastfw.device_bytes(-(-n // T) * T, itemsize, params["paths"])
 
 
 SPECS: tuple[SolverSpec, ...] = (
@@ -219,24 +257,24 @@ SPECS: tuple[SolverSpec, ...] = (
                memory_formula=CSR_MEMORY),
     # --- paper 004: edge-parallel and pull/push Bellman-Ford -----------------------------------------
     SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
-               "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf:CooSolver",
+               "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf.solvers:CooSolver",
                params=(BLOCK, Param("edges_per_thread", 1, "edges each thread relaxes (stride = grid size, "
                                     "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64)), LAUNCH),
                negative_weights=True, memory=_coo, memory_formula="(8+w)m + (2w+12)n bytes"),
     SolverSpec("edgebf_dense", "sssp", "gpu", "004", "edge-parallel Bellman-Ford on the dense adjacency "
                "matrix (for complete graphs); the matrix from pageable or pinned memory, or streamed in pieces "
-               "overlapped with the first round", "gpusp.solvers.edgebf:DenseSolver",
+               "overlapped with the first round", "gpusp.solvers.edgebf.solvers:DenseSolver",
                params=(BLOCK, Param("transfer", "pageable", "'pageable', 'pinned', or 'streams' (the upload moves "
                                     "into every run, piece by piece, overlapped with round 1)",
                                     choices=("pageable", "pinned", "streams")),
                        Param("chunks", 2, "row pieces (and streams) with transfer='streams'", choices=(2, 4, 8))),
                negative_weights=True, memory=_dense, memory_formula="w n^2 + (2w+8)n bytes"),
     SolverSpec("vertexbf_pull", "sssp", "gpu", "004", "thread per vertex reads its incoming edges and "
-               "takes the minimum (no atomics)", "gpusp.solvers.edgebf:PullSolver", params=(BLOCK,),
+               "takes the minimum (no atomics)", "gpusp.solvers.edgebf.solvers:PullSolver", params=(BLOCK,),
                negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n,
                memory_formula="4(n+1) + (4+w)m + (2w+16)n bytes (reverse CSR, two distance buffers)"),
     SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
-               "with atomic min", "gpusp.solvers.edgebf:PushSolver", params=(BLOCK, LAUNCH), negative_weights=True,
+               "with atomic min", "gpusp.solvers.edgebf.solvers:PushSolver", params=(BLOCK, LAUNCH), negative_weights=True,
                memory=_csr, memory_formula=CSR_MEMORY),
     # --- papers 001 and 003: Harish-Narayanan and the packed atomic ----------------------------------
     SolverSpec("harish_scattercheck", "sssp", "gpu", "001", "Harish-Narayanan: scatter kernel relaxes "
@@ -254,16 +292,17 @@ SPECS: tuple[SolverSpec, ...] = (
                "kernel: a device queue of the vertices whose distance changed, expanded while below the "
                "threshold, a far pile above it, the threshold raised by delta (Davidson et al., IPDPS'14)",
                "gpusp.solvers.deltastep:DeltaStepSolver",
-               params=(Param("delta", 0, "bucket width (0: 128 x mean arc weight / mean out-degree, four times "
-                             "Davidson et al.'s rule, the fastest on the H200)", minimum=0),
-                       Param("lanes", 0, "threads that share one frontier vertex's arcs (0: a warp, 32)",
+               params=(Param("delta", 0, f"bucket width (0: {rules.NEARFAR_DELTA_WIDTH} x mean arc weight / mean "
+                             f"out-degree, {rules.NEARFAR_DELTA_WIDTH // DAVIDSON_WIDTH} times Davidson et al.'s rule: "
+                             "rounds, not arcs, bound the graphs measured)", minimum=0),
+                       Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {rules.NEARFAR_LANES})",
                              choices=(0, 1, 2, 4, 8, 16, 32)),
                        Param("chain", 0, "a thread that lowers a near vertex expands it at once, and so on "
                              "along the path for up to this many vertices, instead of queueing it (0: off)",
                              minimum=0, maximum=1024),
                        BLOCK,
-                       Param("grid", 0, "blocks of the persistent kernel (0: two per multiprocessor; capped "
-                             "at the co-resident maximum)", minimum=0),
+                       Param("grid", 0, f"blocks of the persistent kernel (0: {rules.NEARFAR_BLOCKS_PER_SM} per "
+                             "multiprocessor; capped at the co-resident maximum)", minimum=0),
                        Param("fuse", "off", "'block': a step whose near queue is small is settled by one block "
                              "alone, several near rounds with block barriers only, between two grid barriers "
                              "(bucket fusion as in GAPBS, a block-local queue as in ADDS); 'off': every near "
@@ -277,8 +316,8 @@ SPECS: tuple[SolverSpec, ...] = (
                              "not fit spills to the global near queue and ends the fused rounds", minimum=1),
                        Param("split", -1, "arcs per near-queue entry: a vertex of higher degree is queued as several "
                              "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
-                             "63 entries per vertex; not with fuse=block; -1: 2 x lanes when the largest out-degree "
-                             "is over 8 x lanes, else 0)", minimum=-1),
+                             f"{rules.MAX_CHUNKS} entries per vertex; not with fuse=block; -1: 2 x lanes when the "
+                             f"largest out-degree is over {rules.HUB_WALK} x lanes, else 0)", minimum=-1),
                        Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
                              "atomic on the queue counter; 'thread' - one atomic per pushed vertex (split > 0 and "
                              "the simulator: always 'thread')", choices=("warp", "thread")),
@@ -290,8 +329,8 @@ SPECS: tuple[SolverSpec, ...] = (
                              "chooses, 112; 80 and 64 let three and four 256-thread blocks share a multiprocessor "
                              "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80))),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 20 * n
-               + (8 * p.get("fuse_queue", 4096) if p.get("fuse") == "block" else 0)
-               + (8 * (m // _split_arcs(p) + 1) if p.get("split") else 0),
+               + (8 * p["fuse_queue"] if p["fuse"] == "block" else 0)
+               + (8 * (m // rules.nearfar_split_bound(p["split"], p["lanes"]) + 1) if p["split"] else 0),
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
                               "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues) + 8 (m / split + 1) "
                               "with split (chunk entries; split -1 counted as 2 x lanes)"),
@@ -300,21 +339,22 @@ SPECS: tuple[SolverSpec, ...] = (
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
                "ADDS, Wang et al., PPoPP'21); int32 distances",
                "gpusp.solvers.deltaasync:DeltaAsyncSolver",
-               params=(Param("delta", 0, "bucket width (0: 32 x mean arc weight / mean out-degree, Davidson et "
-                             "al.'s rule; raised to max weight / (buckets - window) if smaller)", minimum=0),
+               params=(Param("delta", 0, f"bucket width (0: {rules.ASYNC_DELTA_WIDTH} x mean arc weight / mean "
+                             "out-degree, Davidson et al.'s rule; raised to max weight / (buckets - window) if "
+                             "smaller)", minimum=0),
                        Param("lanes", 4, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
                        BLOCK,
-                       Param("grid", 0, "blocks of the persistent kernel (0: two per multiprocessor; capped at "
-                             "the co-resident maximum)", minimum=0),
-                       Param("buckets", 64, "ring slots of the bucket queue", minimum=2, maximum=256),
+                       Param("grid", 0, f"blocks of the persistent kernel (0: {rules.ASYNC_BLOCKS_PER_SM} per "
+                             "multiprocessor; capped at the co-resident maximum)", minimum=0),
+                       Param("buckets", 64, "ring slots of the bucket queue", minimum=2, maximum=rules.MAX_BUCKETS),
                        Param("window", 4, "buckets from the lowest live one up that blocks may take work from",
                              minimum=1, maximum=64),
-                       Param("claim", 256, "most queued vertices a block claims at once (also <= block / lanes)",
-                             minimum=1, maximum=256),
+                       Param("claim", rules.MAX_BATCH, "most queued vertices a block claims at once (also <= "
+                             "block / lanes)", minimum=1, maximum=rules.MAX_BATCH),
                        Param("capacity", 0, "entries per ring slot, a power of two (0: n / 4 rounded up, at least "
                              "1024; doubled and run again on overflow)", minimum=0)),
-               memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n + 8 * p.get("buckets", 64) * (
-                   p.get("capacity", 0) or ring_capacity(n)),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n + 8 * p["buckets"] * (
+                   p["capacity"] or ring_capacity(n)),
                memory_formula="4(n+1) + (4+w)m + (2w+8)n bytes (CSR, distances, parents) + 8 buckets capacity "
                               "(the ring of bucket queues)"),
     SolverSpec("gapbs_sssp", "sssp", "cpu", "-", "external peer: the GAP Benchmark Suite's delta-stepping "
@@ -322,7 +362,7 @@ SPECS: tuple[SolverSpec, ...] = (
                "same graph and sources; its own trial times and verifier verdict",
                "gpusp.solvers.gapbs:GapbsSolver",
                params=(Param("threads", 0, "OpenMP threads (0: every core of the host)", minimum=0),
-                       Param("delta", 0, "GAPBS -d bucket width (0: Graph.default_delta(), 32 x mean "
+                       Param("delta", 0, f"GAPBS -d bucket width (0: Graph.default_delta(), {DAVIDSON_WIDTH} x mean "
                              "arc weight / mean out-degree)", minimum=0)),
                peer=True),
     # --- paper 000: Floyd-Warshall and GPU Dijkstra APSP ---------------------------------------------
@@ -348,11 +388,10 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(BLOCK,), memory=lambda n, m, p, w: (2 * w + 5) * n * n,
                memory_formula="(2w+5) n^2 bytes"),
     # --- paper 002: blocked Floyd-Warshall -------------------------------------------------------------
-    *(SolverSpec(f"blockedfw_{v}", "apsp", "gpu", "002", summary, f"gpusp.solvers.blockedfw:{cls}",
+    *(SolverSpec(f"blockedfw_{v}", "apsp", "gpu", "002", summary, f"gpusp.solvers.blockedfw.versions:{cls}",
                  params=(BLOCKING,), negative_weights=True,
-                 memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // p["block_size"]) * p["block_size"]) ** 2,
-                 memory_formula="2 (w+4) n_pad^2 bytes (matrices + pristine copies), n_pad = n rounded up "
-                                "to B; w = 8 when zero/negative weights force the hop tie-break")
+                 memory=lambda n, m, p, w: blockedfw_layout.device_bytes(n, p["block_size"], w),
+                 memory_formula=blockedfw_layout.MEMORY_FORMULA)
       for v, cls, summary in (
           ("v10", "V10Solver", "1.0: one launch per block of every phase (global memory)"),
           ("v11", "V11Solver", "1.1: one launch per phase over the full r x r grid of blocks"),
@@ -368,41 +407,44 @@ SPECS: tuple[SolverSpec, ...] = (
                "versions: large tiles staged in shared memory, each thread an R x R register block of cells "
                "(R^2 add-mins per 2R shared loads); tile and register block from a table measured on the H200; "
                "kernel variants (p12, inner, unroll, stage: phases 1-2 in shared memory, vector loads, unrolled "
-               "and double-buffered phase 3) as compile-time constants; 'auto' = the fastest measured on the H200",
-               "gpusp.solvers.fastfw:FastSolver",
-               params=(Param("tile", 0, "tile side (0: from the measured table)", choices=(0, 16, 32, 64, 128)),
-                       Param("regblock", 0, "cells per thread along each side (0: from the measured table)",
-                             choices=(0, 1, 2, 4, 8)),
-                       Param("arith", "auto", "inner add-min: 'int32' plain, 'dpx' fused __viaddmin_s32, "
-                             "'float32' exact below 2^24 ('auto': the fastest exact one)",
-                             choices=("auto", "int32", "dpx", "float32")),
+               "and double-buffered phase 3) as compile-time constants; 'auto' = the fastest measured "
+               "(benchmarks/apsp-fast-h200.md)",
+               "gpusp.solvers.fastfw.solver:FastSolver",
+               params=(Param("tile", 0, "tile side (0: from the measured table, " + _fastfw_table() + ")",
+                             choices=(0, 16, 32, 64, 128)),
+                       Param("regblock", 0, "cells per thread along each side (0: from the table; with a tile given, "
+                             f"tile / {fastfw.THREADS_SIDE})", choices=(0, 1, 2, 4, 8)),
+                       Param("arith", "auto", "inner add-min: 'int32' plain, 'dpx' fused __viaddmin_s32, 'float32' "
+                             f"exact below 2^{fastfw.FLOAT_EXACT.bit_length() - 1} ('auto': {fastfw.AUTO_ARITH}, the "
+                             "fastest exact one)", choices=("auto",) + fastfw.ARITHS),
                        Param("paths", True, "record the predecessor matrix", choices=(True, False)),
-                       Param("p12", "auto", "phases 1-2: operands from global memory, or from shared-memory "
-                             "copies of the tile and the pivot tile (tile <= 64); 'auto': shared without paths",
-                             choices=("auto", "global", "shared")),
-                       Param("inner", "auto", "phase-3 operand loads from shared memory: 32-bit, or 64/128-bit "
-                             "vectors (each thread then owns R consecutive rows and columns); 'auto': vec4 "
-                             "without paths, scalar with", choices=("auto", "scalar", "vec2", "vec4")),
-                       Param("unroll", 0, "phase-3 pivots per k-loop iteration, written out (>= the vector "
-                             "width); 0: 8 where the tile allows, else 1", choices=(0, 1, 2, 4, 8)),
+                       Param("p12", "auto", "phases 1-2: operands from global memory, or from shared-memory copies "
+                             "of the tile and the pivot tile (tile <= 64); 'auto': "
+                             + _fastfw_auto("p12") + " where it fits, global with launch=persistent",
+                             choices=("auto",) + fastfw.P12S),
+                       Param("inner", "auto", "phase-3 operand loads from shared memory: 32-bit, or 64/128-bit vectors "
+                             "(each thread then owns R consecutive rows and columns); 'auto': " + _fastfw_auto("inner"),
+                             choices=("auto",) + tuple(fastfw.INNERS)),
+                       Param("unroll", 0, "phase-3 pivots per k-loop iteration, written out (>= the vector width); "
+                             "0: " + _fastfw_auto("unroll") + " where the tile allows, else "
+                             + str(fastfw.DEFAULTS["unroll"]), choices=(0,) + fastfw.UNROLLS),
                        Param("stage", "auto", "phase-3 operand chunks: one shared buffer, or two with the next "
-                             "chunk's global loads in flight during the current chunk's compute ('auto': single)",
-                             choices=("auto", "single", "double")),
+                             "chunk's global loads in flight during the current chunk's compute ('auto': "
+                             + _fastfw_auto("stage") + ")", choices=("auto",) + fastfw.STAGES),
                        Param("launch", "auto", "rounds launched from the host, replayed as one CUDA graph, or run "
-                             "in one cooperative kernel ('auto': graph, the fastest measured)",
-                             choices=("auto", "host", "graph", "persistent")),
+                             f"in one cooperative kernel ('auto': {fastfw.AUTO_LAUNCH}, the fastest measured)",
+                             choices=fastfw.LAUNCHES),
                        Param("pivots", "auto", "'all': every vertex is a pivot, the paper's algorithm; 'useful': "
                              "only vertices with an arc from and an arc to another vertex (the only ones inside a "
                              "shortest path or on a cycle), renumbered first, so rounds of pivots stop after their "
-                             "tiles; 'auto': useful when that saves a round", choices=("auto", "all", "useful")),
+                             "tiles; 'auto': useful when that saves a round", choices=fastfw.PIVOTS),
                        Param("phase2", "auto", "'serial': the pivot row and column tiles relaxed pivot by pivot (a "
                              "barrier each, the papers' phase 2); 'product': as min-plus products with the closed pivot "
                              "tile by phase 3's kernel; 'auto': product where the packed-key kernels and host or graph "
-                             "launches run", choices=("auto", "serial", "product"))),
-               negative_weights=True,
-               memory=lambda n, m, p, w: 2 * (w + 4) * (-(-n // 128) * 128) ** 2,
-               memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies), n_pad = n rounded "
-                              "up to the tile"),
+                             "launches run", choices=fastfw.PHASE2S)),
+               negative_weights=True, memory=_fastfw_memory,
+               memory_formula="2(w+4) n_pad^2 bytes (matrices and their pristine copies; 2w n_pad^2 without paths), "
+                              "n_pad = n rounded up to the tile"),
     # --- paper 001: task-parallel N-SSSP APSP --------------------------------------------------------
     SolverSpec("nsssp_shared", "apsp", "gpu", "001", "N SSSPs per launch, interleaved per-source arrays, "
                "edges staged in shared memory; recording kernel on the inverted graph",
@@ -417,37 +459,39 @@ SPECS: tuple[SolverSpec, ...] = (
                "32-source word) items, every round and every batch in one cooperative kernel, trees grown over "
                "tight arcs, rows written through shared-memory transposes",
                "gpusp.solvers.multisource:MultiSourceSolver",
-               params=(Param("batch", 0, "sources per batch S (0: the largest power of two <= 2048 whose working "
-                             "arrays take <= 1 GiB)", choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
+               params=(Param("batch", 0, f"sources per batch S (0: the largest power of two <= {rules.AUTO_BATCH_MAX} "
+                             f"whose working arrays take <= {rules.AUTO_BATCH_BYTES / 2**30:g} GiB)",
+                             choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
                        BLOCK,
-                       Param("grid", 0, "blocks of the cooperative kernel (0: the co-resident maximum)", minimum=0),
+                       Param("grid", 0, f"blocks of the cooperative kernel (0: {rules.MULTISOURCE_BLOCKS_PER_SM} per "
+                             "multiprocessor; capped at the co-resident maximum)", minimum=0),
                        Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
                              "warps", choices=(2, 8, 32, 64, 128, 256, 1024)),
-                       Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's ~120 "
-                             "on sm_90; 40, measured fastest on the H200 (2026-11-24), fits 6 blocks of 256 threads "
-                             "per SM to hide the latency of the dependent loads, at the price of a few spills)",
+                       Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's choice, "
+                             "about 120 on sm_90; 40 fits 6 blocks of 256 threads per multiprocessor, which hides the "
+                             "latency of the dependent loads at the price of a few spills: benchmarks/apsp-sparse-h200.md)",
                              choices=(0, 32, 40, 48, 64, 80)),
                        Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
-                             "before it uses any (overlaps their latencies; 2 measured fastest on the H200, 4 and 8 "
-                             "spill under the register cap)", choices=(1, 2, 4, 8)),
+                             "before it uses any (overlaps their latencies; 4 and 8 spill under the register cap)",
+                             choices=(1, 2, 4, 8)),
                        Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
                              "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
                              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
-               memory=lambda n, m, p, w: (_csr(n, m, p, w) + (w + 8) * n * (p["batch"] or 2048)
-                                          + (w + 4) * n * n),
-               memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + (w+4) n^2 result on the "
-                              "device if it fits, else on the host"),
+               memory=_multisource,
+               memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
+                              "8 (n + m/split) S/32 (two round lists) + (w+4) n^2 result on the device if it fits, "
+                              "else on the host"),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",
                params=(TRANSPOSE,),
-               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * bool(p.get("transpose"))) * n * n,
+               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * p["transpose"]) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("minplus_tiled", "apsp", "gpu", "004", "min-plus squaring with 32 x 32 shared-memory tiles",
                "gpusp.solvers.minplus:TiledSolver",
                params=(Param("tile", 32, "tile side", choices=(4, 8, 16, 32)),
                        TRANSPOSE),
-               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * bool(p.get("transpose"))) * n * n,
+               negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * p["transpose"]) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("bellmanford_allsources", "apsp", "gpu", "004", "an SSSP solver of the Bellman-Ford "
                "families run from every source", "gpusp.solvers.allsources:AllSourcesSolver",

@@ -12,12 +12,14 @@ from __future__ import annotations
 import threading
 
 import numba
-from numba import config, cuda
+from numba import cuda
+
+from .launch import TARGET
 
 FULL_MASK = 0xFFFFFFFF
 WARP = 32
 
-if config.ENABLE_CUDASIM:
+if not TARGET.warp_intrinsics:
     _lock = threading.Lock()
     _warps: dict = {}  # (block, warp) -> [barrier, two slot lists, calls made by each lane]
     BARRIER_TIMEOUT_S = 120.0  # a lane that died (an exception) must not hang its warp forever

@@ -1,0 +1,243 @@
+"""The shared-memory kernels of versions 2.0, 2.1, 3.0, 4.0 and 4.1: the blocks a phase reads are staged in shared
+memory.
+
+One CUDA block of B x B threads computes one matrix block, one cell per thread (``threadIdx.x`` is the column).
+Phase 1 stages the pivot block (t, t); phase 2 the pivot block and its own block; phase 3 blocks (I, t) and
+(t, J), its own cell staying in a register. A :class:`Tile` fixes B, the distance dtype and the layout at compile
+time: with ``transpose`` the arrays read only by column (the pivot in row pieces, the own block in column pieces,
+block (I, t) in phase 3) are stored transposed, so the read becomes a row read; with ``pad`` the pivot of phase 1,
+read both ways, gets row stride B + 1 (:func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when).
+
+Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids of 1, 2(r-1) and (r-1)^2 blocks (2.x), and the
+pieces of 3.0 / 4.x, ``row`` / ``col`` (phase 2 blocks right or left of the pivot, below or above it) and
+``quad`` (one quadrant of phase 3) on grids offset by the piece's first block.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from numba import cuda
+
+from .cells import cell_fns
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The compile-time constants of one set of shared-memory kernels."""
+
+    B: int  # blocking factor: matrix block side = CUDA block side
+    dtype_name: str  # distance type, "int32" or "int64"
+    transpose: bool  # store arrays read by column transposed
+    pad: bool  # give the phase-1 pivot row stride B + 1
+
+    @property
+    def stride(self) -> int:
+        """Row stride of the phase-1 pivot array."""
+        return self.B + (1 if self.pad else 0)
+
+
+@functools.cache
+def _transposed(transpose: bool):
+    """(get, put): cell (r, c) of a shared array read by column, stored at [c, r] when ``transpose``."""
+    TR = bool(transpose)
+
+    @cuda.jit(device=True)
+    def get(A, r, c):
+        """Cell (r, c) of a column-read array."""
+        if TR:
+            return A[c, r]
+        return A[r, c]
+
+    @cuda.jit(device=True)
+    def put(A, r, c, v):
+        """Set cell (r, c) of a column-read array."""
+        if TR:
+            A[c, r] = v
+        else:
+            A[r, c] = v
+
+    return get, put
+
+
+@functools.cache
+def _pivot(tile: Tile):
+    """Phase 1 on the pivot block (t, t), staged in shared memory with row stride ``tile.stride``."""
+    B, W = tile.B, tile.stride
+    c = cell_fns(tile.dtype_name)
+    NPDT, relax = c.NPDT, c.relax
+
+    @cuda.jit(device=True)
+    def phase1(d, p, t):
+        """Pivot block (t, t) staged in shared memory (padded row stride W), B ordered steps."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        i = t * B + ty
+        j = t * B + tx
+        A = cuda.shared.array((B, W), NPDT)
+        P = cuda.shared.array((B, B), np.int32)
+        dij = d[i, j]
+        A[ty, tx] = dij
+        P[ty, tx] = p[i, j]
+        cuda.syncthreads()  # pivot block staged
+        for k in range(B):
+            better, dij = relax(A[ty, k], A[k, tx], dij)
+            if better:
+                A[ty, tx] = dij
+                P[ty, tx] = P[k, tx]
+            cuda.syncthreads()  # step k done before row/column k+1 is read
+        d[i, j] = dij
+        p[i, j] = P[ty, tx]
+
+    return phase1
+
+
+@functools.cache
+def _sides(tile: Tile):
+    """(row, col): phase 2 on one block of the pivot row or column, pivot and own block staged."""
+    B = tile.B
+    c = cell_fns(tile.dtype_name)
+    NPDT, relax = c.NPDT, c.relax
+    get, put = _transposed(tile.transpose)
+
+    @cuda.jit(device=True)
+    def row(d, p, t, J):
+        """Block (t, J) of the pivot row: pivot (read by column: transposed if TR) and own block shared."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * B
+        i = base + ty
+        j = J * B + tx
+        PV = cuda.shared.array((B, B), NPDT)
+        C = cuda.shared.array((B, B), NPDT)
+        CP = cuda.shared.array((B, B), np.int32)
+        put(PV, ty, tx, d[i, base + tx])
+        dij = d[i, j]
+        C[ty, tx] = dij
+        CP[ty, tx] = p[i, j]
+        cuda.syncthreads()  # pivot and own block staged
+        for k in range(B):
+            better, dij = relax(get(PV, ty, k), C[k, tx], dij)
+            if better:
+                C[ty, tx] = dij
+                CP[ty, tx] = CP[k, tx]
+            cuda.syncthreads()  # step k done before own row k+1 is read
+        d[i, j] = dij
+        p[i, j] = CP[ty, tx]
+
+    @cuda.jit(device=True)
+    def col(d, p, t, I):
+        """Block (I, t) of the pivot column: own block (read by column: transposed if TR) and pivot shared."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * B
+        i = I * B + ty
+        j = base + tx
+        C = cuda.shared.array((B, B), NPDT)
+        PV = cuda.shared.array((B, B), NPDT)
+        dij = d[i, j]
+        put(C, ty, tx, dij)
+        PV[ty, tx] = d[base + ty, j]
+        cuda.syncthreads()  # own block and pivot staged
+        kb = -1
+        for k in range(B):
+            better, dij = relax(get(C, ty, k), PV[k, tx], dij)
+            if better:
+                kb = k
+                put(C, ty, tx, dij)
+            cuda.syncthreads()  # step k done before own column k+1 is read
+        d[i, j] = dij
+        if kb >= 0:
+            p[i, j] = p[base + kb, j]  # the pivot block's predecessors are final in phase 2
+
+    return row, col
+
+
+@functools.cache
+def _cross(tile: Tile):
+    """Phase 3 on one block off the pivot cross, its cell in a register."""
+    B = tile.B
+    c = cell_fns(tile.dtype_name)
+    DT, NPDT, INF, settle = c.DT, c.NPDT, c.INF, c.settle
+    get, put = _transposed(tile.transpose)
+
+    @cuda.jit(device=True)
+    def quad(d, p, t, I, J):
+        """Block (I, J) off the pivot cross: (I, t) (transposed if TR) and (t, J) shared, cell in a register."""
+        ty = cuda.threadIdx.y
+        tx = cuda.threadIdx.x
+        base = t * B
+        i = I * B + ty
+        j = J * B + tx
+        R = cuda.shared.array((B, B), NPDT)
+        Cb = cuda.shared.array((B, B), NPDT)
+        put(R, ty, tx, d[i, base + tx])
+        Cb[ty, tx] = d[base + ty, j]
+        dij = d[i, j]
+        kb = -1
+        cuda.syncthreads()  # blocks (I, t) and (t, J) staged; they do not change in phase 3
+        for k in range(B):
+            dik = get(R, ty, k)
+            dkj = Cb[k, tx]
+            if dik != INF and dkj != INF:
+                s = DT(dik + dkj)
+                if s < dij:
+                    dij = s
+                    kb = k
+        settle(d, p, i, j, dij, kb, base)
+
+    return quad
+
+
+@functools.cache
+def shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool) -> dict:
+    """The shared-memory kernels for B, dtype and a layout (transpose column-read arrays, pad phase 1)."""
+    tile = Tile(int(B), dtype_name, bool(transpose), bool(pad))
+    phase1 = _pivot(tile)
+    row, col = _sides(tile)
+    quad = _cross(tile)
+
+    @cuda.jit(cache=True)
+    def k_p1(d, p, t):
+        """Phase 1: one block, the pivot."""
+        if cuda.blockIdx.x != 0:
+            return
+        phase1(d, p, t)
+
+    @cuda.jit(cache=True)
+    def k_p2(d, p, t, r):
+        """Phase 2 on 2(r-1) blocks: the first r-1 are row-t blocks, the rest column-t blocks."""
+        b = cuda.blockIdx.x
+        if b >= 2 * (r - 1):
+            return
+        if b < r - 1:
+            row(d, p, t, b if b < t else b + 1)
+        else:
+            b -= r - 1
+            col(d, p, t, b if b < t else b + 1)
+
+    @cuda.jit(cache=True)
+    def k_p3(d, p, t):
+        """Phase 3 on (r-1)^2 blocks: grid index b maps to block b + (b >= t)."""
+        by = cuda.blockIdx.y
+        bx = cuda.blockIdx.x
+        quad(d, p, t, by if by < t else by + 1, bx if bx < t else bx + 1)
+
+    @cuda.jit(cache=True)
+    def k_row(d, p, t, j0):
+        """Phase 2 piece: pivot-row blocks (t, j0 + blockIdx.x)."""
+        row(d, p, t, j0 + cuda.blockIdx.x)
+
+    @cuda.jit(cache=True)
+    def k_col(d, p, t, i0):
+        """Phase 2 piece: pivot-column blocks (i0 + blockIdx.x, t)."""
+        col(d, p, t, i0 + cuda.blockIdx.x)
+
+    @cuda.jit(cache=True)
+    def k_quad(d, p, t, i0, j0):
+        """Phase 3 piece: blocks (i0 + blockIdx.y, j0 + blockIdx.x) of one quadrant."""
+        quad(d, p, t, i0 + cuda.blockIdx.y, j0 + cuda.blockIdx.x)
+
+    return dict(p1=k_p1, p2=k_p2, p3=k_p3, row=k_row, col=k_col, quad=k_quad)

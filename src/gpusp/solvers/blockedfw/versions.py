@@ -1,0 +1,393 @@
+"""The eight versions of paper 002 as solver classes, and the compile gate's list of their kernels.
+
+:class:`_BlockedFW` holds what every version shares: the padded matrices on the device with pristine copies to
+reset from, the hop tie-break, the negative-cycle check, the counters and the download. A version adds how it
+launches the rounds: single blocks (1.0), full grids (1.1), rationalised grids (1.2 and, with shared memory, 2.0 /
+2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). The package docstring describes
+each version.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ...errors import SolverError
+from ..base import Solver
+from ..dense import DTYPES, check_diagonal, hop_tiebreak, padded_matrices, raise_on_negative_cycle, undo_tiebreak
+from ..launch import TARGET, Launch, capture_graph, event
+from .globalmem import global_kernels
+from .layout import (BLOCK_SIZES, LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges,
+                     wire_dag)
+from .sharedmem import shared_kernels
+
+
+class _BlockedFW(Solver):
+    """Shared state of every version: padded matrices on the device, reset, check, download."""
+
+    device = "gpu"
+    version = "?"
+    layout = None  # shared-memory layout {"transpose", "pad"}; None: conflict_plan(B); tests may force one
+
+    def __init__(self, graph, *, block_size: int):
+        super().__init__(graph, block_size=block_size)
+        self.B = int(block_size)
+        self.n = graph.n
+        self.r = -(-self.n // self.B)
+        self.n_pad = padded(self.n, self.B)
+        self.tie = hop_tiebreak(graph)  # w' = w (n + 1) + 1 when a zero-weight cycle can exist
+        self.scale = self.tie.scale
+        self.dtype = self.tie.dtype
+        self.dtype_name = self.dtype.name
+        self.inf = self.tie.inf
+        self.launches = 0
+        self.d = self.p = self.d0 = self.p0 = self.flag = None
+
+    def upload(self):
+        if self.n == 0:
+            return
+        d0, p0 = padded_matrices(self.graph, self.n_pad, self.tie)
+        self.d0 = cuda.to_device(d0)
+        self.p0 = cuda.to_device(p0)
+        self.d = cuda.device_array_like(d0)
+        self.p = cuda.device_array_like(p0)
+        self.flag = cuda.device_array(1, dtype=np.int32)
+        self.B2 = (self.B, self.B)
+        self.prepare()
+
+    def prepare(self):
+        """Version-specific set-up after the arrays exist (configured launchers, streams, events)."""
+
+    def shared(self) -> dict:
+        """The shared-memory kernels for this B, dtype and layout."""
+        lay = self.layout or conflict_plan(self.B)
+        return shared_kernels(self.B, self.dtype_name, lay["transpose"], lay["pad"])
+
+    def reset(self, stream=0):
+        self.d.copy_to_device(self.d0, stream=stream)
+        self.p.copy_to_device(self.p0, stream=stream)
+
+    def check(self, stream=0):
+        check_diagonal(self.d, self.n, self.flag, stream)
+
+    def finish(self, stream=0):
+        """Read the check's flag (a sync) and raise on a negative cycle."""
+        raise_on_negative_cycle(self.flag, self.n, stream)
+
+    def counters(self, **extra):
+        out = {"iterations": self.r, "launches": self.launches, "relaxations": self.n_pad ** 3,
+               "hop_tiebreak": bool(self.scale), "matrix_dtype": self.dtype_name}
+        out.update(extra)
+        return out
+
+    def run(self, source=None):
+        if self.n == 0:
+            self.launches = 0
+            return self.counters()
+        self.reset()
+        self.launches = self.rounds() + 1
+        self.check()
+        self.finish()
+        return self.counters()
+
+    def rounds(self) -> int:
+        raise NotImplementedError
+
+    def download(self):
+        n = self.n
+        if n == 0:
+            return np.zeros((0, 0), dtype=self.dtype), np.zeros((0, 0), dtype=np.int32)
+        dist = undo_tiebreak(self.d.copy_to_host()[:n, :n], self.tie, self.graph)
+        return dist, np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
+
+
+class V10Solver(_BlockedFW):
+    """1.0: every block of every phase is its own single-block launch (r^2 launches per round)."""
+
+    version = "1.0"
+
+    def prepare(self):
+        self.k_block = Launch(global_kernels(self.B, self.dtype_name)["block"], 1, self.B2)
+
+    def rounds(self):
+        d, p, r, k = self.d, self.p, self.r, self.k_block
+        for t in range(r):
+            k(d, p, t, t, t)
+            for J in range(r):
+                if J != t:
+                    k(d, p, t, t, J)
+            for I in range(r):
+                if I != t:
+                    k(d, p, t, I, t)
+            for I in range(r):
+                if I == t:
+                    continue
+                for J in range(r):
+                    if J != t:
+                        k(d, p, t, I, J)
+        return r ** 3
+
+
+class V11Solver(_BlockedFW):
+    """1.1: one kernel per phase, each over the full r x r grid (blocks outside the phase return)."""
+
+    version = "1.1"
+
+    def prepare(self):
+        ks = global_kernels(self.B, self.dtype_name)
+        grid = (self.r, self.r)
+        self.k = [Launch(ks[name], grid, self.B2) for name in ("full1", "full2", "full3")]
+
+    def rounds(self):
+        d, p = self.d, self.p
+        k1, k2, k3 = self.k
+        for t in range(self.r):
+            k1(d, p, t)
+            k2(d, p, t)
+            k3(d, p, t)
+        return 3 * self.r
+
+
+class _Rational(_BlockedFW):
+    """Grids of 1, 2(r-1) and (r-1)^2 blocks (versions 1.2, 2.0, 2.1)."""
+
+    def kernels(self) -> tuple:
+        raise NotImplementedError
+
+    def prepare(self):
+        k1, k2, k3 = self.kernels()
+        r = self.r
+        self.k1 = Launch(k1, 1, self.B2)
+        self.k2 = Launch(k2, max(1, 2 * (r - 1)), self.B2)
+        self.k3 = Launch(k3, (max(1, r - 1), max(1, r - 1)), self.B2)
+
+    def rounds(self):
+        d, p, r = self.d, self.p, self.r
+        for t in range(r):
+            self.k1(d, p, t)
+            if r > 1:
+                self.k2(d, p, t, r)
+                self.k3(d, p, t)
+        return r if r == 1 else 3 * r
+
+
+class V12Solver(_Rational):
+    """1.2: rationalised grids, global memory."""
+
+    version = "1.2"
+
+    def kernels(self):
+        ks = global_kernels(self.B, self.dtype_name)
+        return ks["rat1"], ks["rat2"], ks["rat3"]
+
+
+class V20Solver(_Rational):
+    """2.0: v12 with the blocks each phase reads staged in shared memory."""
+
+    version = "2.0"
+    layout = {"transpose": False, "pad": False}
+
+    def kernels(self):
+        ks = self.shared()
+        return ks["p1"], ks["p2"], ks["p3"]
+
+
+class V21Solver(V20Solver):
+    """2.1: v20 with transposition / padding where the paper's lcm rule predicts bank conflicts."""
+
+    version = "2.1"
+    layout = None
+
+
+class V30Solver(_BlockedFW):
+    """3.0: v21's kernels, phase 2 in four pieces and phase 3 in four quadrants on four streams."""
+
+    version = "3.0"
+    relaxed = False
+
+    def prepare(self):
+        self.ks = self.shared()
+        self.dag = dependency_dag(self.r, relaxed=self.relaxed)
+        self.streams = [cuda.stream() for _ in range(4)]
+        self.events = [event() for _ in self.dag]
+        self.lanes = [LANES.get(kind, 0) for _, kind, _, _ in self.dag]
+        self.kernel_nodes = sum(1 for _, kind, _, _ in self.dag if kind not in ("start", "end"))
+        self.plan = None
+
+    def piece_call(self, kind, t, stream):
+        """(configured kernel, args) of one piece of round t on ``stream`` (numba stream, 0 or a builder)."""
+        (i0, i1), (j0, j1) = piece_ranges(kind, t, self.r)
+        d, p, B2 = self.d, self.p, self.B2
+        if kind == "p1":
+            return Launch(self.ks["p1"], 1, B2, stream), (d, p, t)
+        if kind in ("up", "down"):
+            return Launch(self.ks["col"], i1 - i0, B2, stream), (d, p, t, i0)
+        if kind in ("left", "right"):
+            return Launch(self.ks["row"], j1 - j0, B2, stream), (d, p, t, j0)
+        return Launch(self.ks["quad"], (j1 - j0, i1 - i0), B2, stream), (d, p, t, i0, j0)
+
+    def launch_piece(self, kind, t, stream):
+        """Launch one piece of round t on ``stream``."""
+        kern, args = self.piece_call(kind, t, stream)
+        kern(*args)
+
+    def stream_plan(self):
+        """Per node: (stream, events to wait for, kernel or None, args, event to record or None).
+
+        Built once: configuring a launch (and converting its stream) costs more host time than the
+        launch itself, and v30 issues up to 9r of them a run."""
+        s, ev, lanes = self.streams, self.events, self.lanes
+        needed = [False] * len(self.dag)
+        for v, (_, _, _, deps) in enumerate(self.dag):
+            for u in deps:
+                if lanes[u] != lanes[v]:
+                    needed[u] = True
+        plan = []
+        for v, (_, kind, t, deps) in enumerate(self.dag):
+            st = s[lanes[v]]
+            waits = [ev[u] for u in deps if lanes[u] != lanes[v]]
+            if kind in ("start", "end"):
+                kern, args = None, kind
+            else:
+                kern, args = self.piece_call(kind, t, st)
+            plan.append((st, waits, kern, args, ev[v] if needed[v] else None))
+        return plan
+
+    def run_streams(self):
+        """Issue the DAG in program order on four streams; events carry the cross-stream dependencies."""
+        if self.plan is None:
+            self.plan = self.stream_plan()
+        for st, waits, kern, args, record in self.plan:
+            for e in waits:
+                e.wait(st)
+            if kern is not None:
+                kern(*args)
+            elif args == "start":
+                self.reset(st)
+            else:
+                self.check(st)
+            if record is not None:
+                record.record(st)
+        self.finish(self.streams[0])
+
+    def run(self, source=None):
+        if self.n == 0:
+            self.launches = 0
+            return self.counters()
+        self.run_streams()
+        self.launches = self.kernel_nodes + 1
+        return self.counters()
+
+
+class _GraphVersion(V30Solver):
+    """4.x: the DAG captured once into a CUDA graph (cuda.core GraphBuilder), then replayed."""
+
+    def prepare(self):
+        super().prepare()
+        self.graph_exec = None
+        self.core_stream = None
+
+    def run(self, source=None):
+        if self.n == 0:
+            self.launches = 0
+            return self.counters(graph=False)
+        self.launches = self.kernel_nodes + 1
+        if not TARGET.gpu:
+            self.run_order(adversarial_order(self.dag))
+            return self.counters(graph=False)
+        if self.graph_exec is None:
+            self.run_streams()  # compiles every kernel before capture; a valid run on its own
+            self.graph_exec = self.capture()
+            return self.counters(graph=False)
+        self.graph_exec.launch(self.core_stream)
+        self.finish()
+        return self.counters(graph=True, host_launches=1)
+
+    def run_order(self, order):
+        """Launch the DAG's nodes one by one in ``order`` on the default stream (simulator fallback)."""
+        for v in order:
+            self.launch_node(v, 0)
+        self.finish()
+
+    def launch_node(self, v, stream):
+        """Issue node v of the DAG on ``stream`` (0, or a GraphBuilder under capture)."""
+        _, kind, t, _ = self.dag[v]
+        if kind == "start":  # under capture: two memcpy nodes on the builder's stream
+            self.reset(stream if isinstance(stream, int) else cuda.external_stream(int(stream.stream.handle)))
+        elif kind == "end":
+            self.check(stream)
+        else:
+            self.launch_piece(kind, t, stream)
+
+    def capture(self):
+        """Build the executable graph: one branch per dependency edge via GraphBuilder.split / join."""
+        try:
+            from cuda.core.graph import GraphBuilder
+        except ImportError:  # cuda.core < 1.0
+            from cuda.core import GraphBuilder
+
+        def issue(gb):
+            if wire_dag(self.dag, gb, GraphBuilder.join, self.launch_node) is not gb:
+                raise SolverError("the primary builder did not reach the last node")
+
+        try:
+            graph, self.core_stream = capture_graph(issue)
+        except Exception as exc:
+            raise SolverError(f"{type(self).__name__}: CUDA graph capture failed: {exc}") from exc
+        return graph
+
+
+class V40Solver(_GraphVersion):
+    """4.0: the v30 pieces and dependencies (round barrier) as one CUDA graph."""
+
+    version = "4.0"
+    relaxed = False
+
+
+class V41Solver(_GraphVersion):
+    """4.1: the CUDA graph with the paper's relaxed inter-round dependencies."""
+
+    version = "4.1"
+    relaxed = True
+
+
+# --- offline compile gate --------------------------------------------------------------------------------------------
+def _shared_targets(B: int, w: str, mats: str) -> list:
+    """The shared-memory kernels for B and dtype w: v20's layout, v21's where it differs, and the pieces."""
+    out = []
+    plain = shared_kernels(B, w, False, False)
+    lay = conflict_plan(B)
+    v21 = shared_kernels(B, w, lay["transpose"], lay["pad"])
+    tag = f"T{int(lay['transpose'])}P{int(lay['pad'])}"
+    for name, sig in (("p1", f"void({mats}, int64)"), ("p2", f"void({mats}, int64, int64)"),
+                      ("p3", f"void({mats}, int64)")):
+        out.append((f"{name}[B={B},{w},v20]", plain[name], sig))
+        if v21 is not plain:
+            out.append((f"{name}[B={B},{w},v21 {tag}]", v21[name], sig))
+    out += [
+        (f"row[B={B},{w},{tag}]", v21["row"], f"void({mats}, int64, int64)"),
+        (f"col[B={B},{w},{tag}]", v21["col"], f"void({mats}, int64, int64)"),
+        (f"quad[B={B},{w},{tag}]", v21["quad"], f"void({mats}, int64, int64, int64)"),
+    ]
+    return out
+
+
+def compile_targets():
+    """(label, kernel, signature) for every kernel, every B in BLOCK_SIZES and int32 / int64 distances (the
+    negative-cycle check is :mod:`gpusp.solvers.dense`'s)."""
+    out = []
+    for w in DTYPES:
+        mats = f"{w}[:, ::1], int32[:, ::1]"
+        for B in BLOCK_SIZES:
+            g = global_kernels(B, w)
+            out += [
+                (f"block[B={B},{w}]", g["block"], f"void({mats}, int64, int64, int64)"),
+                (f"full1[B={B},{w}]", g["full1"], f"void({mats}, int64)"),
+                (f"full2[B={B},{w}]", g["full2"], f"void({mats}, int64)"),
+                (f"full3[B={B},{w}]", g["full3"], f"void({mats}, int64)"),
+                (f"rat1[B={B},{w}]", g["rat1"], f"void({mats}, int64)"),
+                (f"rat2[B={B},{w}]", g["rat2"], f"void({mats}, int64, int64)"),
+                (f"rat3[B={B},{w}]", g["rat3"], f"void({mats}, int64)"),
+            ]
+            out += _shared_targets(B, w, mats)
+    return out

@@ -1,0 +1,69 @@
+"""Paper 004 (An): Bellman-Ford with an active-vertex mask, edge-parallel and vertex-parallel.
+
+All four solvers run the same outer loop on the host. Round ``r`` relaxes only edges whose tail
+changed its distance in round ``r - 1`` (the *mask*); every head it lowers goes into the *next mask*
+and raises the round's *flag*; the host reads the flag once per round (one 8-byte copy into pinned
+memory) and stops after the first round that changed nothing (early termination). The source starts
+alone in the mask.
+
+Mask bookkeeping. The paper keeps two 0/1 arrays and runs a swap kernel after every round that copies
+``mask1`` into ``mask`` and clears ``mask1``. Here the two arrays hold *round stamps* instead: a vertex is
+in round ``r``'s mask when ``mask[u] == r - 1``, and joins the next mask by ``next[v] = r``. The swap is
+then a host-side exchange of the two references, and nothing ever needs clearing (the array being
+written last served as a mask two rounds ago, so its stale stamps are at most ``r - 2`` and never
+match). Likewise the flag is "``flag[0] == r``", so it needs no reset launch either: one launch and one
+flag copy per round.
+
+Negative weights and cycles. Every stored distance is the length of a real walk from the source, so
+after round ``k`` each vertex is at least as good as its best path of at most ``k`` edges (also with the
+mask: a tail skipped in round ``k`` already pushed its current value in the round after its last change).
+Without a reachable negative cycle nothing can change in round ``|V|``; a change there raises
+:class:`~gpusp.errors.NegativeCycleError`. As an earlier and overflow-proof test, a candidate below
+``-(n - 1) max|w|`` (shorter than any simple path can be) is never stored; it sets ``flag[1]``, which also
+raises NegativeCycleError at the end of that round. Tails at INF are never relaxed, and with a dense
+matrix INF entries are skipped, so ``INF + negative`` never looks finite.
+
+Variants
+* ``edgebf_coo`` (CooSolver) - paper 004 sec. IV-B/C: COO arrays (src, dst, w); ``grid = ceil(m / (k *
+  block))`` blocks, so each of the ``T = grid * block`` threads handles about ``k = edges_per_thread``
+  edges ``t, t + T, t + 2T, ...`` (coalesced: a warp reads consecutive edges at every step). A masked edge
+  is relaxed in place with ``cuda.atomic.min``; the atomic's old value tells whether it lowered the head.
+  Per round O(m) work; at most |V| rounds. ``relaxations`` counts edges examined (rounds * m).
+  ``dst`` and ``w`` are the CSR ``indices`` / ``weights`` (CSR order is COO sorted by source), shared with
+  the CSR upload that :func:`~gpusp.solvers.csr.build_parents` uses.
+* ``edgebf_dense`` (DenseSolver) - sec. III: the dense n x n matrix (``graph.to_dense()``: lightest of
+  parallel edges, diagonal ``min(0, self-loop)``), a 2-D launch with one thread per entry ``(i, j)``
+  (x = column, so a warp reads a contiguous piece of row ``i`` and tests one mask word); rows stride by
+  the grid height beyond 65535 blocks. Per round O(n^2) work; ``relaxations`` = rounds * n^2. Memory
+  w n^2: no CSR is uploaded, so the shortest-path tree is built from the matrix by in-edge (column)
+  scans.
+* ``vertexbf_pull`` (PullSolver) - sec. IV-D, "incoming": thread per vertex ``v`` scans its in-edges
+  (reverse CSR, ``graph.reverse()``) from masked tails and writes ``min(dist[v], ...)`` to a second
+  distance buffer (Jacobi double buffering: no atomics, no write races). Per round O(n + m) work (every
+  in-edge's tail stamp is read); ``relaxations`` = rounds * m. The tree is built on the reverse CSR too
+  (thread ``v`` picks a tight in-edge; no forward CSR is uploaded, in the spirit of paper 001's recording
+  kernel on the inverted graph).
+* ``vertexbf_push`` (PushSolver) - sec. IV-D, "outgoing": thread per vertex ``u``; only a ``u`` that
+  changed last round pushes ``dist[u] + w`` along its out-edges with ``cuda.atomic.min``, as the paper's
+  outgoing kernel does (it tests ``mask[idx]`` first). Decision: a mask rather than a plain push from every
+  finite vertex, because the unmasked pushes cannot lower anything (their tails already pushed their
+  current value) and only cost atomics. Per round O(n + sum of out-degrees of masked vertices); no
+  ``relaxations`` counter (it would need device-side counting).
+
+Launch modes (``launch``, edgebf_coo and vertexbf_push only). 'host' launches every round's kernel and
+reads the flag back, as the paper. 'graph' replays a CUDA graph of 32 rounds of kernels that read their round
+from a device counter and exit at once after convergence (one flag read per replay). 'persistent' runs every
+round in one cooperative kernel, a grid-wide barrier between rounds (``rules.PERSISTENT_BLOCKS_PER_SM`` blocks
+per multiprocessor, capped at the co-resident maximum). vertexbf_pull and edgebf_dense have no ``launch``
+parameter: their rounds are always launched from the host.
+
+Streams and pinned memory (sec. IV-A) for the matrix transfer of ``edgebf_dense``: parameter ``transfer``
+('pageable', 'pinned', 'streams' with ``chunks`` row pieces), see :class:`~.solvers.DenseSolver`. The per-round
+flag copy of every variant goes through pinned memory.
+
+Counters: ``iterations`` (rounds, including the final quiet one), ``relaxations`` where known without
+extra device work, ``launches`` (kernel launches in ``run`` including the tree).
+
+Modules: :mod:`.kernels` (reset, the four relaxation kernels, the device-resident rounds), :mod:`.tree` (trees
+from in-edges for pull and dense), :mod:`.solvers` (the host round loop and the four solver classes).
+"""

@@ -1,0 +1,162 @@
+"""How the solvers put work on the device: grid sizes, cooperative grids, CUDA graphs, small array kernels, and
+what the CUDA target in use can do (:data:`TARGET`).
+
+Numba's CUDA simulator runs the same kernels as Python threads but lacks part of the hardware: warp intrinsics
+(activemask, shuffles, clz, popc, nanosleep), compile options (register caps, launch bounds, aligned shared arrays),
+CUDA graphs and pre-configured launches, and its grid barrier works for one block only (:func:`cooperative_grid`
+then gives one block); every simulated thread is also expensive. The solvers ask :data:`TARGET` instead of testing the simulator themselves, so that each of these
+differences is decided in one place. Compile-time properties follow ``NUMBA_ENABLE_CUDASIM`` (read when Numba is
+imported; the offline compile gate has no GPU and no simulator and compiles the real kernels), run-time ones ask
+:func:`gpusp.device.mode` whether a GPU is in use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from numba import config, cuda
+
+from .. import device
+from ..errors import SolverError
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the CUDA target in use can do."""
+
+    simulator: bool  # kernels run in Numba's CUDA simulator
+
+    @property
+    def warp_intrinsics(self) -> bool:
+        """activemask, shfl_sync, clz, popc, laneid and nanosleep exist (not in the simulator)."""
+        return not self.simulator
+
+    def register_cap(self, registers: int) -> dict:
+        """``cuda.jit`` options capping a kernel at ``registers`` per thread (0: no cap; the simulator takes none)."""
+        return {"max_registers": int(registers)} if registers and not self.simulator else {}
+
+    def launch_bounds(self, threads: int, blocks_per_sm: int) -> dict:
+        """``cuda.jit`` options asking for ``blocks_per_sm`` blocks of ``threads`` per multiprocessor."""
+        return {} if self.simulator else {"launch_bounds": (int(threads), int(blocks_per_sm))}
+
+    def alignment(self, nbytes: int) -> int | None:
+        """The ``alignment`` of a shared array read in ``nbytes``-wide vectors (the simulator takes none)."""
+        return None if self.simulator or nbytes <= 4 else int(nbytes)
+
+    @property
+    def gpu(self) -> bool:
+        """A real GPU runs the kernels: CUDA graphs, events without timing and configured launches exist."""
+        return device.mode() == "gpu"
+
+    def threads(self, gpu: int, simulated: int) -> int:
+        """Threads for a launch whose size is free: ``gpu`` on a GPU, ``simulated`` where each thread is a Python
+        thread (the simulator, and planning without a device)."""
+        return gpu if self.gpu else simulated
+
+
+TARGET = Target(simulator=bool(config.ENABLE_CUDASIM))
+
+
+def launch_grid(n_threads: int, block: int) -> int:
+    """Blocks needed for one thread per item (at least one block)."""
+    return max(1, (int(n_threads) + block - 1) // block)
+
+
+def grid2(n: int, side: int) -> tuple[int, int]:
+    """A square 2-D grid of ``side x side`` blocks covering an n x n matrix."""
+    b = launch_grid(n, side)
+    return (b, b)
+
+
+def blocks_per_sm(k: int) -> int:
+    """``k`` blocks for each multiprocessor of the GPU in use (a small stand-in count in the simulator)."""
+    return int(k) * device.multiprocessors()
+
+
+def cooperative_grid(kernel, args, block: int, want: int) -> int:
+    """Blocks for a cooperative launch of ``kernel(*args)``: ``want`` capped at the co-resident maximum."""
+    if TARGET.simulator:
+        limit = kernel.overloads[None].max_cooperative_grid_blocks(block)
+    else:
+        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
+        limit = kernel.compile(argtypes).max_cooperative_grid_blocks(block)
+    if int(limit) < 1:
+        raise SolverError(f"{kernel.__name__}: not even one block of {block} threads fits on a multiprocessor "
+                          "(too many registers per thread); use a smaller block")
+    return max(1, min(int(want), int(limit)))
+
+
+def capture_graph(issue):
+    """Record the launches ``issue(stream)`` makes into a CUDA graph; returns (graph, replay stream).
+
+    cuda.core's GraphBuilder is passed to Numba's launches as their stream; the graph is replayed with
+    ``graph.launch(stream)`` on the legacy default stream, which Numba's other launches and copies use, so a replay
+    is ordered after them. Kernels must be compiled before (a launch outside capture)."""
+    from cuda.core import Device, Stream
+
+    dev = Device(cuda.get_current_device().id)
+    dev.set_current()
+    gb = dev.create_graph_builder()
+    gb.begin_building()
+    try:
+        issue(gb)
+        gb.end_building()
+        return gb.complete(), Stream.from_handle(0)
+    finally:
+        gb.close()
+
+
+class Launch:
+    """A kernel with its launch configuration, configured once on a GPU (configuring costs more host time than the
+    launch itself) and per call in the simulator, whose ``kernel[...]`` changes the kernel object."""
+
+    __slots__ = ("kernel", "config", "bound")
+
+    def __init__(self, kernel, *config):
+        self.kernel, self.config = kernel, config
+        self.bound = kernel[config] if TARGET.gpu else None
+
+    def __call__(self, *args):
+        if self.bound is not None:
+            self.bound(*args)
+        else:
+            self.kernel[self.config](*args)
+
+
+def event():
+    """A CUDA event for ordering streams (without timing on a GPU: cheaper to record)."""
+    return cuda.event(timing=False) if TARGET.gpu else cuda.event()
+
+
+@cuda.jit(cache=True)
+def fill(arr, value):
+    """Set every element of a 1-D array to ``value``."""
+    i = cuda.grid(1)
+    if i < arr.size:
+        arr[i] = value
+
+
+@cuda.jit(cache=True)
+def put(arr, index, value):
+    """Set one element (e.g. the source's distance) without a host round trip."""
+    if cuda.grid(1) == 0:
+        arr[index] = value
+
+
+def fill_array(arr, value) -> None:
+    """``arr[:] = value`` on the device: a kernel on a GPU, a host copy in the simulator (a thread per element
+    there would take minutes for a large array)."""
+    if TARGET.gpu:
+        fill[launch_grid(arr.size, 256), 256](arr, value)
+    else:
+        import numpy as np
+
+        arr.copy_to_device(np.full(arr.shape, value, dtype=arr.dtype))
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate."""
+    out = []
+    for w in ("int32", "int64"):
+        out += [(f"fill[{w}]", fill, f"void({w}[::1], {w})"), (f"put[{w}]", put, f"void({w}[::1], int64, {w})")]
+    return out

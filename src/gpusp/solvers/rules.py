@@ -1,0 +1,89 @@
+"""The rules behind the solvers' automatic settings (a parameter left at 0 or -1), without Numba.
+
+The registry builds its help strings and memory bounds from these constants and functions, and the solvers apply
+the same ones, so a rule is written once. The values were chosen by sweeps on the H200; the measurements behind them
+are in ``benchmarks/sssp-fast-h200.md`` (deltastep) and ``benchmarks/apsp-sparse-h200.md`` (multisource).
+"""
+
+from __future__ import annotations
+
+from ..data.graph import DAVIDSON_WIDTH
+
+WARP = 32
+
+# --- deltastep_gpu --------------------------------------------------------------------------------------------------
+# Rounds, not arcs, bound the road and social graphs: a whole warp per queued vertex and wide buckets shorten each
+# round's dependent chain.
+NEARFAR_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+NEARFAR_LANES = WARP  # lanes 0: threads sharing one queued vertex's arcs
+NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multiprocessor at the kernel's registers
+HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
+MAX_CHUNKS = 63  # near-queue entries per vertex with split (6 bits above a 25-bit vertex id)
+SPLIT_SHIFT = 25  # split > 0 packs the chunk index above the vertex id: n < 2^25
+
+
+def nearfar_lanes(lanes: int, block: int) -> int:
+    """Threads per queued vertex: ``lanes`` (0: a warp), at most the block."""
+    return min(int(lanes) or NEARFAR_LANES, int(block))
+
+
+def nearfar_split(split: int, lanes: int, max_degree: int, n: int, fused: bool) -> int:
+    """Arcs per near-queue entry. -1: 2 x lanes where the largest out-degree is over HUB_WALK x lanes (a hub's
+    serial arc walk would hold up every round it is in), else 0 (whole vertices); a split that would give a vertex
+    more than MAX_CHUNKS entries is raised. Split needs n < 2^SPLIT_SHIFT and excludes the block-local queue of
+    fusion (it holds whole vertices): auto then gives 0."""
+    if split < 0:
+        hub = max_degree > HUB_WALK * lanes and not fused and n < 1 << SPLIT_SHIFT
+        split = 2 * lanes if hub else 0
+    return max(split, -(-max_degree // MAX_CHUNKS)) if split else 0
+
+
+def nearfar_split_bound(split: int, lanes: int) -> int:
+    """The smallest arcs per entry ``split`` may come to, for the memory bound before the graph is known."""
+    return split if split > 0 else 2 * (lanes or NEARFAR_LANES)
+
+
+def block_fuse_limit(limit: int, block: int, lanes: int) -> int:
+    """fuse=block: the largest near queue one block settles alone (0: two passes of the block's vertex groups)."""
+    return int(limit) or 2 * (int(block) // int(lanes))
+
+
+# --- deltastep_async ------------------------------------------------------------------------------------------------
+ASYNC_DELTA_WIDTH = DAVIDSON_WIDTH  # delta 0: no barrier per bucket here, so narrow buckets cost little
+ASYNC_BLOCKS_PER_SM = 2  # grid 0
+MAX_BATCH = 256  # entries a block claims at most (its shared-memory batch)
+MAX_BUCKETS = 256
+
+
+def ring_capacity(n: int) -> int:
+    """Entries per ring slot when capacity is 0: a quarter of n as a power of two, at least 1024."""
+    return 1 << max(10, (max(1, n // 4) - 1).bit_length())
+
+
+def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
+    """The bucket width used: ``delta``, raised so that a push lands within the ring (fewer than ``buckets`` past the
+    lowest live bucket)."""
+    return max(int(delta), -(-int(max_weight) // max(1, buckets - window)), 1)
+
+
+# --- multisource_fast -----------------------------------------------------------------------------------------------
+AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
+AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this
+MULTISOURCE_BLOCKS_PER_SM = 32  # grid 0: asked for, then capped at the co-resident maximum
+
+
+def auto_batch(n: int, itemsize: int = 4) -> int:
+    """Sources per batch: the largest power of two S <= AUTO_BATCH_MAX (and not above n rounded up to a warp) with
+    (w + 8) n S <= AUTO_BATCH_BYTES."""
+    s = AUTO_BATCH_MAX
+    while s > WARP and (s // 2 >= max(n, WARP) or (itemsize + 8) * n * s > AUTO_BATCH_BYTES):
+        s //= 2
+    return s
+
+
+# --- tile sides the matrix kernels are compiled for --------------------------------------------------------------
+MATRIX_TILES = (4, 8, 16, 32)  # floydwarshall_tiledglobal / _tiledshared, minplus_tiled (paper 000's 32 the largest)
+
+# --- the paper 000 / 004 Bellman-Ford launches ----------------------------------------------------------------------
+STRIDE_BLOCKS_PER_SM = 4  # bellmanford_stride / _flag grid 0
+PERSISTENT_BLOCKS_PER_SM = 2  # edgebf_coo / vertexbf_push launch=persistent
