@@ -55,6 +55,7 @@ def test_undo_tiebreak_recovers_distances():
     assert dense.undo_tiebreak(m, tie, plain) is m  # nothing to undo: no n x n copy in the timed download
 
 
+@pytest.mark.skipif(not launch.TARGET.simulator, reason="a property of the simulator: this run uses a GPU")
 def test_target_in_the_simulator():
     """The tests run in the simulator: what it lacks is switched off in one place."""
     t = launch.TARGET

@@ -96,7 +96,7 @@ import numpy as np
 from numba import cuda
 
 from ..errors import SolverError
-from .frontier import PersistentSSSP, block_add, relax_arc, tight_tree
+from .frontier import PersistentSSSP, block_add, tight_tree
 from .launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
 from .rules import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
                     nearfar_split)
@@ -162,16 +162,6 @@ def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
 
 
 @cuda.jit(device=True)
-def _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
-    """w was just lowered to ``cand``: at or above the threshold it goes to the far pile; returns whether it stays
-    below (the caller queues it for a near round or follows it)."""
-    if cand >= threshold:
-        _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
-        return False
-    return True
-
-
-@cuda.jit(device=True)
 def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
             wbuf, wslot, fbuf, fslot, split, warp):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
@@ -186,13 +176,18 @@ def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, d
         end = indptr[x + 1]
         while e < end:
             relaxed += 1
-            y, cand, lowered = relax_arc(indices, weights, dist, e, dx)
-            if lowered and _near(farq, infar, ctl, y, cand, threshold, fbuf, fslot, warp):
-                if nxt < 0:
-                    nxt = y
-                    dn = cand
-                else:
-                    _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
+            y = indices[e]
+            cand = dx + weights[e]
+            if cand < dist[y]:
+                old = cuda.atomic.min(dist, y, cand)  # atomic: the old value says whether this won
+                if cand < old:
+                    if cand >= threshold:
+                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot, warp)
+                    elif nxt < 0:
+                        nxt = y
+                        dn = cand
+                    else:
+                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
             e += 1
         if nxt < 0:
             return relaxed
@@ -244,9 +239,15 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
             end = indptr[u + 1]
             while e < end:
                 relaxed += 1
-                w, cand, lowered = relax_arc(indices, weights, dist, e, du)
-                if lowered and _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
-                    _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
+                w = indices[e]
+                cand = du + weights[e]
+                if cand < dist[w]:
+                    old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
+                    if cand < old:
+                        if cand >= threshold:
+                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+                        else:
+                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
                 e += lanes
             i += groups
         r += 1
@@ -332,13 +333,20 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                 e += lane
                 while e < end:
                     relaxed += 1
-                    w, cand, lowered = relax_arc(indices, weights, dist, e, du)
-                    if lowered and _near(farq, infar, ctl, w, cand, threshold, fbuf, fslot, warp):
-                        if chain > 0:
-                            relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, w,
-                                               cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, split, warp)
-                        else:
-                            _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                    w = indices[e]
+                    cand = du + weights[e]
+                    if cand < dist[w]:
+                        # atomic: several tails may lower w at once; the old value says who won
+                        old = cuda.atomic.min(dist, w, cand)
+                        if cand < old:
+                            if cand >= threshold:
+                                _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+                            elif chain > 0:
+                                relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
+                                                   ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
+                                                   fslot, split, warp)
+                            else:
+                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                     e += lanes
                 i += ngroups
         else:
