@@ -96,15 +96,16 @@ def main():
     ap.add_argument("--unroll", nargs="*", type=int, default=None)
     ap.add_argument("--stage", nargs="*", default=None)
     args = ap.parse_args()
-    from gpusp.solvers.compilecheck import _patch_current_device
-    from gpusp.solvers import fastfw
+    from gpusp.solvers.compilecheck import patch_current_device
+    from gpusp.solvers.fastfw.kernels import kernel_sigs, kernels
+    from gpusp.solvers.fastfw.variants import ARITHS, SHIPPED
 
-    _patch_current_device()
+    patch_current_device()
     dis = nvdisasm()
     custom = any(x is not None for x in (args.shapes, args.arith, args.paths, args.inner, args.unroll, args.stage))
     shapes = [tuple(map(int, x.split("x"))) for x in args.shapes] if args.shapes else (
-        [(64, 4)] if custom else list(fastfw.SHIPPED))
-    ariths = args.arith or (["dpx"] if custom else list(fastfw.ARITHS) + ["gen32"])
+        [(64, 4)] if custom else list(SHIPPED))
+    ariths = args.arith or (["dpx"] if custom else list(ARITHS) + ["gen32"])
     paths_list = [bool(x) for x in args.paths] if args.paths is not None else [True, False]
     combos = [(i, u, st) for i in (args.inner or ["scalar"]) for u in (args.unroll or [1])
               for st in (args.stage or ["single"])]
@@ -117,11 +118,11 @@ def main():
             for paths in paths_list:
                 for inner, unroll, stage in combos:
                     try:
-                        ks = fastfw.kernels(T, R, kind, paths, inner=inner, unroll=unroll, stage=stage)
+                        ks = kernels(T, R, kind, paths, inner=inner, unroll=unroll, stage=stage)
                     except Exception as exc:
                         print(f"| {T} | {R} | {kind} | {paths} | {inner} | {unroll} | {stage} | {exc} |")
                         continue
-                    sig = fastfw.kernel_sigs(kind)["k3"]
+                    sig = kernel_sigs(kind)["k3"]
                     code, log = cubin_and_log(ks["k3"], sig, ks.get("k3_bounds"))
                     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
                         f.write(code)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The H200 runs of 2026-11-24 in a few device calls: issues 11 and 9 (benchmarks/papers/README.md), issue 10
-# (benchmarks/apsp-sparse-h200.md). Step msold runs the tree unpacked in old/ (git archive <sha> src | tar -x -C old).
+# The H200 runs of issues 8-11 in a few device calls (benchmarks/README.md says which step feeds which file). A
+# sweep is a config run by benchmarks/h200/run.sh (gpusp bench); the microbenchmarks and profiler runs are scripts and
+# CLI calls. Steps of the 2026-11-24/25 calls whose scripts are gone (msold, msnew) are in the git history.
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
 # Each STEP runs under `timeout` with min(its cap, the time left before DEADLINE_S); a step that would get less
 # than its minimum is skipped and logged. Everything goes to /tmp/o/CALL, packed after every step into
@@ -25,7 +26,7 @@ step() {  # name cap min command-string
     fi
     echo "=== step $name (limit $t s, $(( $(date +%s) - T0 )) s into the call)"
     s=$(date +%s)
-    STEP_T=$t timeout -k 5 "$t" bash -c "$cmd"
+    timeout -k 5 "$t" bash -c "$cmd"
     rc=$?
     printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - s ))" "$t" | tee -a "$O/steps.tsv"
     if [ -d "/tmp/bench-$name/runs" ] && [ ! -f "$O/$name-records.tar.gz" ]; then  # killed: keep what it wrote
@@ -39,6 +40,11 @@ bench() {  # name config [graphs...]
     shift 2
     echo "OUT=$O benchmarks/h200/run.sh $cfg $name $*"
 }
+snap_npz() {  # name: the command that writes /tmp/NAME.npz, a SNAP graph of .devdata with weights 1..100 (seed 1) added
+    echo "$GPUSP weights add .devdata/$1.txt.gz /tmp/$1.npz --min 1 --max 100 --seed 1"
+}
+GPUSP="python3 -m gpusp.cli"
+NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis"
 C=benchmarks/papers/configs
 for st in "$@"; do
     case $st in
@@ -66,27 +72,31 @@ for st in "$@"; do
         f10) step p001fig10 420 60 "$(bench p001fig10 $C/p001fig10.yaml)" ;;
         g30fast) step apsp-fast-g30 330 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
         g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var benchmarks/h200/apsp-fast-gnutella30-variants.yaml)" ;;
-        focus) step apsp-fast-focus 280 80 "mkdir -p $O/fw && python3 benchmarks/h200/apsp_fast.py --out $O/fw --focus --sizes 8192 4096 1200 2048 --budget-s \$((STEP_T - 45)) 2>&1 | tee $O/fw/apsp-fast-focus-log.txt" ;;
-        sparse) step apsp-sparse 420 60 "mkdir -p $O/sparse && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparse 2>&1 | tee $O/sparse/apsp-sparse-log.txt" ;;
-        sparseq) step apsp-sparse-quick 240 60 "mkdir -p $O/sparseq && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/sparseq --quick --no-checks 2>&1 | tee $O/sparseq/apsp-sparse-log.txt" ;;
-        fuse) step sssp-fuse 330 90 "mkdir -p $O/fuse && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/fuse --only-fuse --tag=-fuse --graphs USA-road-d.NY USA-road-d.BAY grid-4096 2>&1 | tee $O/fuse/sssp-fast-fuse-log.txt" ;;
-        msold) step apsp-sparse-old 120 30 "mkdir -p $O/msold && PYTHONPATH=/tmp/site:$PWD/old/src python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msold --baseline --no-checks 2>&1 | tee $O/msold/apsp-sparse-log.txt" ;;
-        msnew) step apsp-sparse-new 480 60 "mkdir -p $O/msnew && python3 benchmarks/h200/apsp_sparse.py --data .devdata --out $O/msnew --quick 2>&1 | tee $O/msnew/apsp-sparse-log.txt" ;;
-        msprof) step apsp-sparse-ncu 200 60 "mkdir -p $O/msprof && python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/run-log.txt 2>&1; ncu --clock-control none --kernel-name regex:batches --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis python3 benchmarks/h200/apsp_sparse.py --profile-run --out $O/msprof --graphs p2p-Gnutella04 > $O/msprof/ncu.txt 2>&1; tail -120 $O/msprof/ncu.txt" ;;
+        focus) step apsp-fast-focus 280 80 "$(bench apsp-fast-focus benchmarks/h200/apsp-fast-focus.yaml)" ;;
+        sparsechk) step apsp-sparse-checks 240 60 "$(bench apsp-sparse-checks benchmarks/h200/apsp-sparse-checks.yaml)" ;;
+        sparse) step apsp-sparse-sweep 420 60 "$(bench apsp-sparse-sweep benchmarks/h200/apsp-sparse-sweep.yaml)" ;;
+        sparseq) step apsp-sparse-knobs 240 60 "$(bench apsp-sparse-knobs benchmarks/h200/apsp-sparse-knobs.yaml)" ;;
+        fuse) step sssp-fuse 330 90 "$(bench sssp-fuse benchmarks/h200/sssp-fast-fuse.yaml)" ;;
+        msprof) step apsp-sparse-ncu 200 60 "mkdir -p $O/msprof && $(snap_npz p2p-Gnutella04) && $GPUSP solve --graph /tmp/p2p-Gnutella04.npz --solver multisource_fast --trials 1 --warmup 0 > $O/msprof/run-log.txt 2>&1; ncu --clock-control none --kernel-name regex:batches --launch-count 1 $NCU_SECTIONS $GPUSP solve --graph /tmp/p2p-Gnutella04.npz --solver multisource_fast --trials 1 --warmup 0 > $O/msprof/ncu.txt 2>&1; tail -120 $O/msprof/ncu.txt" ;;
         sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
-        fwlaunch) step apsp-fast-launches 300 60 "mkdir -p $O/fwl && python3 benchmarks/h200/apsp_fast.py --out $O/fwl --launches --sizes 1200 2048 4096 8192 --budget-s \$((STEP_T - 40)) 2>&1 | tee $O/fwl/apsp-fast-launches-log.txt" ;;
+        fwlaunch) step apsp-fast-launches 300 60 "$(bench apsp-fast-launches benchmarks/h200/apsp-fast-launches.yaml)" ;;
         g04) step apsp-sparse-g04 150 40 "$(bench apsp-sparse-g04 benchmarks/h200/apsp-sparse-g04.yaml)" ;;
         f14paths) step p001fig14-paths 240 60 "GPUSP_SET=in_process=true $(bench p001fig14-paths config/experiments/paper001-fig14.yaml)" ;;
-        async) step sssp-async 400 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
-        async4) step sssp-async4 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
+        async) step sssp-async 400 90 "$(bench sssp-async benchmarks/h200/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096)" ;;
+        async4) step sssp-async4 300 90 "$(bench sssp-async4 benchmarks/h200/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
         barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
-        async5) step sssp-async5 300 90 "mkdir -p $O/async && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/async --only-async --tag=-async --graphs ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron 2>&1 | tee $O/async/sssp-fast-async-log.txt" ;;
-        fwsmall) step apsp-fast-small 150 40 "mkdir -p $O/fws && python3 benchmarks/h200/apsp_fast.py --out $O/fws --small --sizes 1200 2048 --budget-s \$((STEP_T - 30)) 2>&1 | tee $O/fws/apsp-fast-small-log.txt" ;;
-        snap) step sssp-snap 240 90 "mkdir -p $O/snap && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/snap --only-snap --tag=-snap --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY 2>&1 | tee $O/snap/sssp-fast-snap-log.txt" ;;
+        async5) step sssp-async5 300 90 "$(bench sssp-async5 benchmarks/h200/sssp-fast-async.yaml ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
+        fwsmall) step apsp-fast-small 150 40 "$(bench apsp-fast-small benchmarks/h200/apsp-fast-small.yaml)" ;;
+        snap) step sssp-snap 240 90 "$(bench sssp-snap benchmarks/h200/sssp-fast-snap.yaml ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY)" ;;
         dtest) step device-tests 420 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS > $O/dtest/pytest-log.txt 2>&1; tail -30 $O/dtest/pytest-log.txt" ;;
-        ssspprof) step sssp-ncu 240 60 "mkdir -p $O/prof && cd benchmarks/h200 && for cfg in 'lanes=8 split=16 grid=264' 'lanes=32'; do echo \"== \$cfg\"; ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis python3 sssp_profile.py --data ../../.devdata --param \$cfg; done > $O/prof/ncu-enron.txt 2>&1; tail -150 $O/prof/ncu-enron.txt" ;;
-        fwphase2) step apsp-fast-phase2 300 60 "mkdir -p $O/fwp2 && python3 benchmarks/h200/apsp_fast.py --out $O/fwp2 --phase2 --sizes 1200 2048 4096 8192 --budget-s \$((STEP_T - 40)) 2>&1 | tee $O/fwp2/apsp-fast-phase2-log.txt" ;;
-        final) step sssp-final 420 120 "mkdir -p $O/final && python3 benchmarks/h200/sssp_fast.py --data .devdata --out $O/final --only-snap --tag=-final --graphs ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY grid-4096 2>&1 | tee $O/final/sssp-fast-final-log.txt" ;;
+        ssspprof) step sssp-ncu 240 60 "mkdir -p $O/prof && $(snap_npz email-Enron) && for cfg in 'lanes=8 split=16 grid=264' 'lanes=32'; do echo \"== \$cfg\"; ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 $NCU_SECTIONS $GPUSP solve --graph /tmp/email-Enron.npz --solver deltastep_gpu --num-sources 16 --seed 1 --warmup 1 --trials 1 --param launch=direct \$(printf -- '--param %s ' \$cfg); done > $O/prof/ncu-enron.txt 2>&1; tail -150 $O/prof/ncu-enron.txt" ;;
+        fwphase2) step apsp-fast-phase2 300 60 "$(bench apsp-fast-phase2 benchmarks/h200/apsp-fast-phase2.yaml)" ;;
+        final) step sssp-final 420 120 "$(bench sssp-final benchmarks/h200/sssp-fast-snap.yaml)" ;;
+        sssp) step sssp-fast 600 120 "$(bench sssp-fast benchmarks/h200/sssp-fast-all.yaml)" ;;
+        fwsweep) step apsp-fast-sweep 600 120 "$(bench apsp-fast-sweep benchmarks/h200/apsp-fast-sweep.yaml)" ;;
+        fwquick) step apsp-fast-quick 330 60 "$(bench apsp-fast-quick benchmarks/h200/apsp-fast-quick.yaml)" ;;
+        ceiling) step addmin-ceiling 60 20 "mkdir -p $O/ceiling && python3 benchmarks/h200/addmin_ceiling.py --out $O/ceiling 2>&1 | tee $O/ceiling/ceiling-log.txt" ;;
+        fwres) step fastfw-resources 120 30 "python3 benchmarks/h200/fastfw_resources.py /tmp/bench-apsp-fast-* --out $O/fastfw-resources.csv 2>&1 | tee $O/fastfw-resources-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

@@ -92,7 +92,7 @@ def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
 
 def addmin_ceiling(ceiling=None):
     """The add-min ceiling (per second) that APSP rates are compared with: the argument, else the
-    environment variable GPUSP_ADDMIN_CEILING (e.g. the DPX rate measured by benchmarks/h200/apsp_fast.py),
+    environment variable GPUSP_ADDMIN_CEILING (e.g. the DPX rate measured by benchmarks/h200/addmin_ceiling.py),
     else None."""
     import os
 
