@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import gpusp
+from gpusp.measure import codehash
 
 ROOT = Path(gpusp.__file__).parent
 DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
@@ -35,34 +36,11 @@ def module_name(path: Path) -> str:
 
 
 def is_module(name: str) -> bool:
-    rel = Path(*name.split("."))
-    return (ROOT.parent / rel).with_suffix(".py").exists() or (ROOT.parent / rel / "__init__.py").exists()
-
-
-def imports(path: Path) -> set[str]:
-    """Every gpusp module ``path`` imports, at module level or inside functions."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "gpusp")
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if target.split(".")[0] != "gpusp":
-                continue
-            subs = [f"{target}.{a.name}" for a in node.names if is_module(f"{target}.{a.name}")]
-            found.update(subs if len(subs) == len(node.names) else subs + [target])
-    return found
+    return codehash.module_file(name) is not None
 
 
 MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
-GRAPH = {name: imports(path) for name, path in MODULES.items()}
+GRAPH = {name: codehash.imports_of(name, path) for name, path in MODULES.items()}
 
 
 def layer_of(name: str, table: dict[str, int]) -> int | None:

@@ -109,27 +109,6 @@ def multiprocessors() -> int:
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
 
 
-def capture_graph(issue):
-    """Record the launches ``issue(stream)`` makes into a CUDA graph; returns (graph, replay stream).
-
-    cuda.core's GraphBuilder is passed to Numba's launches as their stream; the graph is replayed with
-    ``graph.launch(stream)`` on the legacy default stream, which Numba's other launches and copies use,
-    so a replay is ordered after them. Kernels must be compiled before (a launch outside capture)."""
-    from numba import cuda
-    from cuda.core import Device, Stream
-
-    dev = Device(cuda.get_current_device().id)
-    dev.set_current()
-    gb = dev.create_graph_builder()
-    gb.begin_building()
-    try:
-        issue(gb)
-        gb.end_building()
-        return gb.complete(), Stream.from_handle(0)
-    finally:
-        gb.close()
-
-
 class DeviceTimer:
     """Times a callable: CUDA events around device work on a GPU, the wall clock otherwise."""
 

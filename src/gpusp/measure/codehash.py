@@ -37,8 +37,9 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-def _imports(name: str, path: Path, root: Path) -> set[str]:
-    """The gpusp modules that ``path`` (module ``name``) imports, module level and lazy ones alike."""
+def imports_of(name: str, path: Path, root: Path = ROOT) -> set[str]:
+    """The gpusp modules that ``path`` (module ``name``) imports, module level and lazy ones alike: ``from x import
+    y`` names module ``x.y`` where y is a module, else ``x`` (tests/test_architecture.py reads the layers with it)."""
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -52,8 +53,8 @@ def _imports(name: str, path: Path, root: Path) -> set[str]:
                 target = node.module or ""
             if target.split(".")[0] != "gpusp":
                 continue
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names if module_file(f"{target}.{a.name}", root))
+            subs = [f"{target}.{a.name}" for a in node.names if module_file(f"{target}.{a.name}", root)]
+            found.update(subs if len(subs) == len(node.names) else subs + [target])
     return found
 
 
@@ -75,7 +76,7 @@ def closure(roots, root: Path = ROOT) -> list[str]:
             if path is None:
                 continue
             seen.add(mod)
-            todo.extend(_imports(mod, path, root))
+            todo.extend(imports_of(mod, path, root))
     return sorted(seen)
 
 
