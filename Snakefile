@@ -8,7 +8,7 @@ Logic lives in the gpusp package; the rules only call the `gpusp` command line.
 
 import os
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -18,10 +18,8 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-# Names end up in file paths and shell commands: the schema refuses unsafe ones before any job runs.
-validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
-
-
+# common.smk checks the config (workflow/schemas/config.schema.yaml, defaults filled in, then what the
+# schema cannot say) and plans its jobs before any rule exists; a bad config stops here in one line.
 include: "workflow/rules/common.smk"
 
 

@@ -71,5 +71,6 @@ def test_bench_refuses_a_config_the_schema_refuses_before_writing_anything(tmp_p
 def test_bench_refuses_a_bad_override(tmp_path, capsys):
     out = tmp_path / "out"
     assert cli.main(["bench", "--config", str(TINY), "--out", str(out), "--set", "warmup=-1"]) == cli.EXIT_ERROR
-    assert capsys.readouterr().err.startswith(f"gpusp: error: {TINY}: key warmup: -1 is less than the minimum of 0")
+    assert capsys.readouterr().err.startswith(f"gpusp: error: {TINY} (with --set warmup): key warmup: -1 is less than "
+                                              "the minimum of 0")
     assert not out.exists()

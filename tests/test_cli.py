@@ -288,7 +288,8 @@ def test_weights_replace_on_weighted(capsys, tmp_path):
 def test_weights_add_on_weighted_fails(capsys, tmp_path):
     out = tmp_path / "x.gr"
     fails(capsys, "weights", "add", TINY, out, names=["replace"])
-    fails(capsys, "weights", "replace", TINY, out, "--min", 9, "--max", 1, names=["wmin"])
+    assert usage_exit("weights", "replace", TINY, out, "--min", 9, "--max", 1) == 2  # tests/test_arguments.py
+    assert "argument --max: must be >= --min (9), got 1" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -348,14 +349,19 @@ def test_sources_seeded_and_only_with_out_edges(capsys, tmp_path):
     sa = _read_sources_file(a)
     assert len(sa) == len(set(sa)) == 5 and _read_sources_file(c) != sa
     assert a.read_text().startswith("# 5 sources of tiny")
-    # asking for more than there are gives every vertex with an out-edge: all but the isolated one
-    ok(capsys, "sources", TINY, a, "--count", 50, "--seed", 0)
+    # every vertex with an out-edge: all but the isolated one; one more is refused, and a is left as it was
+    ok(capsys, "sources", TINY, a, "--count", TINY_N - 1, "--seed", 0)
     assert sorted(_read_sources_file(a)) == [v for v in range(TINY_N) if v != ISOLATED]
-    # a graph where most vertices have no out-edges
+    before = a.read_bytes()
+    fails(capsys, "sources", TINY, a, "--count", TINY_N, "--seed", 0,
+          names=[f"--count {TINY_N}", f"only {TINY_N - 1} vertices with out-degree > 0", f"at most {TINY_N - 1}"])
+    assert a.read_bytes() == before
+    # a graph where most vertices have no out-edges: 3 candidates of 10 vertices
     f = tmp_path / "sparse.plain"
     f.write_text("10 4\n2 3 1\n5 6 1\n5 9 1\n7 0 1\n")
-    ok(capsys, "sources", f, a, "--count", 10, "--seed", 1)
+    ok(capsys, "sources", f, a, "--count", 3, "--seed", 1)
     assert sorted(_read_sources_file(a)) == [2, 5, 7]
+    fails(capsys, "sources", f, a, "--count", 4, "--seed", 1, names=["--count 4", "only 3 vertices", "at most 3"])
 
 
 # --------------------------------------------------------------------------------------------- solvers
@@ -541,7 +547,8 @@ def test_solve_unknown_solver_names_known_ones(capsys):
 
 def test_solve_bad_source(capsys):
     fails(capsys, "solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--source", 99, names=["99", "0..20"])
-    fails(capsys, "solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--trials", 0, names=["trials"])
+    assert usage_exit("solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--trials", 0) == 2
+    assert "argument --trials: must be a positive integer, got 0" in capsys.readouterr().err
 
 
 def test_solve_negative_weights_refused_by_dijkstra(capsys, tmp_path):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpusp.data.generate import GENERATORS, MAX_EDGES, GeneratorError, generate
+from gpusp.data.generate import GENERATORS, MAX_EDGES, GeneratorError, check_params, generate
 from gpusp.data.graph import Graph
-from gpusp.data.weights import WeightsError, add_weights, random_weights, replace_weights, symmetrize
+from gpusp.data.weights import WeightsError, add_weights, check_range, random_weights, replace_weights, symmetrize
 
 SMALL = {
     "complete": {"n": 12},
@@ -277,29 +277,65 @@ def test_symmetrize_random_is_symmetric():
 
 
 # errors -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "kind,params,match",
-    [
-        ("nope", {}, "unknown generator"),
-        ("ring", {"n": 0}, "n must be >= 1"),
-        ("ring", {"n": 3, "colour": 1}, "unknown parameter"),
-        ("random", {"n": 10}, "missing"),
-        ("random", {"n": 10, "k": 0}, "k must be >= 1"),
-        ("random", {"n": 10, "k": 10}, "k must be <= n - 1"),
-        ("random", {"n": 1, "k": 1}, "do not fit"),
-        ("complete", {"n": 5, "wmin": 9, "wmax": 3}, "wmin"),
-        ("complete", {"n": 100_000}, "limit"),
-        ("grid", {"rows": 0, "cols": 3}, "rows"),
-        ("grid", {"rows": 2, "cols": 3, "directed_both_ways": "yes"}, "True or False"),
-        ("rmat", {"scale": 4, "a": 0.6, "b": 0.3, "c": 0.3}, "a \\+ b \\+ c <= 1"),
-        ("rmat", {"scale": 4, "a": -0.1}, ">= 0"),
-        ("rmat", {"scale": 40}, "scale"),
-        ("rmat", {"scale": 4, "seed": -1}, "seed"),
-        ("powerlaw", {"n": 10, "m": -1}, "m must be >= 0"),
-        ("ring", {"n": 2.5}, "integer"),
-    ],
-)
+BAD_PARAMETERS = [
+    ("nope", {}, "unknown generator"),
+    ("ring", {"n": 0}, "n must be >= 1"),
+    ("ring", {"n": 3, "colour": 1}, "unknown parameter"),
+    ("random", {"n": 10}, "missing"),
+    ("random", {"n": 10, "k": 0}, "k must be >= 1"),
+    ("random", {"n": 10, "k": 10}, "k must be <= n - 1"),
+    ("random", {"n": 1, "k": 1}, "do not fit"),
+    ("complete", {"n": 5, "wmin": 9, "wmax": 3}, "wmin"),
+    ("complete", {"n": 100_000}, "limit"),
+    ("grid", {"rows": 0, "cols": 3}, "rows"),
+    ("grid", {"rows": 2, "cols": 3, "directed_both_ways": "yes"}, "True or False"),
+    ("rmat", {"scale": 4, "a": 0.6, "b": 0.3, "c": 0.3}, "a \\+ b \\+ c <= 1"),
+    ("rmat", {"scale": 4, "a": -0.1}, ">= 0"),
+    ("rmat", {"scale": 40}, "scale"),
+    ("rmat", {"scale": 4, "seed": -1}, "seed"),
+    ("powerlaw", {"n": 10, "m": -1}, "m must be >= 0"),
+    ("ring", {"n": 2.5}, "integer"),
+]
+
+
+@pytest.mark.parametrize("kind,params,match", BAD_PARAMETERS)
 def test_bad_parameters(kind, params, match):
     with pytest.raises(GeneratorError, match=match):
         generate(kind, **params)
     assert issubclass(GeneratorError, ValueError)
+
+
+# check_params: the generator's parameter check alone, as the config planner takes it ------------------------
+@pytest.mark.parametrize("kind,params,match", BAD_PARAMETERS)
+def test_check_params_refuses_what_generate_refuses(kind, params, match):
+    with pytest.raises(GeneratorError, match=match) as by_generate:
+        generate(kind, **params)
+    with pytest.raises(GeneratorError) as by_check:
+        check_params(kind, params)
+    assert str(by_check.value) == str(by_generate.value)
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+def test_check_params_gives_the_size_generate_builds(kind):
+    checked_kind, params, n, m = check_params(kind, {**SMALL[kind], "seed": 3})
+    g = generate(kind, **SMALL[kind], seed=3)
+    assert checked_kind == kind and (n, m) == (g.n, g.m)
+    assert params == g.meta["params"]  # every parameter, the defaults filled in, as the graph records them
+
+
+def test_check_params_builds_nothing():
+    """A graph of 2**30 vertices is checked, not drawn; one past the edge limit is refused the same way."""
+    assert check_params("rmat", {"scale": 30, "edge_factor": 1})[2:] == (2**30, 2**30)
+    with pytest.raises(GeneratorError, match="limit"):
+        check_params("rmat", {"scale": 30, "edge_factor": 2})
+    assert check_params("random_sparse", {"n": 5, "k": 2})[0] == "random"  # the alias names its kind
+    _, params, _, _ = check_params("grid", {"rows": 2, "cols": 3, "directed_both_ways": np.bool_(False)})
+    assert params["directed_both_ways"] is False and params["wmin"] == 1 and params["seed"] == 0
+
+
+def test_weight_range_errors_name_what_the_caller_calls_them():
+    with pytest.raises(WeightsError, match=r"^--min \(10\) must be <= --max \(1\)$"):
+        check_range(10, 1, 0, names=("--min", "--max", "--seed"))
+    with pytest.raises(WeightsError, match=r"^weights/seed must be >= 0, got -1$"):
+        check_range(1, 2, -1, names=("weights/min", "weights/max", "weights/seed"))
+    assert check_range(np.int64(-3), 3.0, 0) == (-3, 3, 0)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gpusp.errors import GpuspError
-from gpusp.plan import SCHEMA, expand_jobs, load_config, source_settings, validate_config
+from gpusp.plan import SCHEMA, config_source, expand_jobs, graph_size, load_config, source_settings, validate_config
 from gpusp.solvers import registry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,14 +58,16 @@ def test_every_config_loads_and_fills_defaults_like_snakemake(path):
 
 
 def test_defaults_are_filled_in_nested_objects_without_touching_the_input():
-    raw = {"sources": {"count": 3}, "graphs": {"g": {**RING, "weights": {"max": 9}}},
+    raw = {"sources": {"count": 3}, "graphs": {"g": {**RING, "weights": {"action": "replace", "max": 9}},
+                                               "u": {"file": "edges.txt.gz", "format": "snap", "weights": {"max": 5}}},
            "solvers": [{"name": "scipy_dijkstra"}]}
     before = copy.deepcopy(raw)
     config = validate_config(raw)
     assert raw == before
     assert config["sources"] == {"count": 3, "seed": schema_default("sources", "seed")}
     assert config["validate"] == schema_default("validate")
-    assert config["graphs"]["g"]["weights"] == {"action": "add", "min": 1, "max": 9, "seed": 0}
+    assert config["graphs"]["g"]["weights"] == {"action": "replace", "min": 1, "max": 9, "seed": 0}
+    assert config["graphs"]["u"]["weights"] == {"action": "add", "min": 1, "max": 5, "seed": 0}
     assert config["trials"] == schema_default("trials") and config["results"] == schema_default("results")
     # the schema's default objects are copied, never shared between configs
     config["validate"]["apsp_rows"] = 999
@@ -110,7 +112,7 @@ def test_source_settings_take_the_graphs_own_values_else_the_top_level_ones():
                                          "c": {**RING, "sources": {"seed": 9}}},
                               "solvers": [{"name": "scipy_dijkstra"}]})
     assert [source_settings(config, g) for g in "abc"] == [(4, 2), (1, 2), (4, 9)]
-    plain = validate_config({"graphs": {"a": RING}, "solvers": []})
+    plain = validate_config({"graphs": {"a": RING}, "solvers": [{"name": "scipy_dijkstra"}]})
     assert source_settings(plain, "a") == (schema_default("sources")["count"], schema_default("sources")["seed"])
 
 
@@ -152,3 +154,126 @@ def test_unreadable_configs_name_the_file(tmp_path, text, words):
     assert str(caught.value).startswith(f"{path}: ") and "\n" not in str(caught.value)
     with pytest.raises(GpuspError, match="cannot read the config"):
         load_config(tmp_path / "missing.yaml")
+
+
+# --- what the schema cannot say: refused at planning, in one line naming the file and the key --------------------
+TINY_GR = str(REPO / "src" / "gpusp" / "data" / "tiny.gr")  # n = 21 in its header
+BASE = {"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}]}
+REFUSED = {
+    # a parameter NAME the solver does not have: was a silent drop of the solver (dry run exit 0, zero jobs)
+    "param-name": ({"solvers": [{"name": "bellmanford_naive", "params": {"blok": 32}}]},
+                   "key solvers/0/params", "bellmanford_naive has no parameter 'blok' (did you mean 'block'?)"),
+    "param-name-in-one-entry-of-several": (
+        {"solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "params": {"block": [32, 64]}},
+                     {"name": "edgebf_coo", "params": {"edges_per_thread": 4, "edges_per_thraed": 8}}]},
+        "key solvers/2/params", "no parameter 'edges_per_thraed'"),
+    "param-name-of-a-list": ({"solvers": [{"name": "bellmanford_naive", "params": {"roundz": ["early", "fixed"]}}]},
+                             "key solvers/0/params", "'roundz' (did you mean 'rounds'?); it takes block, rounds"),
+    "param-value-no-path": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": float("inf")}}]},
+                            "key solvers/0/params/block", "cannot be part of a path label"),
+    "solver-name": ({"solvers": [{"name": "bellmanford_naiv"}]}, "key solvers/0/name",
+                    "unknown solver 'bellmanford_naiv' (did you mean 'bellmanford_naive'"),
+    "no-solvers": ({"solvers": []}, "key solvers", "names no solver"),
+    "no-graphs": ({"graphs": {}}, "key graphs", "names no graph"),
+    "solver-graph-unknown": ({"solvers": [{"name": "scipy_dijkstra", "graphs": ["h"]}]}, "key solvers/0/graphs",
+                             "names graph 'h', which is not in `graphs` (g)"),
+    "solver-graph-typo": ({"graphs": {"ring8": RING}, "solvers": [{"name": "scipy_dijkstra", "graphs": ["ring9"]}]},
+                          "key solvers/0/graphs", "'ring9' (did you mean 'ring8'?)"),
+    "solver-graphs-empty": ({"solvers": [{"name": "scipy_dijkstra", "graphs": []}]}, "key solvers/0/graphs",
+                            "an empty list runs scipy_dijkstra on no graph"),
+    "graph-unused": ({"graphs": {"g": RING, "h": RING}, "solvers": [{"name": "scipy_dijkstra", "graphs": ["g"]}]},
+                     "key graphs/h", "no solver runs on this graph"),
+    # generator parameters, checked by the generator's own rules: were a KeyError / ValueError traceback at
+    # planning, or a failure of the prepare job after the workflow had started
+    "generator-param-name": ({"graphs": {"g": {"generate": "ring", "params": {"nn": 8}}}}, "key graphs/g",
+                             "ring: unknown parameter(s) nn"),
+    "generator-missing": ({"graphs": {"g": {"generate": "rmat", "params": {"edge_factor": 4}}}}, "key graphs/g",
+                          "rmat: missing required parameter(s) scale"),
+    "generator-type": ({"graphs": {"g": {"generate": "ring", "params": {"n": "eight"}}}}, "key graphs/g",
+                       "n must be an integer, not 'eight'"),
+    "generator-value": ({"graphs": {"g": {"generate": "random", "params": {"n": 10, "k": 10}}}}, "key graphs/g",
+                        "k must be <= n - 1 = 9"),
+    "generator-seed-param": ({"graphs": {"g": {"generate": "ring", "params": {"n": 8, "seed": 3}}}},
+                             "key graphs/g", "seed is its `seed` key"),
+    "generator-negative-seed": ({"graphs": {"g": {**RING, "seed": -1}}}, "key graphs/g", "seed must be >= 0"),
+    "weights-range": ({"graphs": {"g": {**RING, "weights": {"action": "replace", "min": 10, "max": 1}}}},
+                      "key graphs/g", "weights/min (10) must be <= weights/max (1)"),
+    "weights-add-on-weights": ({"graphs": {"g": {**RING, "weights": {"max": 9}}}}, "key graphs/g",
+                               "weights/action: add weights an unweighted graph"),
+    "weights-add-on-dataset": ({"graphs": {"g": {"dataset": "USA-road-d.NY", "weights": {"action": "add"}}}},
+                               "key graphs/g", "weights/action"),
+    "weights-add-on-dimacs": ({"graphs": {"g": {"file": TINY_GR, "weights": {"min": 1, "max": 5}}}}, "key graphs/g",
+                              "weights/action: add weights an unweighted graph, and this one has weights"),
+    "dataset-typo": ({"graphs": {"g": {"dataset": "USA-road-d.NX"}}}, "key graphs/g",
+                     "unknown dataset 'USA-road-d.NX' (did you mean USA-road-d.NY"),
+    # more sources than a graph known at planning time has: the pick_sources job would refuse it later
+    "sources-top-level": ({"sources": {"count": 9}}, "key graphs/g",
+                          "9 sources asked for (by the top-level sources: {count: 9}), but the graph has n = 8"),
+    "sources-own": ({"graphs": {"g": {**RING, "sources": {"count": 9}}}}, "key graphs/g", "by its own sources"),
+    "sources-file-header": ({"sources": {"count": 22}, "graphs": {"t": {"file": TINY_GR}}}, "key graphs/t",
+                            "n = 21"),
+    "sources-seed": ({"sources": {"seed": -1}}, "key graphs/g", "sources/seed: must be >= 0"),
+    "gpu-memory": ({"gpu_memory_gb": 0}, "key gpu_memory_gb", "must be > 0"),
+    "max-apsp-n": ({"max_apsp_n": 0}, "key max_apsp_n", "must be >= 1 or null"),
+}
+
+
+@pytest.mark.parametrize("change, where, words", REFUSED.values(), ids=REFUSED.keys())
+def test_configs_the_schema_lets_through_are_refused_at_planning(tmp_path, change, where, words):
+    path = write(tmp_path, {**BASE, **change})
+    with pytest.raises(GpuspError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: {where}: ") and words in message, message
+
+
+@pytest.mark.parametrize("change, where, words", REFUSED.values(), ids=REFUSED.keys())
+def test_expand_jobs_refuses_them_too(change, where, words):
+    """A config that passed the schema alone (Snakemake's validate, defaults filled in) or was changed after
+    its validation is checked again, so no job is planned from it."""
+    from snakemake.utils import validate
+
+    config = copy.deepcopy({**BASE, **change})
+    validate(config, str(WORKFLOW_SCHEMA), set_default=True)
+    with pytest.raises(GpuspError) as caught:
+        expand_jobs(config, source="mine.yaml")
+    assert str(caught.value).startswith(f"mine.yaml: {where}: ") and words in str(caught.value)
+
+
+def test_a_parameter_value_the_solver_does_not_allow_stays_a_skip():
+    jobs, skipped = expand_jobs(validate_config({**BASE, "solvers": [
+        {"name": "bellmanford_naive", "params": {"block": [32, 33]}}]}))
+    assert [j.label for j in jobs] == ["block-32"]
+    assert [(s["params"], "block=33" in s["reason"]) for s in skipped] == [("block-33", True)]
+
+
+def test_the_error_names_the_overrides_laid_over_the_file(tmp_path):
+    path = write(tmp_path, BASE)
+    with pytest.raises(GpuspError) as caught:
+        load_config(path, ["solvers=[]"])
+    assert str(caught.value).startswith(f"{path} (with --set solvers): key solvers: ")
+    assert config_source(["a.yaml", "b.yaml"], {"trials": 1, "results": "x"}) == \
+        "a.yaml + b.yaml (with --config results, trials)"
+    assert config_source([]) == "the config"
+
+
+def test_every_graph_a_solver_names_is_run_and_others_are_allowed_when_some_solver_runs_everywhere():
+    config = validate_config({"graphs": {"g": RING, "h": RING},
+                              "solvers": [{"name": "scipy_dijkstra", "graphs": ["g"]}, {"name": "dijkstra_cpu"}]})
+    assert sorted((j.graph, j.solver) for j in expand_jobs(config)[0]) == [
+        ("g", "dijkstra_cpu"), ("g", "scipy_dijkstra"), ("h", "dijkstra_cpu")]
+
+
+@pytest.mark.parametrize("content", [b"PK\x03\x04" + bytes(range(256)) * 4, b"\x93NUMPY", b"\x1f\x8b\x08junk", b""],
+                         ids=["foreign-zip", "bare-npy-magic", "broken-gzip", "empty"])
+@pytest.mark.parametrize("suffix", [".npz", ".gr", ".gr.gz", ".plain"])
+def test_a_broken_graph_file_is_left_to_its_prepare_job(tmp_path, content, suffix):
+    """The size read at planning time is a hint: a file it cannot read (was: a BadZipFile traceback while
+    planning) plans with unknown size, and the job that reads it reports the file."""
+    path = tmp_path / f"g{suffix}"
+    path.write_bytes(content)
+    spec = {"file": str(path)}
+    assert graph_size("g", spec) == (None, None, False)
+    jobs, skipped = expand_jobs(validate_config({"graphs": {"g": spec}, "solvers": [{"name": "scipy_dijkstra"}]}))
+    assert [j.graph for j in jobs] == ["g"] and skipped == []

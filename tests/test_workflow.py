@@ -203,17 +203,19 @@ def test_max_apsp_n_skips_with_reason():
 
 
 def test_invalid_parameter_values_are_skipped_with_reason():
+    """A value the solver does not allow is a skip with the reason; a parameter name it does not have is an
+    error of the config (tests/test_plan.py, and the dry run below)."""
     config = _cfg({"a": RANDOM, "b": GRID},
                   [{"name": "floydwarshall_tiledglobal", "params": {"tile": [16, 5]}},
-                   {"name": "bellmanford_naive", "params": {"block": 33}},
-                   {"name": "edgebf_coo", "params": {"no_such": 1}}])
+                   {"name": "bellmanford_naive", "params": {"block": 33}}])
     jobs, skipped = expand_jobs(config)
     assert {(j.graph, j.label) for j in jobs} == {("a", "tile-16"), ("b", "tile-16")}
     reasons = {(s["graph"], s["solver"], s["params"]): s["reason"] for s in skipped}
-    assert len(reasons) == 6  # every bad combination, on every graph
+    assert len(reasons) == 4  # every bad combination, on every graph
     assert "allowed values are [4, 8, 16, 32]" in reasons[("a", "floydwarshall_tiledglobal", "tile-5")]
     assert "block=33" in reasons[("b", "bellmanford_naive", "block-33")]
-    assert "no parameter 'no_such'" in reasons[("a", "edgebf_coo", "no_such-1")]
+    with pytest.raises(GpuspError, match="key solvers/0/params: edgebf_coo has no parameter 'no_such'"):
+        _cfg({"a": RANDOM}, [{"name": "edgebf_coo", "params": {"no_such": 1}}])
 
 
 def test_unknown_solver_and_unknown_graph_reference_fail_early():
@@ -354,7 +356,7 @@ def test_snakemake_refuses_hostile_config_without_running_anything(tmp_path, whe
     args = ["-n"] if dry else ["--cores", 1]
     proc = snakemake(*args, "--configfile", cfg, timeout=120)
     assert proc.returncode != 0, proc.stdout[-3000:]
-    assert "validating config" in proc.stdout.lower() or "not a safe identifier" in proc.stdout, proc.stdout[-3000:]
+    assert f"gpusp: error: {cfg}: key " in proc.stdout, proc.stdout[-3000:]
     assert not marker.exists() and not repo_marker.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.yaml"]  # no results folder, nothing else
 
@@ -400,6 +402,65 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
     for job in jobs:
         assert (f"--trials {job.trials} --warmup {job.warmup} --seed 4 --validate-rows 5 "
                 f"--time-budget {job.budget} ") in commands[job.solver], commands[job.solver]
+    assert not (tmp_path / "results").exists()
+
+
+# --- (c') a config the planner refuses: one line naming the file and the key, no stack frames ----------------
+BAD_CONFIGS = {
+    # was: dry run exit 0 with zero solve jobs; the real run then failed in aggregate_records with ['time_ms']
+    "param-name": ({"solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "params": {"blok": 32}}]},
+                   "key solvers/1/params: bellmanford_naive has no parameter 'blok' (did you mean 'block'?)"),
+    "no-solvers": ({"solvers": []}, "key solvers: the config names no solver"),
+    # was: "GpuspError in file .../common.smk" followed by its stack frames
+    "solver-name": ({"solvers": [{"name": "dijkstra_cpux"}]}, "key solvers/0/name: unknown solver 'dijkstra_cpux'"),
+    # was: a KeyError and its stack frames at parse time
+    "generator": ({"graphs": {"r": {"generate": "rmat", "params": {"edge_factor": 4}}}},
+                  "key graphs/r: rmat: missing required parameter(s) scale"),
+    # was: Snakemake's "Error validating config file" and pages of the schema and the config
+    "schema": ({"trails": 3}, "top level: Additional properties are not allowed ('trails' was unexpected)"),
+    "unused-graph": ({"graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}, "r": RANDOM},
+                      "solvers": [{"name": "scipy_dijkstra", "graphs": ["tiny"]}]},
+                     "key graphs/r: no solver runs on this graph"),
+}
+
+
+def _refused(proc, source: str, words: str) -> None:
+    """Snakemake exited 1 with one ``gpusp: error:`` line on stderr naming ``source`` and ``words`` as its last
+    word: no stack frame, no traceback, nothing planned or run."""
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = proc.stderr.splitlines()
+    assert lines and lines[-1].startswith(f"gpusp: error: {source}: "), lines
+    assert words in lines[-1], lines[-1]
+    assert [line for line in lines if line.startswith("gpusp: error:")] == lines[-1:]
+    assert "Traceback" not in proc.stderr and not re.search(r'^\s*File "', proc.stderr, re.M), proc.stderr
+    assert "Job stats" not in proc.stdout + proc.stderr
+
+
+def _snakemake_apart(*args) -> subprocess.CompletedProcess:
+    """``python -m snakemake ARGS`` from the repository root with stdout and stderr kept apart."""
+    return subprocess.run([sys.executable, "-m", "snakemake", *map(str, args)], cwd=REPO, env=snakemake_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("change, words", BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
+def test_dry_run_of_a_bad_config_is_one_line(tmp_path, change, words):
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+              "solvers": [{"name": "scipy_dijkstra"}], **change}
+    cfg = write_config(tmp_path / "bad.yaml", config)
+    _refused(_snakemake_apart("-n", "--configfile", cfg), str(cfg), words)
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_bad_config_is_refused_before_the_real_run_and_a_bad_override_is_named(tmp_path):
+    change, words = BAD_CONFIGS["param-name"]
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}}, **change}
+    cfg = write_config(tmp_path / "bad.yaml", config)
+    _refused(_snakemake_apart("--cores", 1, "--configfile", cfg), str(cfg), words)
+    assert not (tmp_path / "results").exists()
+    proc = _snakemake_apart("-n", "--configfile", TINY, "--config", f"results={tmp_path / 'results'}", "trials=0")
+    _refused(proc, f"{TINY} (with --config results, trials)", "key trials: 0 is less than the minimum of 1")
+    proc = _snakemake_apart("-n", "--configfile", TINY, "--config", f"results={tmp_path / 'results'}", "solvers=[]")
+    _refused(proc, f"{TINY} (with --config results, solvers)", "key solvers: the config names no solver")
     assert not (tmp_path / "results").exists()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -68,13 +69,19 @@ def cmd_datasets(args):
 
 def cmd_sources(args):
     graph = read_graph(args.graph, format=args.format)
-    sources = pick_sources(graph, args.count, args.seed)
+    sources = pick_sources(graph, args.count, args.seed, option="--count")
     write_sources(args.output, graph, sources, args.seed)
     print(f"wrote {args.output}: {len(sources)} sources")
 
 
 def cmd_prepare(args):
-    graph = prepare_graph(json.loads(args.spec), args.output, downloads=args.downloads, mirror=args.mirror)
+    try:
+        spec = json.loads(args.spec)
+    except json.JSONDecodeError as exc:
+        raise GpuspError(f"--spec: not valid JSON: {exc}") from None
+    if not isinstance(spec, dict):
+        raise GpuspError(f"--spec: a graph's config entry is a JSON object, not {type(spec).__name__}")
+    graph = prepare_graph(spec, args.output, downloads=args.downloads, mirror=args.mirror)
     print(f"wrote {args.output}: {graph.name} n={graph.n:,} m={graph.m:,} weights {graph.weight_kind}")
 
 
@@ -96,6 +103,7 @@ def cmd_solve(args):
     from .measure.job import SolveJob, exit_status, run_job
 
     same = {k: v for k, v in vars(args).items() if k in SolveJob.__dataclass_fields__ and k != "sources"}
+    same["num_sources"] = args.num_sources or SolveJob.num_sources
     job = SolveJob(**same, params=parse_assignments(args.param),
                    sources=args.sources or ([args.source] if args.source is not None else None))
     out = run_job(job)
@@ -123,6 +131,10 @@ def cmd_bench(args):
     from .bench import run_config
 
     config = load_config(args.config, args.set)
+    unknown = [name for name in args.graphs or () if name not in config["graphs"]]
+    if unknown:
+        raise GpuspError(f"--graphs: {unknown[0]!r} is not a graph of {args.config} "
+                         f"({', '.join(sorted(config['graphs']))})")
     written = run_config(config, Path(args.out), only_graphs=args.graphs)
     print("wrote " + ", ".join(str(p) for p in written.values()))
 
@@ -140,8 +152,8 @@ def cmd_paper003(args):
 def cmd_aggregate(args):
     from .report.aggregate import write_tables
 
-    written = write_tables(args.records, args.out_dir, skipped=json.loads(Path(args.skipped).read_text()) if
-                           args.skipped else [], allow_mixed=args.allow_mixed, ceiling=args.ceiling, intro=args.intro)
+    written = write_tables(args.records, args.out_dir, skipped=args.skipped or [],
+                           allow_mixed=args.allow_mixed, ceiling=args.ceiling, intro=args.intro)
     print("wrote " + ", ".join(str(p) for p in written.values()))
 
 
@@ -150,6 +162,65 @@ def cmd_plot(args):
 
     paths = figures_from_tables(args.samples, args.summary, args.out_dir, peak=args.peak)
     print("wrote " + ", ".join(str(p) for p in paths.values()))
+
+
+# --- argument types: each range is checked where it is parsed, and argparse names the option ---------------
+def integer(minimum: int | None = None):
+    """An argparse type: an integer >= ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {'a positive integer' if minimum == 1 else f'>= {minimum}'}, "
+                                             f"got {value}")
+        return value
+
+    return parse
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number > 0 (seconds, rates): inf and nan are no budget or ceiling."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+COUNT, NON_NEGATIVE = integer(1), integer(0)
+SEED = ("--seed", {"type": NON_NEGATIVE, "default": 0})
+
+
+def check_solve(args) -> str | None:
+    """What no single option of ``gpusp solve`` can say: options that exclude each other."""
+    given = [flag for flag, value in (("--source", args.source), ("--sources", args.sources)) if value is not None]
+    if len(given) == 2:
+        return "argument --sources: not allowed with argument --source"
+    if given and args.num_sources is not None:
+        return f"argument --num-sources: not allowed with argument {given[0]} (it sets the sources itself)"
+    if args.paths_file and args.output != "write":
+        return "argument --paths-file: only with --output write (nothing is written otherwise)"
+    return None
+
+
+def check_generate(args) -> str | None:
+    if args.seed is not None and any(item.partition("=")[0].strip() == "seed" for item in args.params):
+        return "argument --seed: not allowed with a seed=VALUE parameter (the same seed, given twice)"
+    return None
+
+
+def check_weights(args) -> str | None:
+    if args.min > args.max:
+        return f"argument --max: must be >= --min ({args.min}), got {args.max}"
+    return None
+
+
+CHECKS = {"solve": check_solve, "generate": check_generate, "weights": check_weights}  # across options
 
 
 # --- parser ------------------------------------------------------------------------------------------
@@ -161,6 +232,8 @@ TO = ("--to", {"dest": "to_format", "choices": FORMATS, "help": "output format (
 MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR)"})
 REQUIRED = {"required": True}
 FLOW = {"size": 64, "seed": 1, "vmax": 10, "tile": 16, "trials": 3}  # paper 003's flow (config key paper003)
+FLOW_OPTIONS = {"size": {"type": COUNT}, "seed": {"type": NON_NEGATIVE}, "vmax": {"type": COUNT},
+                "tile": {"type": int, "choices": (4, 8, 16, 32)}, "trials": {"type": COUNT}}  # as the config schema
 COMMANDS = {
     "info": (cmd_info, "print n, m, degree and weight statistics of a graph",
              [("graph", {}), FMT, ("--json", {**FLAG, "help": "machine-readable output"})]),
@@ -169,36 +242,36 @@ COMMANDS = {
                  ("--symmetrize", {**FLAG, "help": "add the reverse of every edge (undirected input)"})]),
     "generate": (cmd_generate, "a seeded graph (random, rmat, ...): `generate random g.npz n=1000 k=4 --seed 1`",
                  [("kind", {}), ("output", {}), ("params", {"nargs": "*", "metavar": "KEY=VALUE"}),
-                  ("--seed", {"type": int}), ("--name", {}), TO]),
+                  ("--seed", {"type": NON_NEGATIVE}), ("--name", {}), TO]),
     "weights": (cmd_weights, "add random weights to an unweighted graph, or replace weights",
                 [("action", {"choices": ("add", "replace")}), ("input", {}), ("output", {}),
-                 ("--min", {"type": int, "default": 1}), ("--max", {"type": int, "default": 100}),
-                 ("--seed", {"type": int, "default": 0}), FROM, TO]),
+                 ("--min", {"type": integer(), "default": 1}), ("--max", {"type": integer(), "default": 100}), SEED,
+                 FROM, TO]),
     "datasets": (cmd_datasets, "list or fetch the real graphs (DIMACS9, SNAP)", {
         "list": ("list the registry", [("--json", FLAG)]),
         "fetch": ("download (or copy from the offline mirror) and verify", [
             ("names", {"nargs": "+"}), ("--dest", {"default": "results/downloads"}), MIRROR,
             ("--no-progress", FLAG)])}),
     "sources": (cmd_sources, "write seeded SSSP sources (vertices with out-degree > 0)",
-                [("graph", {}), ("output", {}), ("--count", {"type": int, "default": 4}),
-                 ("--seed", {"type": int, "default": 0}), FMT]),
+                [("graph", {}), ("output", {}), ("--count", {"type": COUNT, "default": 4}), SEED, FMT]),
     "solvers": (cmd_solvers, "list the registered solvers",
                 [("--problem", {"choices": ("sssp", "apsp")}), ("--json", FLAG)]),
     "solve": (cmd_solve, "run a solver with timing, optional validation and a JSON record", [
         ("--graph", REQUIRED), FMT, ("--solver", REQUIRED),
-        ("--source", {"type": int, "help": "one SSSP source"}),
+        ("--source", {"type": NON_NEGATIVE, "help": "one SSSP source"}),
         ("--sources", {"help": "file of SSSP sources, one per line"}),
-        ("--num-sources", {"type": int, "default": 1, "help": "seeded sources when none are given"}),
-        ("--seed", {"type": int, "default": 0, "help": "seed for sources and validation samples"}),
+        ("--num-sources", {"type": COUNT, "help": "seeded sources (distinct vertices with out-degree > 0) when "
+                                                  "none are given (default 1)"}),
+        (SEED[0], {**SEED[1], "help": "seed for sources and validation samples"}),
         ("--param", {"action": "append", "metavar": "KEY=VALUE", "help": "solver parameter (repeatable)"}),
-        ("--trials", {"type": int, "default": 5}), ("--warmup", {"type": int, "default": 1}),
+        ("--trials", {"type": COUNT, "default": 5}), ("--warmup", {"type": NON_NEGATIVE, "default": 1}),
         ("--validate", {**FLAG, "help": "check against the CPU reference"}),
-        ("--validate-rows", {"type": int, "default": 16, "help": "APSP rows sampled for validation"}),
+        ("--validate-rows", {"type": COUNT, "default": 16, "help": "APSP rows sampled for validation"}),
         ("--output", {"choices": ("none", "print", "write"), "default": "none",
                       "help": "paper 000's modes: paths v<-p<-...<-s on screen or to a file"}),
         ("--paths-file", {"help": "file for --output write"}), ("--record", {"help": "write the JSON record here"}),
         ("--answer", {"help": "write distances and parents (.npz) for a later `gpusp validate`"}),
-        ("--time-budget", {"type": float, "metavar": "SECONDS",
+        ("--time-budget", {"type": positive_number, "metavar": "SECONDS",
                            "help": "stop after this long and record the run as skipped (runs in a child process)"}),
         ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
@@ -221,14 +294,15 @@ COMMANDS = {
     "aggregate": (cmd_aggregate, "records -> samples.csv/.parquet and summary.csv", [
         ("records", {"nargs": "*"}), ("--out-dir", REQUIRED),
         ("--skipped", {"help": "JSON list of skipped combinations with reasons"}),
-        ("--ceiling", {"type": float, "help": "measured add-min ceiling (per s) for the APSP ceiling_fraction"}),
+        ("--ceiling", {"type": positive_number,
+                       "help": "measured add-min ceiling (per s) for the APSP ceiling_fraction"}),
         ("--allow-mixed", {**FLAG, "help": "mix records of different code versions"}),
         ("--intro", {"help": "reStructuredText put above the landing page's tables (landing.rst)"})]),
     "plot": (cmd_plot, "seaborn figures from the aggregated tables",
              [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
-              ("--peak", {"type": float, "help": "measured peak relaxations/s for the rate plot"})]),
+              ("--peak", {"type": positive_number, "help": "measured peak relaxations/s for the rate plot"})]),
     "paper003": (cmd_paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest cells, the "
-                 "path between them", [(f"--{k}", {"type": int, "default": v}) for k, v in FLOW.items()] + [
+                 "path between them", [(f"--{k}", {**FLOW_OPTIONS[k], "default": v}) for k, v in FLOW.items()] + [
                      ("--solver", {"default": "packed_atomic"}), ("--png", REQUIRED), ("--record", REQUIRED)]),
     "bench": (cmd_bench, "run a workflow config's matrix without Snakemake (e.g. on a GPU box)", [
         ("--config", {**REQUIRED, "help": "a workflow config (graphs + solver grids)"}),
@@ -258,14 +332,15 @@ def _add(sub, name, fn, text, arguments):
             _add(nested, child, fn, child_text, child_arguments)
     for *flags, options in () if isinstance(arguments, dict) else arguments:
         q.add_argument(*flags, **options)
-    q.set_defaults(fn=fn)
+    q.set_defaults(fn=fn, parser=q)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.command == "solve" and args.source is not None and args.sources:
-        parser.error("argument --sources: not allowed with argument --source")
+    problem = CHECKS[args.command](args) if args.command in CHECKS else None
+    if problem:
+        args.parser.error(problem)
     try:
         return int(args.fn(args) or 0)
     except BrokenPipeError:

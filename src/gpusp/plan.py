@@ -2,19 +2,23 @@
 
 :func:`load_config` reads a config (``config/config.yaml`` and the like), applies ``--set`` overrides and
 validates it against the workflow's schema (``workflow/schemas/config.schema.yaml``, shipped in the package
-as ``gpusp/schemas/config.schema.yaml``) with the schema's defaults filled in, as the Snakefile's
-``validate(config, schema, set_default=True)`` does; the schema is the one place a default is written.
-:func:`expand_jobs` turns a validated config into fully resolved jobs, one per (graph, solver, parameter
-set), each with its budget, trials, warm-up runs and validation settings, and a list of combinations that
-cannot run, each with the reason (negative weights on Dijkstra, an n x n matrix larger than the GPU, a
-parameter value the solver does not allow). Names end up in file paths and shell commands, so
-:func:`check_name` admits safe identifiers only.
+as ``gpusp/schemas/config.schema.yaml``) with the schema's defaults filled in, as Snakemake's
+``validate(config, schema, set_default=True)`` would; the schema is the one place a default is written. The
+workflow (``workflow/rules/common.smk``) and ``gpusp bench`` both validate and plan through this module.
+:func:`check_config` then refuses, in one line naming the config file and key, what the schema cannot say
+(a parameter name its solver does not have, no solvers, a graph no solver runs on, bad generator
+parameters, more sources than a graph has, ...). :func:`expand_jobs` turns a validated config into fully
+resolved jobs, one per (graph, solver, parameter set), each with its budget, trials, warm-up runs and
+validation settings, and a list of combinations that cannot run, each with the reason (negative weights on
+Dijkstra, an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up
+in file paths and shell commands, so :func:`check_name` admits safe identifiers only.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import functools
 import itertools
 import json
@@ -87,10 +91,16 @@ def paramset_label(params: dict) -> str:
 def parse_assignments(items) -> dict:
     """``key=value`` strings (solver and generator parameters, config overrides) as a dict; values become
     bool, int or float where they read as one, else stay strings; ``-`` in keys becomes ``_``."""
-    bad = [item for item in items or () if "=" not in item]
-    if bad:
-        raise GpuspError(f"expected key=value, got {bad[0]!r}")
-    return {k.strip().replace("-", "_"): _scalar(v.strip()) for k, v in (i.split("=", 1) for i in items or ())}
+    out = {}
+    for item in items or ():
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise GpuspError(f"expected key=value, got {item!r}")
+        key = key.strip().replace("-", "_")
+        if key in out:  # the last would win silently
+            raise GpuspError(f"{key} given twice: {key}={out[key]!r} and {item!r}")
+        out[key] = _scalar(value.strip())
+    return out
 
 
 def _scalar(value: str):
@@ -125,12 +135,22 @@ def load_config(path, overrides=None) -> dict:
         raise GpuspError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(config, dict):
         raise GpuspError(f"{path}: a config is a YAML mapping (graphs, solvers, ...), not {type(config).__name__}")
-    return validate_config({**config, **parse_assignments(overrides)}, source=str(path))
+    laid_over = parse_assignments(overrides)
+    return validate_config({**config, **laid_over}, source=config_source([path], laid_over, "--set"))
+
+
+def config_source(files, overrides=(), flag: str = "--config") -> str:
+    """How an error names a config: its file(s), and the keys a command line laid over them
+    (``gpusp bench --set``, ``snakemake --config``), since a bad value may come from either."""
+    where = " + ".join(str(f) for f in files) or "the config"
+    keys = sorted(overrides)
+    return f"{where} (with {flag} {', '.join(keys)})" if keys else where
 
 
 def validate_config(config: dict, source: str = "config") -> dict:
     """A copy of ``config`` checked against the schema, its defaults filled in (nested objects too), as
-    Snakemake's ``validate(config, schema, set_default=True)`` leaves the workflow's config."""
+    Snakemake's ``validate(config, schema, set_default=True)`` leaves the workflow's config, then checked
+    for what the schema cannot say (:func:`check_config`). Every error is one line naming ``source``."""
     from jsonschema.exceptions import best_match
 
     filled = copy.deepcopy(config)
@@ -139,6 +159,7 @@ def validate_config(config: dict, source: str = "config") -> dict:
         where = "/".join(str(part) for part in error.absolute_path)
         raise GpuspError(f"{source}: {f'key {where}' if where else 'top level'}: {' '.join(error.message.split())} "
                          f"(schema workflow/schemas/config.schema.yaml)")
+    check_config(filled, source)
     return filled
 
 
@@ -187,6 +208,8 @@ def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
     """(n, m, negative) of a graph file read cheaply at planning time: the ``p sp`` line of DIMACS,
     the ``N M`` header of plain files, the arrays of an npz cache. Anything else: unknown."""
     import gzip
+    import zipfile
+    import zlib
 
     path = Path(spec["file"])
     fmt = spec.get("format")
@@ -217,7 +240,7 @@ def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
                     return int(parts[0]), int(parts[1]), None
                 if fmt == "plain":
                     break
-    except (OSError, ValueError, KeyError, EOFError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
         pass  # a missing or broken file fails in prepare_graph with a proper message
     return None, None, None
 
@@ -240,61 +263,166 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
         factor = 2 if spec.get("symmetrize") else 1
         return int(entry["nodes"]), int(entry["edges"]) * factor, negative
     if "generate" in spec:
-        p = dict(spec.get("params", {}))
+        params, n, m = _generator_params(spec)
         if not (w and w.get("action", "add") != "keep"):  # unless the weights are replaced
-            negative = int(p.get("wmin", 1)) < 0
-        kind = spec["generate"]
-        if kind == "rmat":
-            n = 2 ** int(p["scale"])
-            return n, n * int(p.get("edge_factor", 16)), negative
-        if kind == "grid":
-            r, c = int(p["rows"]), int(p["cols"])
-            return r * c, 2 * (2 * r * c - r - c), negative
-        n = int(p.get("n", 0)) or None
-        if n is None:
-            return None, None, negative
-        m = {"complete": n * (n - 1), "ring": n, "random": n * int(p.get("k", 1))}.get(kind)
+            negative = params["wmin"] < 0
         return n, m, negative
     return None, None, negative
+
+
+def _generator_params(spec: dict) -> tuple[dict, int, int]:
+    """(parameters, n, m) of a generated graph's config entry, checked by the generator's own rules; the
+    generator's seed is the entry's ``seed`` key."""
+    from .data.generate import check_params
+
+    params = spec.get("params") or {}
+    if "seed" in params:
+        raise GpuspError("params: seed: a generated graph's seed is its `seed` key, not a generator parameter")
+    _, checked, n, m = check_params(spec["generate"], {**params, "seed": spec.get("seed", 0)})
+    return checked, n, m
 
 
 # the keys expand_jobs reads; a validated config always has them (the schema gives each a default)
 PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "time_budget_s", "trials", "warmup",
                  "sources", "validate")
+# top-level numbers the schema types but does not bound: (key, test, what it must be)
+_BOUNDS = (("gpu_memory_gb", lambda v: v > 0, "> 0"),
+           ("max_apsp_n", lambda v: v is None or v >= 1, ">= 1 or null"),
+           ("gpu_peak_relaxations_per_s", lambda v: v is None or v > 0, "> 0 or null"))
 
 
-def expand_jobs(config: dict) -> tuple[list[Job], list[dict]]:
+def _hint(name, known) -> str:
+    close = difflib.get_close_matches(str(name), list(known), n=2)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
+def check_config(config: dict, source: str = "config") -> dict:
+    """Refuse, in one line naming ``source`` and the key, a config the schema lets through but that cannot
+    plan what it says: no graphs or no solvers; a solver name or a parameter *name* its solver does not
+    have (a parameter *value* the solver does not allow is a skip with the reason, see :func:`expand_jobs`);
+    a solver's ``graphs`` naming no graph of the config, or empty; a graph that no solver runs on; bad
+    generator parameters, weight ranges, source seeds; more sources than a graph known at planning time has.
+    :func:`validate_config` and :func:`expand_jobs` both call it, so what reaches a job has passed here.
+    Returns each graph's :func:`graph_size`, which the sources check needs and expand_jobs plans with."""
+    graphs, solvers = config.get("graphs") or {}, config.get("solvers") or []
+    if not graphs:
+        raise GpuspError(f"{source}: key graphs: the config names no graph (a file, a dataset or a generator)")
+    if not solvers:
+        raise GpuspError(f"{source}: key solvers: the config names no solver (`gpusp solvers` lists them)")
+    for key, test, must in _BOUNDS:
+        if key in config and not test(config[key]):
+            raise GpuspError(f"{source}: key {key}: must be {must}, got {config[key]!r}")
+    used, sizes = set(), {}
+    for i, entry in enumerate(solvers):
+        used |= _check_solver_entry(entry, graphs, f"{source}: key solvers/{i}")
+    for name, spec in graphs.items():
+        try:
+            check_name(name, "graph name")
+            sizes[name] = _check_graph(config, name, spec)
+        except GpuspError as exc:
+            raise GpuspError(f"{source}: key graphs/{name}: {exc}") from None
+        if name not in used:
+            raise GpuspError(f"{source}: key graphs/{name}: no solver runs on this graph (every solver's `graphs` "
+                             "leaves it out): remove it, or name it in a solver's `graphs`")
+    return sizes
+
+
+def _check_solver_entry(entry: dict, graphs: dict, where: str) -> set:
+    """The graphs one `solvers` entry runs on, after checking its name, parameter names and `graphs`."""
+    name = entry.get("name")
+    try:
+        spec = registry.get(check_solver_name(name))
+    except SolverError:
+        raise GpuspError(f"{where}/name: unknown solver {name!r}{_hint(name, registry.REGISTRY)} "
+                         "(`gpusp solvers` lists them)") from None
+    except GpuspError as exc:
+        raise GpuspError(f"{where}/name: {exc}") from None
+    known = [p.name for p in spec.params]
+    for key, values in sorted((entry.get("params") or {}).items()):
+        if key not in known:
+            raise GpuspError(f"{where}/params: {spec.name} has no parameter {key!r}{_hint(key, known)}; it takes "
+                             f"{', '.join(known) or 'none'}")
+        for value in values if isinstance(values, list) else [values]:
+            try:
+                paramset_label({key: value})
+            except GpuspError as exc:
+                raise GpuspError(f"{where}/params/{key}: {exc}") from None
+    only = entry.get("graphs")
+    if only is None:
+        return set(graphs)
+    if not only:
+        raise GpuspError(f"{where}/graphs: an empty list runs {spec.name} on no graph: name graphs, or leave "
+                         "`graphs` out to run it on every graph")
+    for gname in only:
+        if gname not in graphs:
+            raise GpuspError(f"{where}/graphs: {spec.name} names graph {gname!r}{_hint(gname, graphs)}, which is "
+                             f"not in `graphs` ({', '.join(sorted(graphs))})")
+    return set(only)
+
+
+def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int | None, bool]:
+    """One graph entry: its dataset or generator, its weights, and its sources against its size (returned)."""
+    from .data.weights import check_range
+
+    if "generate" in spec:
+        _generator_params(spec)
+    w = spec.get("weights") or {}
+    if w.get("action", "add") != "keep":
+        if w:
+            check_range(w.get("min", 1), w.get("max", 100), w.get("seed", 0), error=GpuspError,
+                        names=("weights/min", "weights/max", "weights/seed"))
+        if w.get("action") == "add" and _has_weights(spec):
+            raise GpuspError("weights/action: add weights an unweighted graph, and this one has weights: use "
+                             "replace (new weights) or keep")
+    count, seed = source_settings(config, name)
+    if seed < 0:
+        raise GpuspError(f"sources/seed: must be >= 0, got {seed}")
+    size = graph_size(name, spec)
+    n = size[0]
+    if n is not None and count > n:
+        own = "count" in (spec.get("sources") or {})
+        raise GpuspError(f"{count} sources asked for (by {'its own' if own else 'the top-level'} sources: {{count: "
+                         f"{count}}}), but the graph has n = {n} and sources are distinct vertices: give it its own "
+                         f"sources: {{count: {n}}} or fewer")
+    return size
+
+
+def _has_weights(spec: dict) -> bool:
+    """Whether a graph comes with weights before its `weights` entry applies: generators, weighted datasets
+    and DIMACS files do (other files are not read at planning time: their prepare job decides)."""
+    if "generate" in spec:
+        return True
+    if "dataset" in spec:
+        from .data.datasets import get_dataset
+
+        return get_dataset(spec["dataset"]).get("weights") != "none"
+    return (spec.get("format") or Path(spec["file"]).name.removesuffix(".gz").rpartition(".")[2]) == "gr"
+
+
+def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[dict]]:
     """All runnable jobs and the skipped combinations (with reasons) of a validated config.
 
-    ``config`` is what :func:`load_config` or :func:`validate_config` returns (or the Snakefile's config
-    after ``validate(..., set_default=True)``): every top-level value a job needs is read from it, so
-    each default is written once, in the schema.
+    ``config`` is what :func:`load_config` or :func:`validate_config` returns (or the workflow's config after
+    :func:`validate_config`): every top-level value a job needs is read from it, so each default is written
+    once, in the schema. It is checked again (:func:`check_config`; errors name ``source``), so a config
+    changed after its validation cannot plan jobs the checks would refuse.
     """
     missing = [key for key in PLANNING_KEYS if key not in config]
     if missing:
-        raise GpuspError(f"the config has no {missing[0]!r}: plan jobs from a validated config "
+        raise GpuspError(f"{source}: the config has no {missing[0]!r}: plan jobs from a validated config "
                          "(gpusp.plan.load_config or validate_config fills in the schema's defaults)")
+    sizes = check_config(config, source)
     graphs = config["graphs"]
-    for name in graphs:
-        check_name(name, "graph name")
-    sizes = {name: graph_size(name, spec) for name, spec in graphs.items()}
     free = int(float(config["gpu_memory_gb"]) * 2**30)
     limit = config["max_apsp_n"]
     jobs, skipped, seen = [], [], set()
     for entry in config["solvers"]:
-        solver = check_solver_name(entry["name"])
-        try:
-            spec = registry.get(solver)  # registered names are safe identifiers
-        except SolverError as exc:
-            raise GpuspError(str(exc)) from None
+        solver = entry["name"]
+        spec = registry.get(solver)
         grid = entry.get("params", {}) or {}
         keys = sorted(grid)
         values = [v if isinstance(v, list) else [v] for v in (grid[k] for k in keys)]
         only = entry.get("graphs")
-        for gname in only or ():
-            if gname not in graphs:
-                raise GpuspError(f"solver {solver} lists graph {gname!r}, which is not in `graphs` "
-                                 f"({', '.join(sorted(graphs)) or 'none'})")
         for combo in itertools.product(*values):
             raw = dict(zip(keys, combo))
             label = paramset_label(raw)

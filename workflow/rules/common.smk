@@ -1,23 +1,36 @@
 import json
 import os
 import shlex
+import sys
 
+from gpusp.errors import GpuspError
 from gpusp.plan import (
     PARAMSET,
     SAFE_NAME,
     SOLVER_NAME,
+    config_source,
     expand_jobs,
     graph_spec_json,
     results_dir,
     source_settings,
+    validate_config,
     write_skipped as write_skipped_json,
 )
 
 from gpusp.data import peers
 from gpusp.solvers import registry
 
+# Names end up in file paths and shell commands, so nothing is planned from a config that has not passed
+# gpusp.plan's checks (the schema, with its defaults filled in, then what the schema cannot say). A config
+# error is the user's, not the workflow's: one line naming the config file and key, and no stack frames,
+# which Snakemake prints for any exception raised while it reads the Snakefile.
+CONFIG_SOURCE = config_source(workflow.configfiles, workflow.config_settings.config)
+try:
+    config.update(validate_config(config, CONFIG_SOURCE))
+    JOBS, SKIPPED = expand_jobs(config, CONFIG_SOURCE)
+except GpuspError as exc:
+    sys.exit(f"gpusp: error: {exc}")
 RESULTS = str(results_dir(config))
-JOBS, SKIPPED = expand_jobs(config)
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 MIRROR = config["mirror"] or os.environ.get("GPUSP_MIRROR") or ""
 # the figures of plot_results (gpusp.report.plots.FIGURES; not imported here: that would load matplotlib)

@@ -30,7 +30,10 @@ Formats (picked from the file extension, a trailing ``.gz`` ignored, or from ``f
 ``npz`` (``.npz``)
     Binary cache: an uncompressed ``np.savez`` archive of ``n``, ``indptr``, ``indices``,
     ``weights``, optional ``id_map`` and ``header`` (a JSON string with the format version, name,
-    weight_kind and meta). Loads in milliseconds and keeps every attribute and dtype.
+    weight_kind and meta). Loads in milliseconds and keeps every attribute. It is checked on load
+    as a text file is (:func:`_load_npz`): exactly these arrays, integer dtypes, CSR shapes and
+    ranges, a known header; the weights then take the distance dtype the text file of the same graph
+    gets (an int32 archive whose paths need int64 is widened), never the stored one.
 
 Every reader accepts gzip input, recognised by its magic bytes (``1f 8b``) whatever the name; a file
 named ``.gz`` that is not gzip is a :class:`~gpusp.errors.GraphFormatError`. Writers compress when
@@ -44,8 +47,11 @@ are refused). Every problem raises
 ``GraphFormatError(path, line, problem)`` with the 1-based line number where one applies: missing
 or duplicate ``p`` lines, header counts that disagree with the body (fewer lines: reported at the
 header line, more lines: at the first surplus line), ids out of range (0 in DIMACS), non-numeric
-fields, wrong field counts, negative ``gr`` weights, NUL or control bytes (binary data), stray
-``\\r``, empty files, corrupt or fake gzip.
+fields, wrong field counts, negative ``gr`` weights, binary content (an archive, compressed data,
+UTF-16/32 text, NUL or control bytes: refused as such before any line is read), stray ``\\r``,
+empty files, corrupt or fake gzip. Problems of the graph itself (a vertex count beyond int32 ids or
+beyond memory) are named by :class:`Graph` and raised with the file; paths too long for int64
+distances raise :class:`~gpusp.errors.WeightOverflowError`, the file named.
 
 Parsing is vectorised: the whole (decompressed) file is split into lines with NumPy, the data lines
 are checked byte-wise and handed to pandas' C parser; only when that fast path finds a problem does a
@@ -54,11 +60,12 @@ arithmetic and write through :func:`gpusp.atomic.atomic_path`, so a failed write
 the final name. The whole file is held in memory while reading.
 
 :func:`load_cached` parses a text graph once and afterwards loads an ``.npz`` cache stamped with the
-source's size, mtime and the read options.
+source's size, mtime and the read options; a cache that fails the archive's checks is rebuilt.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
@@ -73,10 +80,10 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_path
-from ..errors import GraphFormatError
+from ..errors import GraphFormatError, WeightOverflowError
 from .graph import WEIGHT_KINDS, Graph
-from .textlines import (Lines, check_body_count, check_body_short, check_kinds, first_bad, parse_counts, show,
-                        single_line)
+from .textlines import (Lines, check_body_count, check_body_short, check_ids, check_kinds, first_bad, parse_counts,
+                        show, single_line)
 
 __all__ = ["FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",
            "read_graph", "write_graph"]
@@ -87,6 +94,8 @@ _EXTENSIONS = {".gr": "gr", ".co": "co", ".txt": "snap", ".tsv": "snap", ".edges
                ".snap": "snap", ".plain": "plain", ".npz": "npz"}
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
+_NPZ_REQUIRED = ("n", "indptr", "indices", "weights", "header")
+_NPZ_OPTIONAL = ("id_map",)
 _CHUNK_ROWS = 1 << 20
 
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
@@ -151,10 +160,10 @@ def _read_gr(path, data):
     u, v, w = lines.records(arcs, ("tail id", "head id", "weight"), prefix=b"a", what="arc lines")
     check_body_short(lines, arcs, m, p, "arc ('a')")
     for ids in (u, v):
-        bad = (ids < 1) | (ids > n)
-        first_bad(lines, arcs, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 1..{n}"
-                   + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
-    first_bad(lines, arcs, w < 0, lambda j: f"negative weight {w[j]} (.gr weights must be >= 0)")
+        check_ids(lines, arcs, ids, 1, n, lambda j, ids=ids: f"node id {ids[j]} out of range 1..{n}"
+                  + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
+    check_ids(lines, arcs, w, 0, np.iinfo(np.int64).max,
+              lambda j: f"negative weight {w[j]} (.gr weights must be >= 0)")
     return n, u - 1, v - 1, w, None, lines.gpusp_weight_kind(ord("c")) or "real", {}
 
 
@@ -170,9 +179,8 @@ def read_coordinates(path) -> np.ndarray:
     check_body_count(lines, body, n, p, "coordinate ('v')")
     ids, x, y = lines.records(body, ("node id", "x", "y"), prefix=b"v", what="coordinate lines")
     check_body_short(lines, body, n, p, "coordinate ('v')")
-    bad = (ids < 1) | (ids > n)
-    first_bad(lines, body, bad, lambda j: f"node id {ids[j]} out of range 1..{n}"
-               + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
+    check_ids(lines, body, ids, 1, n, lambda j: f"node id {ids[j]} out of range 1..{n}"
+              + (" (DIMACS ids start at 1)" if ids[j] == 0 else ""))
     order = np.argsort(ids, kind="stable")
     dup = np.zeros(ids.size, dtype=bool)
     dup[order[1:]] = ids[order[1:]] == ids[order[:-1]]
@@ -246,8 +254,7 @@ def _read_plain(path, data):
     u, v, w = lines.records(body, ("tail id", "head id", "weight"), what="edge lines")
     check_body_short(lines, body, m, h, "edge")
     for ids in (u, v):
-        bad = (ids < 0) | (ids >= n)
-        first_bad(lines, body, bad, lambda j, ids=ids: f"node id {ids[j]} out of range 0..{n - 1}")
+        check_ids(lines, body, ids, 0, n - 1, lambda j, ids=ids: f"node id {ids[j]} out of range 0..{n - 1}")
     return n, u, v, w, None, "real", {}
 
 
@@ -299,8 +306,9 @@ def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=Fal
         if symmetrize:
             src, dst, w = graph.coo()
             src, dst, w = _symmetrize(graph.n, src, dst, w)
-            graph = Graph.from_edges(graph.n, src, dst, w, name=graph.name, weight_kind=graph.weight_kind,
-                                     id_map=graph.id_map, meta={**graph.meta, "symmetrized": True})
+            with _graph_errors(path):
+                graph = Graph.from_edges(graph.n, src, dst, w, name=graph.name, weight_kind=graph.weight_kind,
+                                         id_map=graph.id_map, meta={**graph.meta, "symmetrized": True})
         return graph
     if fmt == "gr":
         n, src, dst, w, id_map, kind, meta = _read_gr(path, data)
@@ -313,8 +321,9 @@ def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=Fal
         src, dst, w = _symmetrize(n, src, dst, w)
         meta["symmetrized"] = True
     meta = {"source_format": fmt, "source": Path(path).name, **meta}
-    return Graph.from_edges(n, src, dst, w, name=name or _stem(path), weight_kind=weight_kind or kind,
-                            id_map=id_map, meta=meta)
+    with _graph_errors(path):
+        return Graph.from_edges(n, src, dst, w, name=name or _stem(path), weight_kind=weight_kind or kind,
+                                id_map=id_map, meta=meta)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -391,25 +400,107 @@ def _json_default(obj):
 
 
 def _load_npz(path, data: bytes):
-    """(Graph, header dict) from the bytes of a gpusp .npz archive."""
+    """(Graph, header dict) from the bytes of a gpusp .npz archive: the one check of such an archive.
+
+    The archive must hold the arrays gpusp writes and no others, each readable without pickle; the
+    header must be a JSON object of format ``gpusp-graph`` with a version this reader knows, a name,
+    a weight kind and a meta dict; ``n`` an integer scalar. The CSR arrays are then checked (dtypes,
+    shapes, ranges) and given their canonical dtypes by :class:`Graph`, the one place that decides
+    what a graph is: weights stored as int32 whose paths need int64 are widened, as the text file of
+    the same graph would give (each weight is intact; only the sums need the wider dtype), and int64
+    weights whose paths fit int32 are narrowed. Every problem is a GraphFormatError naming the file.
+    """
     if data[:4] != _ZIP_MAGIC:
-        raise GraphFormatError(path, None, "not an .npz archive (no zip magic bytes)")
+        looks_like_text = data[:64].isascii() and b"\x00" not in data[:64] and data[:1].strip()
+        hint = (f"; it starts like text, {show(data[:40])}: give it its text format's extension, "
+                f".gr, .txt or .plain" if looks_like_text else "")
+        raise GraphFormatError(path, None, f"not an .npz archive (no zip magic bytes{hint})")
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            header = json.loads(str(z["header"][()]))
-            if header.get("format") != "gpusp-graph":
-                raise ValueError("not a gpusp graph archive")
-            if int(header.get("version", 0)) > NPZ_VERSION:
-                raise ValueError(f"written by a newer gpusp (archive version {header['version']}, "
-                                 f"this reader knows {NPZ_VERSION})")
-            graph = Graph(int(z["n"]), z["indptr"], z["indices"], z["weights"], name=header["name"],
-                          weight_kind=header["weight_kind"],
-                          id_map=z["id_map"] if "id_map" in z.files else None, meta=header.get("meta") or {})
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            arrays = _npz_arrays(path, archive)
     except GraphFormatError:
         raise
-    except (ValueError, KeyError, OSError, TypeError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
-        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph ({exc})") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph: corrupt or truncated archive ({exc})") \
+            from None
+    header = _npz_header(path, arrays["header"])
+    n = arrays["n"]
+    if n.shape != () or n.dtype.kind not in "iu":
+        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph: n must be an integer scalar, found "
+                                           f"dtype {n.dtype} and shape {n.shape}")
+    with _graph_errors(path, "not a valid gpusp .npz graph: "):
+        graph = Graph(int(n), arrays["indptr"], arrays["indices"], arrays["weights"], name=header["name"],
+                      weight_kind=header["weight_kind"], id_map=arrays.get("id_map"), meta=header["meta"])
     return graph, header
+
+
+def _npz_arrays(path, archive) -> dict:
+    """Every array of an open archive by name, after checking that the names are exactly gpusp's."""
+    def refuse(problem):
+        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph: {problem}")
+
+    names = set(archive.files)
+    missing = [key for key in _NPZ_REQUIRED if key not in names]
+    if missing:
+        refuse(f"missing {', '.join(missing)} (the archive holds {', '.join(sorted(names)) or 'nothing'})")
+    unexpected = sorted(names - set(_NPZ_REQUIRED) - set(_NPZ_OPTIONAL))
+    if unexpected:
+        refuse(f"unexpected {', '.join(unexpected)} (gpusp writes {', '.join(_NPZ_REQUIRED + _NPZ_OPTIONAL)})")
+    arrays = {}
+    for key in sorted(names):
+        try:
+            arrays[key] = archive[key]
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as exc:
+            refuse(f"{key} cannot be read ({exc})")
+    return arrays
+
+
+def _npz_header(path, stored: np.ndarray) -> dict:
+    """The archive's JSON header, checked: format, version, name, weight kind and meta."""
+    def refuse(problem):
+        raise GraphFormatError(path, None, f"not a valid gpusp .npz graph: header {problem}")
+
+    if stored.shape != () or stored.dtype.kind != "U":
+        refuse(f"must be a JSON text scalar, found dtype {stored.dtype} and shape {stored.shape}")
+    try:
+        header = json.loads(str(stored[()]))
+    except json.JSONDecodeError as exc:
+        refuse(f"is not valid JSON ({exc})")
+    if not isinstance(header, dict) or header.get("format") != "gpusp-graph":
+        refuse("does not say format 'gpusp-graph'")
+    version = header.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        refuse(f"version {version!r} is not an archive version")
+    if version > NPZ_VERSION:
+        refuse(f"version {version}: written by a newer gpusp (this reader knows version {NPZ_VERSION})")
+    if not isinstance(header.get("name"), str):
+        refuse(f"name {header.get('name')!r} is not a string")
+    if header.get("weight_kind") not in WEIGHT_KINDS:
+        refuse(f"weight_kind {header.get('weight_kind')!r} is not one of {', '.join(WEIGHT_KINDS)}")
+    meta = header.get("meta")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        refuse(f"meta must be a JSON object, found {type(meta).__name__}")
+    header["meta"] = meta
+    return header
+
+
+@contextlib.contextmanager
+def _graph_errors(path, prefix: str = ""):
+    """Raise the errors of :class:`Graph`'s checks again with the file named.
+
+    Graph decides what a graph is and names the array at fault; a reader knows the file: a ValueError
+    becomes a GraphFormatError, a WeightOverflowError keeps its type and gains the file.
+    """
+    try:
+        yield
+    except GraphFormatError:
+        raise
+    except WeightOverflowError as exc:
+        raise WeightOverflowError(f"{path}: {prefix}{exc}") from None
+    except ValueError as exc:
+        raise GraphFormatError(path, None, f"{prefix}{exc}") from None
 
 
 def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6) -> None:
@@ -496,8 +587,8 @@ def load_cached(path, cache_dir=None, **options) -> Graph:
             graph, header = _load_npz(cache, cache.read_bytes())
             if header.get("cache") == stamp:
                 return graph
-        except GraphFormatError:
-            pass
+        except (GraphFormatError, WeightOverflowError):
+            pass  # a cache that does not pass the archive's checks is rebuilt from its source
     graph = read_graph(path, **options)
     try:
         data = _npz_bytes(graph, extra={"cache": stamp})

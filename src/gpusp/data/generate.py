@@ -48,7 +48,8 @@ non-default options add their own part before the seed) and ``meta``::
      "weights": {"min": wmin, "max": wmax, "seed": seed}}
 
 :data:`GENERATORS` maps each kind to its function and :func:`generate` dispatches with checked
-parameters. Bad parameters raise :class:`GeneratorError` (a ``ValueError``). No generator produces
+parameters; :func:`check_params` is that check alone (with the n and m it implies), so a config is refused
+before any graph is drawn. Bad parameters raise :class:`GeneratorError` (a ``ValueError``). No generator produces
 more than :data:`MAX_EDGES` edges (a guard against accidental multi-gigabyte requests).
 
 The numbers come from NumPy's ``PCG64`` ``Generator``; they are reproducible for a given NumPy
@@ -68,8 +69,8 @@ from ..errors import GpuspError
 from .graph import Graph
 from .weights import _as_int, check_range, draw_weights
 
-__all__ = ["ALIASES", "GENERATORS", "MAX_EDGES", "GeneratorError", "complete", "generate", "grid", "powerlaw",
-           "random_sparse", "ring", "rmat"]
+__all__ = ["ALIASES", "GENERATORS", "MAX_EDGES", "GeneratorError", "check_params", "complete", "generate", "grid",
+           "powerlaw", "random_sparse", "ring", "rmat"]
 
 MAX_EDGES = 2**31 - 1
 """Largest edge count any generator will produce (edge offsets stay within int32)."""
@@ -107,6 +108,75 @@ def _check_n(kind: str, n: int) -> None:
         raise GeneratorError(f"{kind}: n = {n} vertices is more than int32 vertex ids allow")
 
 
+def _size_complete(p: dict) -> tuple[int, int]:
+    n = p["n"] = _int("n", p["n"], 1)
+    return n, n * (n - 1)
+
+
+def _size_random(p: dict) -> tuple[int, int]:
+    n = p["n"] = _int("n", p["n"], 1)
+    k = p["k"] = _int("k", p["k"], 1)
+    if k * n > n * (n - 1):
+        raise GeneratorError(
+            f"random: k*n = {k * n} distinct edges without self-loops do not fit in n = {n} vertices "
+            f"(at most n(n-1) = {n * (n - 1)}; k must be <= n - 1 = {n - 1})"
+        )
+    return n, k * n
+
+
+def _size_rmat(p: dict) -> tuple[int, int]:
+    scale = p["scale"] = _int("scale", p["scale"], 0)
+    edge_factor = p["edge_factor"] = _int("edge_factor", p["edge_factor"], 1)
+    if scale > 30:
+        raise GeneratorError(f"rmat: scale = {scale} is more than int32 vertex ids allow (max 30)")
+    return 1 << scale, edge_factor << scale
+
+
+def _size_powerlaw(p: dict) -> tuple[int, int]:
+    n = p["n"] = _int("n", p["n"], 1)
+    m = p["m"] = _int("m", p["m"], 0)
+    return n, m
+
+
+def _size_ring(p: dict) -> tuple[int, int]:
+    n = p["n"] = _int("n", p["n"], 1)
+    return n, n
+
+
+def _size_grid(p: dict) -> tuple[int, int]:
+    rows = p["rows"] = _int("rows", p["rows"], 1)
+    cols = p["cols"] = _int("cols", p["cols"], 1)
+    one_way = 2 * rows * cols - rows - cols
+    return rows * cols, 2 * one_way if p["directed_both_ways"] else one_way
+
+
+_SIZES = {"complete": _size_complete, "random": _size_random, "rmat": _size_rmat, "powerlaw": _size_powerlaw,
+          "ring": _size_ring, "grid": _size_grid}
+"""Per kind: converts its count parameters in place and returns (n, m), m the edges drawn (an upper bound
+when ``simple`` drops loops and duplicates)."""
+
+
+def _checked(kind: str, **args) -> dict:
+    """Every parameter of generator ``kind`` checked and converted (the same keys in the same order), so a
+    bad value fails before anything is drawn and :func:`check_params` decides exactly what the generator
+    would accept."""
+    return _checked_with_size(kind, args)[0]
+
+
+def _checked_with_size(kind: str, args: dict) -> tuple[dict, int, int]:
+    p = dict(args)
+    for name in ("simple", "directed_both_ways"):
+        if name in p:
+            p[name] = _bool(name, p[name])
+    n, m = _SIZES[kind](p)
+    if "a" in p:
+        p["a"], p["b"], p["c"], _ = _check_abc(p["a"], p["b"], p["c"])
+    p["wmin"], p["wmax"], p["seed"] = _weights_ok(p["wmin"], p["wmax"], p["seed"])
+    _check_n(kind, n)
+    _check_m(kind, m)
+    return p, n, m
+
+
 def _name(base: str, wmin: int, wmax: int, seed: int, *extra: str) -> str:
     parts = [base, *extra]
     if (wmin, wmax) != _DEFAULT_W:
@@ -130,11 +200,7 @@ def complete(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
 
     ``n == 1``: one vertex, no edges.
     """
-    n = _int("n", n, 1)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    m = n * (n - 1)
-    _check_n("complete", n)
-    _check_m("complete", m)
+    n, wmin, wmax, seed = _checked("complete", n=n, wmin=wmin, wmax=wmax, seed=seed).values()
     idt = np.int32 if n < 2**31 else np.int64
     src = np.repeat(np.arange(n, dtype=idt), n - 1)
     j = np.tile(np.arange(max(n - 1, 0), dtype=idt), n)
@@ -151,18 +217,9 @@ def random_sparse(n: int, k: int, wmax: int = 100, seed: int = 0, wmin: int = 1)
     (duplicates are rejected and resampled), so ``k <= n - 1`` is required. Each vertex's edges
     appear in the order they were drawn.
     """
-    n = _int("n", n, 1)
-    k = _int("k", k, 1)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    _check_n("random_sparse", n)
+    n, k, wmax, seed, wmin = _checked("random", n=n, k=k, wmax=wmax, seed=seed, wmin=wmin).values()
     m = k * n
     pairs = n * (n - 1)
-    if m > pairs:
-        raise GeneratorError(
-            f"random_sparse: k*n = {m} distinct edges without self-loops do not fit in n = {n} vertices "
-            f"(at most n(n-1) = {pairs}; k must be <= n - 1 = {n - 1})"
-        )
-    _check_m("random_sparse", m)
     rng = np.random.default_rng(seed)
     # a pair index e in [0, n(n-1)) encodes u = e // (n-1), v = j + (j >= u) with j = e % (n-1)
     if 2 * m >= pairs:
@@ -249,18 +306,11 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19, c:
     ``d = 1 - a - b - c``. Self-loops and parallel edges are kept as in Graph500 (exactly ``m``
     edges); ``simple=True`` drops them (keeping the first occurrence), so fewer edges remain.
     """
-    scale = _int("scale", scale, 0)
-    edge_factor = _int("edge_factor", edge_factor, 1)
-    a, b, c, _ = _check_abc(a, b, c)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    simple = _bool("simple", simple)
-    if scale > 30:
-        raise GeneratorError(f"rmat: scale = {scale} is more than int32 vertex ids allow (max 30)")
+    params = _checked("rmat", scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, seed=seed, wmin=wmin, wmax=wmax,
+                      simple=simple)
+    scale, edge_factor = params["scale"], params["edge_factor"]
     n = 1 << scale
     m = edge_factor * n
-    _check_m("rmat", m)
-    params = {"scale": scale, "edge_factor": edge_factor, "a": a, "b": b, "c": c, "seed": seed,
-              "wmin": wmin, "wmax": wmax, "simple": bool(simple)}
     return _kronecker("rmat", n, scale, m, params, f"rmat-s{scale}-ef{edge_factor}")
 
 
@@ -273,15 +323,8 @@ def powerlaw(n: int, m: int, a: float = 0.57, b: float = 0.19, c: float = 0.19, 
     (self-loops and parallel edges kept) unless ``simple=True``. ``n`` a power of two gives the same
     edges as ``rmat`` with ``edge_factor = m / n``.
     """
-    n = _int("n", n, 1)
-    m = _int("m", m, 0)
-    a, b, c, _ = _check_abc(a, b, c)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    simple = _bool("simple", simple)
-    _check_n("powerlaw", n)
-    _check_m("powerlaw", m)
-    params = {"n": n, "m": m, "a": a, "b": b, "c": c, "seed": seed, "wmin": wmin, "wmax": wmax,
-              "simple": bool(simple)}
+    params = _checked("powerlaw", n=n, m=m, a=a, b=b, c=c, seed=seed, wmin=wmin, wmax=wmax, simple=simple)
+    n, m = params["n"], params["m"]
     return _kronecker("powerlaw", n, (n - 1).bit_length(), m, params, f"powerlaw-n{n}-m{m}")
 
 
@@ -304,9 +347,7 @@ def _kronecker(kind, n, scale, m, params, base_name) -> Graph:
 
 def ring(n: int, wmin: int = 1, wmax: int = 100, seed: int = 0) -> Graph:
     """Directed cycle ``i -> (i + 1) mod n`` (paper 001's ring); ``n == 1`` is the self-loop ``0 -> 0``."""
-    n = _int("n", n, 1)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    _check_n("ring", n)
+    n, wmin, wmax, seed = _checked("ring", n=n, wmin=wmin, wmax=wmax, seed=seed).values()
     src = np.arange(n, dtype=np.int64)
     dst = (src + 1) % n
     params = {"n": n, "wmin": wmin, "wmax": wmax, "seed": seed}
@@ -337,14 +378,9 @@ def grid(rows: int, cols: int, wmin: int = 1, wmax: int = 100, seed: int = 0,
     Both ways: ``2 * (2*rows*cols - rows - cols)`` edges, each vertex's listed up, left, right, down.
     ``directed_both_ways=False``: only right and down edges (``2*rows*cols - rows - cols``).
     """
-    rows = _int("rows", rows, 1)
-    cols = _int("cols", cols, 1)
-    wmin, wmax, seed = _weights_ok(wmin, wmax, seed)
-    directed_both_ways = _bool("directed_both_ways", directed_both_ways)
+    rows, cols, wmin, wmax, seed, directed_both_ways = _checked(
+        "grid", rows=rows, cols=cols, wmin=wmin, wmax=wmax, seed=seed, directed_both_ways=directed_both_ways).values()
     n = rows * cols
-    _check_n("grid", n)
-    one_way = 2 * n - rows - cols
-    _check_m("grid", 2 * one_way if directed_both_ways else one_way)
     ids = np.arange(n, dtype=np.int64).reshape(rows, cols)
     right_s, right_d = ids[:, :-1].ravel(), ids[:, 1:].ravel()
     down_s, down_d = ids[:-1, :].ravel(), ids[1:, :].ravel()
@@ -377,14 +413,15 @@ ALIASES = {"random_sparse": "random"}
 """Other names :func:`generate` accepts for a kind."""
 
 
-def generate(kind: str, **params) -> Graph:
-    """Run generator ``kind`` (a :data:`GENERATORS` key or an :data:`ALIASES` name) with keyword
-    ``params``; unknown kinds, unknown or missing parameters and bad values raise GeneratorError."""
-    try:
-        fn = GENERATORS[ALIASES.get(kind, kind)]
-    except (KeyError, TypeError):
-        raise GeneratorError(f"unknown generator {kind!r}; known: {', '.join(sorted(GENERATORS))}") from None
-    sig = inspect.signature(fn)
+def check_params(kind: str, params: dict) -> tuple[str, dict, int, int]:
+    """(kind, every parameter checked with its default filled in, n, m) of what :func:`generate` would
+    build, without building it: the one decision on a generator's parameters, which the config planner
+    (:mod:`gpusp.plan`) takes before any job runs. ``m`` is the number of edges drawn (``simple=True``
+    keeps fewer). Unknown kinds, unknown or missing parameters and bad values raise GeneratorError."""
+    kind = ALIASES.get(kind, kind) if isinstance(kind, str) else kind
+    if kind not in GENERATORS:
+        raise GeneratorError(f"unknown generator {kind!r}; known: {', '.join(sorted(GENERATORS))}")
+    sig = inspect.signature(GENERATORS[kind])
     accepted = list(sig.parameters)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
@@ -392,4 +429,12 @@ def generate(kind: str, **params) -> Graph:
     missing = [p.name for p in sig.parameters.values() if p.default is p.empty and p.name not in params]
     if missing:
         raise GeneratorError(f"{kind}: missing required parameter(s) {', '.join(missing)}")
-    return fn(**params)
+    args = {name: params.get(name, p.default) for name, p in sig.parameters.items()}
+    return (kind, *_checked_with_size(kind, args))
+
+
+def generate(kind: str, **params) -> Graph:
+    """Run generator ``kind`` (a :data:`GENERATORS` key or an :data:`ALIASES` name) with keyword
+    ``params``; unknown kinds, unknown or missing parameters and bad values raise GeneratorError."""
+    kind, checked, _, _ = check_params(kind, params)
+    return GENERATORS[kind](**checked)

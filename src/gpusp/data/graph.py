@@ -3,18 +3,25 @@
 A :class:`Graph` holds ``indptr`` (n + 1 offsets), ``indices`` (m targets) and ``weights`` (m integer
 weights) as NumPy arrays; the edges of vertex ``u`` are ``indices[indptr[u]:indptr[u + 1]]``.
 Parallel edges and self-loops are kept as given (solvers must cope with them; ``info`` reports them).
+Every graph, whatever built it (a text reader, an ``.npz`` cache, a generator, a caller), passes one
+check, ``Graph.__post_init__``: integer arrays of CSR shape and range (a ValueError names the array;
+the readers add the file), at most ``MAX_VERTICES`` vertices, and the arrays in their canonical
+dtypes (indptr int32 below 2**31 arcs, indices int32, weights in the distance dtype below).
 
 Distances are integers. The weight dtype is picked from the longest possible simple path (the sum
 over vertices of the largest |out-weight|, at most ``(n - 1) * max|w|``): int32 while that bound stays
 below ``INF32 = 2**30 - 1`` (below ``2**29`` with negative weights), else int64 while it stays below
-``2**61``, else :class:`~gpusp.errors.WeightOverflowError`. ``INF + INF`` and ``INF + w`` never
-overflow the chosen dtype, and no real distance reaches ``INF``.
+``2**61``, else :class:`~gpusp.errors.WeightOverflowError`; the bound also covers every single weight
+(a self-loop of a one-vertex graph lies on no simple path but is still relaxed). ``INF + INF`` and
+``INF + w`` never overflow the chosen dtype, and no real distance reaches ``INF``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import operator
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +31,7 @@ from ..errors import WeightOverflowError
 INF32 = np.int32(2**30 - 1)
 INF64 = np.int64(2**62 - 1)
 WEIGHT_KINDS = ("real", "generated", "unit")
+MAX_VERTICES = 2**31 - 1  # vertex ids are int32 (indices, parents)
 DAVIDSON_WIDTH = 32  # Davidson et al.'s bucket width: this many x mean arc weight / mean out-degree
 
 
@@ -42,17 +50,31 @@ def path_bound(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) ->
 
     A simple path leaves each vertex at most once, so with CSR offsets it is at most the sum over
     vertices of their largest |out-weight| (far tighter than ``(n - 1) * max|w|`` on road graphs);
-    the smaller of the two bounds is returned.
+    the smaller of the two bounds is returned. The bound is exact: where int64 arithmetic could wrap,
+    Python ints take over.
     """
+    return _path_bound(n, weights, indptr, *_weight_range(weights))
+
+
+def _weight_range(weights: np.ndarray) -> tuple[int, int]:
+    """(smallest, largest) weight as Python ints, exact for every integer dtype; (0, 0) when there is none."""
+    return (int(weights.min()), int(weights.max())) if weights.size else (0, 0)
+
+
+def _path_bound(n: int, weights: np.ndarray, indptr, wmin: int, wmax: int) -> int:
     if n <= 1 or weights.size == 0:
         return 0
-    wmax = max(abs(int(weights.max())), abs(int(weights.min())))
-    bound = (n - 1) * wmax
-    if indptr is not None:
-        starts = np.asarray(indptr[:-1], dtype=np.int64)
-        rows = starts[np.diff(indptr) > 0]
-        per_vertex = np.maximum.reduceat(np.abs(weights.astype(np.int64)), rows)
-        bound = min(bound, int(per_vertex.sum()) - (int(per_vertex.min()) if per_vertex.size == n else 0))
+    largest = max(abs(wmin), abs(wmax))
+    bound = (n - 1) * largest
+    if indptr is not None and largest < 2**63:
+        rows = indptr[:-1][np.diff(indptr) > 0]
+        # the largest |w| per vertex; the absolute value only where there are negative weights (in int64, so
+        # that the smallest int32 has one), the per-vertex maxima widened before they are summed
+        magnitude = weights if wmin >= 0 else np.abs(weights.astype(np.int64))
+        per_vertex = np.maximum.reduceat(magnitude, rows).astype(np.int64, copy=False)
+        exact = float(per_vertex.sum(dtype=np.float64)) < 2**62  # else int64's sum could wrap
+        total = int(per_vertex.sum()) if exact else sum(map(int, per_vertex))
+        bound = min(bound, total - (int(per_vertex.min()) if per_vertex.size == n else 0))
     return bound
 
 
@@ -61,11 +83,19 @@ def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) 
 
     Non-negative weights need ``bound < INF32`` (sums of two values below INF32 still fit in int32);
     with negative weights the bound must stay below 2**29 so that a value derived from INF can never
-    pass for a real distance.
+    pass for a real distance. The bound covers every single weight as well as every simple path: a
+    solver adds a weight to a distance even where no simple path uses the arc (a self-loop of a
+    one-vertex graph), so the dtype must hold each weight exactly.
     """
-    bound = path_bound(n, weights, indptr)
-    negative = weights.size and int(weights.min()) < 0
-    if bound < (2**29 if negative else int(INF32)):
+    wmin, wmax = _weight_range(weights)
+    largest = max(abs(wmin), abs(wmax))
+    int32_limit = 2**29 if wmin < 0 else int(INF32)
+    if largest * weights.size < 2**63:  # the sum of every |w| bounds every simple path too, and costs one pass
+        total = int(weights.sum(dtype=np.int64) if wmin >= 0 else np.abs(weights.astype(np.int64)).sum())
+        if max(total, largest) < int32_limit:
+            return np.dtype(np.int32)
+    bound = max(_path_bound(n, weights, indptr, wmin, wmax), largest)
+    if bound < int32_limit:
         return np.dtype(np.int32)
     if bound < 2**61:
         return np.dtype(np.int64)
@@ -79,6 +109,65 @@ def dense_predecessors(mat: np.ndarray, inf: int) -> np.ndarray:
     p = np.where(mat != inf, np.arange(n, dtype=np.int32)[:, None], -1).astype(np.int32)
     np.fill_diagonal(p, -1)
     return p
+
+
+def _vertex_count(n) -> int:
+    """``n`` as a Python int, checked: an integer in 0..MAX_VERTICES (vertex ids are stored as int32)."""
+    if isinstance(n, (bool, np.bool_)):
+        raise ValueError(f"n: {n!r} is not a vertex count")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise ValueError(f"n: {n!r} is not an integer vertex count") from None
+    if not 0 <= n <= MAX_VERTICES:
+        raise ValueError(f"n = {n}: the vertex count must lie in 0..{MAX_VERTICES} (vertex ids are int32)")
+    return n
+
+
+def _check_memory_for(n: int) -> None:
+    """Refuse a vertex count whose per-vertex arrays alone outgrow this machine's memory.
+
+    Such an allocation does not fail cleanly: the kernel kills the process. A header that announces
+    far more vertices than the file could mean is caught here with the count named.
+    """
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows): nothing to compare with
+        return
+    need = 24 * (n + 1)  # degree counts (int64), offsets, and their int64 copy when the dtype is chosen
+    if need > physical:
+        raise ValueError(f"n = {n:,} vertices: building the graph needs at least {_size(need)}, more than this "
+                         f"machine's {_size(physical)} of memory (is the vertex count right?)")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def _integer_array(name: str, values) -> np.ndarray:
+    """``values`` as a 1-D integer array (any width, either sign); bool, float, object and text are refused.
+
+    An empty array of any numeric dtype passes as int64: it holds no value that could be wrong.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, found shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.size == 0 and arr.dtype.kind in "bf":
+            return arr.astype(np.int64)
+        raise ValueError(f"{name}: dtype {arr.dtype}, expected integers")
+    return arr
+
+
+def _integral_weights(weight: np.ndarray) -> np.ndarray:
+    """Float weights that hold whole numbers within int64, as int64; anything else is refused."""
+    if weight.dtype.kind != "f" or weight.size == 0:
+        return weight
+    if not np.all(np.mod(weight, 1) == 0):  # NaN and infinities fail too
+        raise ValueError("weights must be integers")
+    if float(np.abs(weight).max()) >= 2.0**63:
+        raise WeightOverflowError(f"weight {float(np.abs(weight).max()):g} does not fit int64")
+    return weight.astype(np.int64)
 
 
 @dataclass(eq=False)
@@ -95,20 +184,46 @@ class Graph:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self.n = int(self.n)
-        if self.n < 0:
-            raise ValueError("n must be >= 0")
-        m = int(self.indices.size)
-        if self.indptr.shape != (self.n + 1,) or int(self.indptr[0]) != 0 or int(self.indptr[-1]) != m:
-            raise ValueError("indptr must have n + 1 entries, start at 0 and end at m")
-        if self.weights.shape != (m,):
-            raise ValueError("weights must have one entry per edge")
-        if m and (int(self.indices.min()) < 0 or int(self.indices.max()) >= self.n):
-            raise ValueError("edge target out of range 0..n-1")
+        """The one check of what a graph is, whatever built it (a reader, a generator, a cache, a caller).
+
+        Shapes, integer dtypes and ranges are checked (a ValueError names the array at fault; the
+        readers add the file), then the arrays take their canonical dtypes: indptr int32 (int64 from
+        2**31 arcs), indices int32 and the weights in :func:`choose_dtype`'s distance dtype, so a graph
+        whose arrays came in other dtypes (a foreign cache) is the graph its text file gives.
+        """
+        n = self.n = _vertex_count(self.n)
+        indptr = _integer_array("indptr", self.indptr)
+        indices = _integer_array("indices", self.indices)
+        weights = _integer_array("weights", self.weights)
+        m = int(indices.size)
+        if indptr.shape != (n + 1,):
+            raise ValueError(f"indptr: {indptr.size} entries, expected n + 1 = {n + 1}")
+        if int(indptr[0]) != 0 or int(indptr[-1]) != m:
+            raise ValueError(f"indptr: runs from {int(indptr[0])} to {int(indptr[-1])}, expected 0 to m = {m} "
+                             f"(the number of indices)")
+        if weights.shape != (m,):
+            raise ValueError(f"weights: {weights.size} entries, expected one per arc (m = {m})")
+        falls = np.flatnonzero(indptr[1:] < indptr[:-1])
+        if falls.size:
+            j = int(falls[0])
+            raise ValueError(f"indptr: decreases after entry {j} ({int(indptr[j])} then {int(indptr[j + 1])}); "
+                             f"offsets must be non-decreasing")
+        if m and (int(indices.min()) < 0 or int(indices.max()) >= n):
+            bad = int(indices.min()) if int(indices.min()) < 0 else int(indices.max())
+            raise ValueError(f"indices: vertex id {bad} out of range 0..{n - 1}")
         if self.weight_kind not in WEIGHT_KINDS:
             raise ValueError(f"weight_kind must be one of {WEIGHT_KINDS}")
-        if np.any(np.diff(self.indptr) < 0):
-            raise ValueError("indptr must be non-decreasing")
+        if self.id_map is not None:
+            ids = np.asarray(self.id_map)
+            if ids.shape != (n,) or ids.dtype.kind not in "iuU":
+                raise ValueError(f"id_map: expected one integer or text id per vertex (n = {n}), found shape "
+                                 f"{ids.shape} and dtype {ids.dtype}")
+            self.id_map = ids
+        if not isinstance(self.meta, dict):
+            raise ValueError(f"meta: expected a dict, found {type(self.meta).__name__}")
+        self.indptr = np.ascontiguousarray(indptr, dtype=np.int32 if m < 2**31 else np.int64)
+        self.indices = np.ascontiguousarray(indices, dtype=np.int32)
+        self.weights = np.ascontiguousarray(weights, dtype=choose_dtype(n, weights, self.indptr))
 
     # construction -------------------------------------------------------------------------------
     @classmethod
@@ -116,12 +231,13 @@ class Graph:
         """Build a graph from edge arrays (0-based ids); ``weight=None`` gives unit weights.
 
         Edges keep their input order within each source vertex; the weight dtype follows
-        :func:`choose_dtype`.
+        :func:`choose_dtype`. Float weights are accepted when they hold whole numbers.
         """
-        n = int(n)
-        src = np.asarray(src)
-        dst = np.asarray(dst)
-        if src.shape != dst.shape or src.ndim != 1:
+        n = _vertex_count(n)
+        _check_memory_for(n)
+        src = _integer_array("src", src)
+        dst = _integer_array("dst", dst)
+        if src.shape != dst.shape:
             raise ValueError("src and dst must be 1-D arrays of equal length")
         if weight is None:
             weight = np.ones(src.size, dtype=np.int64)
@@ -129,29 +245,19 @@ class Graph:
         weight = np.asarray(weight)
         if weight.shape != src.shape:
             raise ValueError("weight must have one entry per edge")
-        if weight.size and not np.issubdtype(weight.dtype, np.integer):
-            if not np.all(np.equal(np.mod(weight, 1), 0)):
-                raise ValueError("weights must be integers")
-            weight = weight.astype(np.int64)
+        weight = _integer_array("weights", _integral_weights(weight))
         for name_, arr in (("src", src), ("dst", dst)):
             if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
                 raise ValueError(f"{name_} vertex id out of range 0..{n - 1}")
-        order = np.argsort(src, kind="stable")
+        src = src.astype(np.int64, copy=False)  # ids are < n <= 2**31 - 1 now: the cast is exact
+        if src.size > 1 and bool(np.any(src[1:] < src[:-1])):
+            order = np.argsort(src, kind="stable")
+            dst, weight = dst[order], weight[order]
         counts = np.bincount(src, minlength=n) if src.size else np.zeros(n, dtype=np.int64)
-        idx_dtype = np.int32 if src.size < 2**31 else np.int64
-        indptr = np.zeros(n + 1, dtype=idx_dtype)
+        indptr = np.zeros(n + 1, dtype=np.int32 if src.size < 2**31 else np.int64)
         np.cumsum(counts, out=indptr[1:])
-        weight = weight[order]
-        return cls(
-            n,
-            indptr,
-            np.ascontiguousarray(dst[order], dtype=np.int32),
-            np.ascontiguousarray(weight, dtype=choose_dtype(n, weight, indptr)),
-            name=name,
-            weight_kind=weight_kind or "real",
-            id_map=id_map,
-            meta=dict(meta or {}),
-        )
+        return cls(n, indptr, dst, weight, name=name, weight_kind=weight_kind or "real", id_map=id_map,
+                   meta=dict(meta or {}))
 
     # views --------------------------------------------------------------------------------------
     @property

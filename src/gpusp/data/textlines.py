@@ -1,9 +1,12 @@
 """Text graph files split into lines and parsed with vectorised checks; every problem names the file and line.
 
-:class:`Lines` splits a file's bytes into lines with NumPy, refuses binary data and stray carriage returns, and
-parses a set of data lines (``[prefix] int int ...``) through pandas' C parser; only when that fast path finds a
-problem does a per-line scan run to name the first bad line. The helpers below check header lines and body counts
-for the readers of :mod:`gpusp.data.formats`.
+:class:`Lines` first refuses binary content (a known binary signature or UTF-16/32 text, :func:`binary_content`;
+a NUL or control byte anywhere, named with its line), before any line-level check could misread it, then splits
+the bytes into lines with NumPy, refuses stray carriage returns, and parses a set of data lines
+(``[prefix] int int ...``) through pandas' C parser. Lines of the common shape (one space or one tab between
+fields) go to pandas as they are, once a C-speed byte scan has made sure pandas cannot accept anything the format
+refuses; other lines are normalised first; when pandas still finds a problem a per-line scan names the first bad
+line. The helpers below check header lines and body counts for the readers of :mod:`gpusp.data.formats`.
 """
 
 from __future__ import annotations
@@ -26,10 +29,63 @@ _CLASS[48:58] = 1
 _CLASS[[43, 45]] = 2
 _BLANK = np.zeros(256, dtype=bool)
 _BLANK[[9, 32]] = True
-_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
 _FIELD_SPLIT = re.compile(rb"[ \t]+")
 _SHORT = {"tail id": "u", "head id": "v", "source id": "from", "target id": "to", "node id": "id", "weight": "w"}
+
+
+# signatures of binary files that arrive under a text graph's name, with what each one is
+_SIGNATURES = (
+    (b"PK\x03\x04", "a zip archive (an .npz graph? give it the .npz extension)"),
+    (b"PK\x05\x06", "an empty zip archive"),
+    (b"\x93NUMPY", "a NumPy .npy array"),
+    (b"\x1f\x8b", "gzip data inside gzip (compressed twice? gunzip it once)"),
+    (b"\xfd7zXZ\x00", "xz-compressed data (gpusp reads gzip: decompress it or compress it with gzip)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data (gpusp reads gzip: decompress it or compress it with gzip)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive"),
+    (b"\xff\xfe\x00\x00", "UTF-32 text (byte order mark ff fe 00 00; gpusp reads ASCII or UTF-8: convert it, "
+                          "e.g. iconv -f UTF-32 -t UTF-8)"),
+    (b"\x00\x00\xfe\xff", "UTF-32 text (byte order mark 00 00 fe ff; gpusp reads ASCII or UTF-8: convert it, "
+                          "e.g. iconv -f UTF-32 -t UTF-8)"),
+    (b"\xff\xfe", "UTF-16 text (byte order mark ff fe; gpusp reads ASCII or UTF-8: convert it, "
+                  "e.g. iconv -f UTF-16 -t UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (byte order mark fe ff; gpusp reads ASCII or UTF-8: convert it, "
+                  "e.g. iconv -f UTF-16 -t UTF-8)"),
+)
+_BZIP2 = re.compile(rb"BZh[1-9](1AY&SY|\x17\x72\x45\x38\x50\x90)")
+_CONTROL_BYTES = bytes(range(1, 9)) + b"\x0b\x0c" + bytes(range(14, 32)) + b"\x7f"  # all but tab, LF and CR
+_CONTROL = re.compile(b"[" + re.escape(_CONTROL_BYTES) + b"]")
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL_BYTES)
+
+
+def binary_content(data: bytes) -> str | None:
+    """What binary content ``data`` starts with (a known signature, or UTF-16 without a byte order mark),
+    or None. NUL and control bytes further in are :func:`_binary_byte`'s, which knows their offset."""
+    for magic, what in _SIGNATURES:
+        if data.startswith(magic):
+            return what
+    if _BZIP2.match(data):
+        return "bzip2-compressed data (gpusp reads gzip: decompress it or compress it with gzip)"
+    head = data[:512]
+    if len(head) >= 4:
+        for order, (text, zeros) in (("little", (head[0::2], head[1::2])), ("big", (head[1::2], head[0::2]))):
+            if zeros.count(0) == len(zeros) and text.count(0) == 0:
+                return (f"UTF-16 text ({order}-endian, no byte order mark; gpusp reads ASCII or UTF-8: convert it, "
+                        f"e.g. iconv -f UTF-16{'LE' if order == 'little' else 'BE'} -t UTF-8)")
+    return None
+
+
+def _binary_byte(data: bytes):
+    """(offset, what) of the first NUL or control byte (other than tab, CR and LF), or None."""
+    nul = data.find(b"\x00")
+    control = None
+    if data.translate(None, _NOT_CONTROL):  # one C-speed pass; the search below runs only for binary data
+        control = _CONTROL.search(data).start()
+    if nul < 0 and control is None:
+        return None
+    if control is None or 0 <= nul < control:
+        return nul, "NUL byte"
+    return control, f"control byte 0x{data[control]:02x}"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -44,11 +100,14 @@ class Lines:
 
     def __init__(self, path, data: bytes):
         self.path = path
+        if not data:
+            raise GraphFormatError(path, None, "empty file")
+        reason = binary_content(data)
+        if reason:
+            raise GraphFormatError(path, None, f"{reason}, not a text graph file")
         if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
             data = data[3:]
         self.data = data
-        if not data:
-            raise GraphFormatError(path, None, "empty file")
         a = np.frombuffer(data, dtype=np.uint8)
         self.a = a
         ends = np.flatnonzero(a == 10)
@@ -58,6 +117,9 @@ class Lines:
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
         self.starts = starts
+        binary = _binary_byte(data)
+        if binary is not None:  # before any line-level check: a binary file is not misread as bad lines
+            self.fail(self.line_of(binary[0]), f"{binary[1]}: binary data, not a text graph file")
         if b"\r" in data:
             cr = (ends > starts) & (a[np.maximum(ends - 1, 0)] == 13)
             if int(cr.sum()) != data.count(b"\r"):
@@ -65,13 +127,6 @@ class Lines:
                 stray = stray[~np.isin(stray, ends[cr] - 1)][0]
                 self.fail(self.line_of(stray), "stray carriage return (\\r) inside a line")
             ends = ends - cr
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            self.fail(self.line_of(nul), "NUL byte: binary data, not a text graph file")
-        ctrl = _CONTROL.search(data, 0, 1 << 16)  # a binary file shows itself early
-        if ctrl:
-            self.fail(self.line_of(ctrl.start()), f"control byte 0x{data[ctrl.start()]:02x}: binary data, "
-                                                  "not a text graph file")
         self.ends = ends
         pos = starts.copy()
         open_ = np.flatnonzero(pos < ends)
@@ -110,9 +165,53 @@ class Lines:
     def records(self, idx: np.ndarray, names: tuple, prefix: bytes = b"", what: str = "lines") -> list:
         """Parse lines ``idx`` (sorted 0-based line indices), each ``[prefix] int int ...`` with exactly
         ``len(names)`` integer fields; returns one int64 array per field."""
-        k = len(names)
         if idx.size == 0:
-            return [np.empty(0, dtype=np.int64) for _ in range(k)]
+            return [np.empty(0, dtype=np.int64) for _ in names]
+        columns = self._simple_records(idx, len(names), prefix)
+        return columns if columns is not None else self._normalised_records(idx, names, prefix, what)
+
+    def _simple_records(self, idx: np.ndarray, k: int, prefix: bytes):
+        """The common shape in one pandas call on the bytes as they are, or None for any other shape.
+
+        The shape: the lines are contiguous, each is ``[prefix sep] field (sep field)*`` with one byte
+        ``sep`` (space or tab) between fields and nothing before or after, and the bytes are digits,
+        signs, ``sep``, line ends and the prefix alone. pandas would also accept ``1.0``, ``1e3``, extra
+        or trailing fields; one byte scan rules those out: deleting the allowed bytes but ``sep`` must
+        leave exactly k - 1 separators per line (after the prefix's). No line can have fewer (a column
+        would come out empty, which pandas refuses as an integer), so none has more.
+        """
+        first, last = int(idx[0]), int(idx[-1])
+        if last - first + 1 != idx.size:
+            return None
+        lo, hi = int(self.starts[first]), int(self.ends[last])
+        text = self.data[lo:hi]
+        sep = b"\t" if b"\t" in self.raw(first) else b" "
+        separators = text.translate(None, b"0123456789+-\r\n" + prefix)  # what is left must be sep alone
+        if len(separators) != idx.size * (k - 1 + bool(prefix)) or separators.count(sep) != len(separators):
+            return None
+        if prefix:  # every line starts with the prefix and one separator
+            heads = self.starts[idx]
+            if hi - int(heads[-1]) <= len(prefix):
+                return None
+            for j, byte in enumerate(prefix + sep):
+                if (self.a[heads + j] != byte).any():
+                    return None
+        used = list(range(int(bool(prefix)), k + int(bool(prefix))))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                df = pd.read_csv(io.BytesIO(text), sep=sep.decode(), header=None, usecols=used, dtype=np.int64,
+                                 engine="c", quoting=csv.QUOTE_NONE, na_filter=False, skip_blank_lines=False)
+        except (ValueError, OverflowError, TypeError, pd.errors.ParserError):
+            return None
+        if len(df) != idx.size:
+            return None
+        return [df[j].to_numpy(dtype=np.int64) for j in used]
+
+    def _normalised_records(self, idx: np.ndarray, names: tuple, prefix: bytes, what: str) -> list:
+        """Any accepted shape (blanks around and between fields, other lines in between): the other lines
+        and the prefix are blanked in a copy, the bytes classed, the fields counted, then pandas parses."""
+        k = len(names)
         first, last = int(idx[0]), int(idx[-1])
         lo, hi = int(self.starts[first]), int(self.ends[last])
         region = np.frombuffer(bytearray(self.data[lo:hi]), dtype=np.uint8)
@@ -227,3 +326,9 @@ def first_bad(lines: Lines, body, bad: np.ndarray, message):
     if bad.any():
         j = int(np.argmax(bad))
         lines.fail(body[j], message(j))
+
+
+def check_ids(lines: Lines, body, ids: np.ndarray, low: int, high: int, message):
+    """Fail at the first line whose id lies outside low..high (min and max first: the mask only on failure)."""
+    if ids.size and (int(ids.min()) < low or int(ids.max()) > high):
+        first_bad(lines, body, (ids < low) | (ids > high), message)

@@ -50,15 +50,17 @@ def _as_int(name: str, value, *, minimum: int | None = None, error=WeightsError)
     return out
 
 
-def check_range(wmin, wmax, seed, *, error=WeightsError) -> tuple[int, int, int]:
-    """Validate a weight range and seed; returns them as Python ints."""
-    wmin = _as_int("wmin", wmin, error=error)
-    wmax = _as_int("wmax", wmax, error=error)
-    seed = _as_int("seed", seed, minimum=0, error=error)
+def check_range(wmin, wmax, seed, *, error=WeightsError, names=("wmin", "wmax", "seed")) -> tuple[int, int, int]:
+    """Validate a weight range and seed; returns them as Python ints. ``names``: what the caller's user
+    calls the three (``--min``, a config's ``weights/min``), named in the errors."""
+    low, high, seed_name = names
+    wmin = _as_int(low, wmin, error=error)
+    wmax = _as_int(high, wmax, error=error)
+    seed = _as_int(seed_name, seed, minimum=0, error=error)
     if wmin > wmax:
-        raise error(f"wmin ({wmin}) must be <= wmax ({wmax})")
+        raise error(f"{low} ({wmin}) must be <= {high} ({wmax})")
     if wmin < -(2**62) or wmax > 2**62:
-        raise error(f"weights must lie within +-2**62, got [{wmin}, {wmax}]")
+        raise error(f"{low} and {high} must lie within +-2**62, got [{wmin}, {wmax}]")
     return wmin, wmax, seed
 
 

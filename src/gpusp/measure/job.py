@@ -8,15 +8,24 @@ the record. ``gpusp solve``, ``gpusp bench`` and the workflow's solve rule (thro
 all run their jobs here.
 
 With a time budget the job runs in a child process (``python -m gpusp.measure.job``) that is killed at
-the budget; the run is then recorded as skipped, with the reason, and nothing half-written is left.
+the budget; the run is then recorded as skipped, with the reason, and nothing half-written is left. The
+child writes its files into a temporary folder of the parent's, which moves them into place only when
+the child finished and nobody asked the process to stop: SIGINT, SIGTERM and SIGHUP to the parent are
+forwarded to the child, the parent waits for it, removes the folder, records nothing and exits with
+128 + the signal's number (SIGINT as KeyboardInterrupt, which the command line reports as interrupted).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,7 +39,12 @@ from ..solvers import registry
 from .harness import path, solve_many
 from .records import make_record, run_entry, write_record
 from .sources import pick_sources, read_sources
-from .validate import check_apsp, check_sssp, peer_verdict, reference_distances, sample_rows
+from .validate import check_apsp, check_rows, overall, peer_verdict, sample_rows
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE_S = 10.0  # how long a stopped child may take to clean up before it is killed
+POLL_S = 0.1  # how often the parent looks at the clock and the stop flag while its child runs
+STAGED = {"answer": "answer.npz", "paths": "paths.txt", "record": "record.json"}  # names in the child's folder
 
 
 @dataclass
@@ -55,6 +69,7 @@ class SolveJob:
     format: str | None = None
     params_label: str | None = None
     graph_label: str | None = None
+    staging: str | None = None  # a budgeted run's child writes its files here; the parent puts them in place
 
     def to_json(self) -> str:
         if isinstance(self.graph, Graph):
@@ -75,12 +90,33 @@ class JobOutcome:
     results: list = field(default_factory=list)  # the Result objects (in-process runs only)
 
 
+class Stopped(SystemExit):
+    """The process was told to stop (SIGTERM, SIGHUP) while it ran a job: nothing of the run is recorded,
+    and it exits with 128 + the signal's number, as a shell reports a process ended by that signal."""
+
+    def __init__(self, signum: int):
+        super().__init__(128 + signum)
+        self.signum = signum
+
+    def __str__(self) -> str:
+        return f"stopped by {signal.Signals(self.signum).name}: the run was not recorded"
+
+
+def _stop(signum: int) -> BaseException:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Stopped(signum)
+
+
 def run_job(job: SolveJob, stream=None) -> JobOutcome:
     """Run ``job`` (in a child process when it has a time budget); path lines go to ``stream``."""
     stream = stream or sys.stdout
-    if job.time_budget:
-        return _run_with_budget(job, stream)
-    return _execute(job, stream)
+    try:
+        if job.time_budget:
+            return _run_with_budget(job, stream)
+        with _StopOnSignals(signal.SIGTERM, signal.SIGHUP):  # so that atomic writes clean up what they began
+            return _execute(job, stream)
+    except Stopped as exc:
+        print(f"gpusp: {exc}", file=sys.stderr)
+        raise
 
 
 def load_graph(job: SolveJob) -> Graph:
@@ -98,7 +134,7 @@ def _sources(job: SolveJob, graph: Graph) -> list[int]:
         return read_sources(job.sources)
     if job.sources is not None:
         return [int(s) for s in job.sources]
-    return pick_sources(graph, job.num_sources, job.seed)
+    return pick_sources(graph, job.num_sources, job.seed, option="--num-sources")
 
 
 def _execute(job: SolveJob, stream) -> JobOutcome:
@@ -128,18 +164,21 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         validation_s = time.perf_counter() - t1
         for entry, verdict in zip(runs, verdicts):
             entry["validation"] = verdict.to_dict()
-        if not all(v.ok for v in verdicts):
+        ok = overall(verdicts)
+        if ok is False:
             status = "failed-validation"
-            reason = "; ".join(map(str, next(v for v in verdicts if not v.ok).mismatches[:3]))
+            reason = "; ".join(map(str, next(v for v in verdicts if v.ok is False).mismatches[:3]))
+        elif ok is None and status == "ok":
+            reason = next(v.reason for v in verdicts if v.ok is None)
 
+    targets = _targets(job)
+    staged = {name: Path(job.staging) / STAGED[name] if job.staging else target for name, target in targets.items()}
     if job.answer:
-        _write_answer(job, spec, graph, results, runs)
+        _write_answer(staged["answer"], job, spec, graph, results, runs)
     record = make_record(spec=spec, params=params, graph=graph,
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
                          trials=job.trials, warmup=job.warmup, status=status, reason=reason,
                          extra={"wall_s": wall_s, "validation_s": validation_s, **_labels(job)})
-    if job.record:
-        write_record(record, job.record)
     lines = []
     if job.output != "none" and results:
         paths = (line for r in results for s in ([r.source] if r.problem == "sssp" else range(graph.n))
@@ -147,10 +186,11 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         if job.output == "print":
             stream.writelines(paths)
         else:
-            target = job.paths_file or f"{Path(str(job.graph)).name}.{job.solver}.paths.txt"
-            with atomic_open(target) as fh:
+            with atomic_open(staged["paths"]) as fh:
                 fh.writelines(paths)
-            lines.append(f"wrote paths to {target}")
+            lines.append(f"wrote paths to {targets['paths']}")
+    if job.record:  # the record last: it says that the run and its files are complete
+        write_record(record, staged["record"])
     for r in results:
         t = r.timings
         src = "all" if r.source is None else r.source
@@ -158,8 +198,17 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
                      f"{len(t.samples_ms)} trials, {t.clock}), compile {t.compile_s:.2f} s, h2d {t.h2d_ms:.2f} ms, "
                      f"d2h {t.d2h_ms:.2f} ms, {r.counters}")
     if validation_s is not None:
-        lines.append(f"validation: {'ok' if status == 'ok' else status} ({validation_s:.2f} s)")
+        said = "ok" if status == "ok" and not reason else (reason if status == "ok" else status)
+        lines.append(f"validation: {said} ({validation_s:.2f} s)")
     return JobOutcome(status, reason, record, lines, validation_s, results=results)
+
+
+def _targets(job: SolveJob) -> dict:
+    """Where the job's files go (None: not written), in the order they are put in place."""
+    paths = None
+    if job.output == "write":
+        paths = job.paths_file or f"{Path(str(job.graph)).name}.{job.solver}.paths.txt"
+    return {"answer": job.answer, "paths": paths, "record": job.record}
 
 
 def exit_status(outcome: JobOutcome, recorded: bool) -> tuple[int, str | None]:
@@ -173,7 +222,7 @@ def exit_status(outcome: JobOutcome, recorded: bool) -> tuple[int, str | None]:
         return 1, f"gpusp: error: {outcome.reason}"
     if outcome.status == "failed-validation":
         return 1, f"gpusp: error: validation failed: {outcome.reason}"
-    return 0, None
+    return 0, f"gpusp: {outcome.reason}" if outcome.reason else None  # ok, but not validated: say why
 
 
 def _verdicts(job: SolveJob, spec, graph: Graph, results) -> list:
@@ -181,28 +230,32 @@ def _verdicts(job: SolveJob, spec, graph: Graph, results) -> list:
     if spec.peer:
         return [peer_verdict(r) for r in results]
     if spec.problem == "sssp":
-        ref = reference_distances(graph, [r.source for r in results])
-        return [check_sssp(graph, r.source, r.dist, r.parent, ref[i]) for i, r in enumerate(results)]
+        return check_rows(graph, [r.source for r in results], [r.dist for r in results], [r.parent for r in results])
     rows = sample_rows(graph.n, job.validate_rows, job.seed)
     return [check_apsp(graph, results[0].dist, results[0].parent, rows)]
 
 
-def _write_answer(job: SolveJob, spec, graph: Graph, results, runs) -> None:
-    """The answer file: SSSP rows, sampled APSP rows, a peer's verdicts, or no sources at all."""
-    with atomic_path(job.answer, suffix=".npz") as tmp:
+def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs) -> None:
+    """The answer file: SSSP rows, sampled APSP rows, a peer's verdicts, or no sources at all; with the
+    checksum of its graph, so that it is never checked against another."""
+    identity = {"graph_checksum": graph.checksum()} if graph is not None else {}
+    with atomic_path(path, suffix=".npz") as tmp:
         if not results:  # skipped or negative cycle: an answer with no sources
-            np.savez(tmp, sources=np.zeros(0, dtype=np.int64), dist=np.zeros((0, 0)), parent=np.zeros((0, 0)))
+            n, dtype = (graph.n, graph.dtype) if graph is not None else (0, np.int64)
+            np.savez(tmp, sources=np.zeros(0, dtype=np.int64), dist=np.zeros((0, n), dtype=dtype),
+                     parent=np.zeros((0, n), dtype=np.int32), **identity)
         elif spec.peer:  # no distances: the sources and the verifier's verdicts, for `gpusp validate`
             k = len(results)
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.zeros((k, 0)),
                      parent=np.zeros((k, 0)), inf=results[0].inf,
-                     peer_verdicts=json.dumps([r["validation"] for r in runs]))
+                     peer_verdicts=json.dumps([r["validation"] for r in runs]), **identity)
         elif spec.problem == "sssp":
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
-                     parent=np.stack([r.parent for r in results]), inf=graph.inf)
+                     parent=np.stack([r.parent for r in results]), inf=graph.inf, **identity)
         else:
             rows = sample_rows(graph.n, job.validate_rows, job.seed)
-            np.savez(tmp, sources=rows, dist=results[0].dist[rows], parent=results[0].parent[rows], inf=graph.inf)
+            np.savez(tmp, sources=rows, dist=results[0].dist[rows], parent=results[0].parent[rows], inf=graph.inf,
+                     **identity)
 
 
 def path_lines(result, graph: Graph, source):
@@ -217,47 +270,156 @@ def path_lines(result, graph: Graph, source):
 
 
 def _run_with_budget(job: SolveJob, stream) -> JobOutcome:
-    """The job in a child process; past the budget, the child is killed and a skip is recorded."""
-    child_job = SolveJob(**{**asdict(job), "time_budget": None})
-    with tempfile.TemporaryDirectory(prefix="gpusp-job-") as tmp:
-        outcome_path = Path(tmp) / "outcome.json"
+    """The job in a child process that writes into a temporary folder; past the budget, the child is
+    killed and a skip is recorded; told to stop, nothing is recorded (see the module docstring)."""
+    with _Forwarder() as stop, tempfile.TemporaryDirectory(prefix="gpusp-job-") as staging:
+        child_job = SolveJob(**{**asdict(job), "time_budget": None, "staging": staging})
+        outcome_path = Path(staging) / "outcome.json"
         cmd = [sys.executable, "-m", "gpusp.measure.job", child_job.to_json(), str(outcome_path)]
-        try:
-            proc = subprocess.run(cmd, timeout=job.time_budget, capture_output=True, text=True)
-        except subprocess.TimeoutExpired:
+        stdout, stderr, timed_out = _wait_for_child(cmd, job.time_budget, stop)
+        if stop.signum is not None:
+            raise _stop(stop.signum)
+        if timed_out:
             return _record_timeout(job)
-        stream.write(proc.stdout)
+        stream.write(stdout)
         if not outcome_path.exists():
-            last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-            raise GpuspError(f"the solve process failed: {last}")
+            raise GpuspError(f"the solve process failed: {(stderr.strip().splitlines() or ['no output'])[-1]}")
         data = json.loads(outcome_path.read_text())
-    if "error" in data:
-        raise GpuspError(data["error"])
+        if "error" in data:
+            raise GpuspError(data["error"])
+        for name, target in _targets(job).items():
+            if target and (Path(staging) / STAGED[name]).exists():
+                _publish(Path(staging) / STAGED[name], target)
     record = json.loads(Path(job.record).read_text()) if job.record else None
     return JobOutcome(**data, record=record)
+
+
+def _wait_for_child(cmd, budget: float, stop: _Forwarder) -> tuple[str, str, bool]:
+    """Run ``cmd`` to its end: (stdout, stderr, whether it was killed at the budget). A child that was
+    sent a stop signal gets STOP_GRACE_S to clean up, then is killed; any error here kills it too."""
+    stop.starting = True
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        stop.child, stop.starting = proc, False
+        try:
+            if stop.signum is not None:  # it came while the child was starting
+                proc.send_signal(stop.signum)
+            deadline = time.monotonic() + budget
+            while True:
+                left = (stop.at + STOP_GRACE_S if stop.signum is not None else deadline) - time.monotonic()
+                if left <= 0:
+                    proc.kill()
+                    stdout, stderr = proc.communicate()
+                    return stdout, stderr, stop.signum is None
+                try:
+                    stdout, stderr = proc.communicate(timeout=min(left, POLL_S))
+                    return stdout, stderr, False
+                except subprocess.TimeoutExpired:
+                    continue
+        except BaseException:
+            proc.kill()
+            proc.communicate()
+            raise
+        finally:
+            stop.child = None
+
+
+class _SignalScope:
+    """Within its ``with`` block, ``_handle`` gets ``signums``; the handlers before are put back after it.
+    A signal the process ignores stays ignored (``nohup`` ignores SIGHUP, a shell's background job SIGINT),
+    and only the main thread can catch signals: elsewhere nothing is installed."""
+
+    signums: tuple = STOP_SIGNALS
+
+    def __enter__(self):
+        self._saved = {}
+        if threading.current_thread() is threading.main_thread():
+            self._saved = {s: signal.signal(s, self._handle) for s in self.signums
+                           if signal.getsignal(s) is not signal.SIG_IGN}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._saved.items():
+            signal.signal(s, handler)
+
+    def _handle(self, signum, frame) -> None:
+        raise NotImplementedError
+
+
+class _Forwarder(_SignalScope):
+    """While the parent's child runs, a stop signal is forwarded to it and remembered (a second one kills
+    the child); before and after that, it stops the parent at once (so atomic writes clean up)."""
+
+    def __init__(self):
+        self.child: subprocess.Popen | None = None
+        self.starting = False
+        self.signum: int | None = None
+        self.at = 0.0
+
+    def _handle(self, signum, frame) -> None:
+        again = self.signum is not None
+        if not again:
+            self.signum, self.at = signum, time.monotonic()
+        if self.child is not None:
+            if self.child.poll() is None and again:  # a second signal does not wait for the child's clean-up
+                self.child.kill()
+            elif self.child.poll() is None:
+                self.child.send_signal(signum)
+        elif not self.starting:
+            raise _stop(signum)
+
+
+class _StopOnSignals(_SignalScope):
+    """Turn the first of ``signums`` into :class:`Stopped` (later ones are ignored, so that the clean-up
+    it starts runs to its end)."""
+
+    def __init__(self, *signums):
+        self.signums = signums
+        self.raised = False
+
+    def _handle(self, signum, frame) -> None:
+        if not self.raised:
+            self.raised = True
+            raise Stopped(signum)
+
+
+def _publish(staged: Path, target) -> None:
+    """Move a file the child wrote into place: a rename, or across file systems a copy renamed into place."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(staged, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        with atomic_path(target) as tmp:
+            shutil.copyfile(staged, tmp)
 
 
 def _record_timeout(job: SolveJob) -> JobOutcome:
     reason = f"exceeded the time budget of {job.time_budget:g} s (trials={job.trials}, warmup={job.warmup})"
     record = None
+    graph = load_graph(job) if job.record or job.answer else None
+    if job.answer:
+        _write_answer(job.answer, job, None, graph, [], [])
     if job.record:
-        graph = load_graph(job)
         spec = registry.get(job.solver)
         record = make_record(spec=spec, params=spec.resolve(dict(job.params)), graph=graph, graph_path=job.graph,
                              runs=[], trials=job.trials, warmup=job.warmup, status="skipped", reason=reason,
                              extra=_labels(job))
         write_record(record, job.record)
-    if job.answer:
-        _write_answer(job, None, None, [], [])
     return JobOutcome("skipped", reason, record, timed_out=True)
 
 
 def _child(argv) -> int:
-    """``python -m gpusp.measure.job JOB_JSON OUTCOME_PATH``: run the job, write its outcome as JSON."""
+    """``python -m gpusp.measure.job JOB_JSON OUTCOME_PATH``: run the job, write its outcome as JSON (none
+    when it was told to stop: the parent then records nothing)."""
     job_json, outcome_path = argv
     try:
-        done = _execute(SolveJob(**json.loads(job_json)), sys.stdout)
+        with _StopOnSignals(*STOP_SIGNALS):
+            done = _execute(SolveJob(**json.loads(job_json)), sys.stdout)
         out = {"status": done.status, "reason": done.reason, "lines": done.lines, "validation_s": done.validation_s}
+    except Stopped as exc:
+        return exc.code
     except (GpuspError, OSError, ValueError, KeyError) as exc:
         out = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
     with atomic_open(outcome_path) as fh:

@@ -12,16 +12,27 @@ from ..data.graph import Graph
 from ..errors import SolverError
 
 
-def pick_sources(graph: Graph, count: int, seed: int) -> list[int]:
-    """``count`` distinct sources (fewer if the graph has fewer candidates), the same for the same seed."""
+def pick_sources(graph: Graph, count: int, seed: int, option: str = "number of sources") -> list[int]:
+    """``count`` distinct sources, the same for the same seed: the one place that decides how many
+    sources a graph can give. Asking for more than it has is an error, never a silently shorter list:
+    every timing and verdict of a run is over its sources, so fewer sources would be another
+    experiment. ``option`` is how the caller's user asked for ``count`` (``--num-sources``,
+    ``sources.count``), named in every error."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+        raise SolverError(f"{option} must be a positive integer, not {count!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SolverError(f"the seed of the sources must be a non-negative integer, not {seed!r}")
     candidates = np.flatnonzero(graph.out_degree() > 0)
+    which = "vertices with out-degree > 0"
     if candidates.size == 0:
         if graph.n == 0:
             raise SolverError(f"{graph.name} has no vertices")
-        candidates = np.arange(graph.n)
+        candidates, which = np.arange(graph.n), "vertices (none has an out-arc)"
+    if count > candidates.size:
+        raise SolverError(f"{option} {count}: {graph.name} has only {candidates.size} {which}, and sources are "
+                          f"distinct: ask for at most {candidates.size}")
     rng = np.random.default_rng(seed)
-    take = min(int(count), candidates.size)
-    return [int(v) for v in rng.choice(candidates, size=take, replace=False)]
+    return [int(v) for v in rng.choice(candidates, size=int(count), replace=False)]
 
 
 def read_sources(path) -> list[int]:

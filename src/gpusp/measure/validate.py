@@ -1,8 +1,12 @@
 """Check a solver's answer against a CPU reference, GAPBS/Graph500 style, and return a verdict.
 
 The reference is SciPy's csgraph (Dijkstra, or Johnson when weights are negative) on the simple graph
-(parallel edges reduced to the lightest, explicit zero weights kept as edges). Distances are compared
-exactly. Parents are checked with the five Graph500 tests adapted to weighted SSSP:
+(parallel edges reduced to the lightest, explicit zero weights kept as edges), computed from the run's
+sources only: with negative weights, Johnson runs on the part of the graph the sources reach, so a
+negative cycle that no source reaches does not stop a correct run (SciPy's Johnson refuses any negative
+cycle in the graph it is given). A source from which a negative cycle is reachable has no shortest
+paths: an answer from it fails. Distances are compared exactly. Parents are checked with the five
+Graph500 tests adapted to weighted SSSP:
 
 1. ``parent[source] == -1`` and every parent is -1 or a vertex id;
 2. following parents from every reachable vertex reaches the source without a cycle;
@@ -10,55 +14,183 @@ exactly. Parents are checked with the five Graph500 tests adapted to weighted SS
 4. no edge can still be relaxed: ``dist[v] <= dist[u] + w(u, v)`` for reachable ``u``;
 5. a vertex has a parent exactly when it is reachable and is not the source.
 
-Failures are recorded (with the first mismatches), never asserted.
+Failures are recorded (with the first mismatches), never asserted. Where no exact reference can be
+computed (path lengths beyond what SciPy's float64 holds exactly, or no memory for it) the verdict is
+"not validated" (``ok`` None) with the reason, and the run stands.
 
 Peer baselines (``gapbs_sssp``) print no distances, so none of the above can run on their answers:
 their verdict is their own verifier's (:func:`peer_verdict`, method ``"peer verifier"``), which the
 record labels as such.
+
+Answer files (``gpusp solve --answer``) are read back by :func:`read_answer`, the one place that decides
+whether a file is a gpusp answer of a given graph; every error it raises names the file.
 """
 
 from __future__ import annotations
 
+import json
+import struct
+import time
+import zipfile
+import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from ..data.graph import Graph
+from ..errors import GpuspError, NegativeCycleError
 from ..solvers.cpu import scipy_matrix, scipy_paths
 
 MAX_REPORTED = 10
+# SciPy computes in float64: Johnson's reweighted sums stay below 3x the longest simple path, so paths
+# shorter than 2^51 keep every intermediate value an exact integer (below 2^53)
+EXACT_LIMIT = 2**51
+
+
+class ReferenceUnavailable(GpuspError):
+    """No exact reference can be computed for this graph here: the verdict is "not validated"."""
+
+
+class AnswerFormatError(GpuspError, ValueError):
+    """A file given as an answer is not a gpusp answer of the graph it is checked against."""
 
 
 @dataclass
 class Verdict:
-    """Outcome of one validation: ok, per-check results and the first mismatches."""
+    """Outcome of one validation: ok (None: not validated, ``reason`` says why), per-check results and the
+    first mismatches."""
 
-    ok: bool
+    ok: bool | None
     checks: dict = field(default_factory=dict)
     mismatches: list = field(default_factory=list)
     reference: str = "scipy"
     method: str = "reference"  # "reference": SciPy distances + tree checks; "peer verifier": the peer's own
+    reason: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def reference_distances(graph: Graph, sources) -> np.ndarray:
-    """Exact integer distances from each source (rows), INF for unreachable; raises on negative cycles."""
+@dataclass
+class Reference:
+    """Reference distances from each source (rows, INF for unreachable) and, per source, whether a
+    negative cycle is reachable from it (its row then means nothing)."""
+
+    dist: np.ndarray
+    cyclic: np.ndarray
+
+
+def reference_rows(graph: Graph, sources) -> Reference:
+    """Exact integer distances from each source, computed from the part of the graph the sources reach.
+
+    Raises ReferenceUnavailable where no exact reference can be computed."""
     sources = np.atleast_1d(np.asarray(sources, dtype=np.int64))
-    if graph.n == 0:
-        return np.zeros((sources.size, 0), dtype=graph.dtype)
-    return np.atleast_2d(scipy_paths(graph, scipy_matrix(graph), sources)[0])
+    k, n = sources.size, graph.n
+    if n == 0 or k == 0:
+        return Reference(np.zeros((k, n), dtype=graph.dtype), np.zeros(k, dtype=bool))
+    bound = graph.path_bound
+    if bound >= EXACT_LIMIT:
+        raise ReferenceUnavailable(f"simple paths up to {bound:,} long exceed the 2^51 that SciPy's float64 "
+                                   "reference computes exactly")
+    try:
+        matrix = scipy_matrix(graph)
+        if not graph.has_negative_weights:  # Dijkstra from the sources never looks past what they reach
+            return Reference(np.atleast_2d(scipy_paths(graph, matrix, sources)[0]), np.zeros(k, dtype=bool))
+        return _reference_negative(graph, matrix, sources)
+    except MemoryError:
+        raise ReferenceUnavailable(f"the reference ran out of memory ({k} sources x {n:,} vertices)") from None
+
+
+def _reference_negative(graph: Graph, matrix, sources: np.ndarray) -> Reference:
+    """Johnson on the vertices the sources reach; where that part holds a negative cycle, Johnson again
+    per set of sources that reach the same vertices, to tell which sources reach the cycle."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    k = sources.size
+    dist = np.full((k, graph.n), graph.inf, dtype=graph.dtype)
+    cyclic = np.zeros(k, dtype=bool)
+    groups: dict[bytes, tuple[np.ndarray, list[int]]] = {}
+    for i, s in enumerate(sources):
+        reached = np.sort(breadth_first_order(matrix, int(s), directed=True, return_predecessors=False))
+        groups.setdefault(reached.tobytes(), (reached, []))[1].append(i)
+    union = np.unique(np.concatenate([reached for reached, _ in groups.values()]))
+    try:
+        _johnson_within(graph, matrix, union, sources, np.arange(k), dist)
+    except NegativeCycleError:
+        for reached, members in groups.values():
+            try:
+                _johnson_within(graph, matrix, reached, sources[members], np.asarray(members), dist)
+            except NegativeCycleError:
+                cyclic[members] = True
+    return Reference(dist, cyclic)
+
+
+def _johnson_within(graph: Graph, matrix, vertices: np.ndarray, sources, rows, dist) -> None:
+    """Distances from ``sources`` in the subgraph on ``vertices`` (closed under arcs: every vertex a source
+    reaches) into ``dist[rows]``; raises NegativeCycleError when that subgraph holds one."""
+    from scipy.sparse import csr_array
+
+    if vertices.size == graph.n:
+        sub = matrix
+    else:  # the rows of ``vertices``, renumbered; built from the CSR arrays so explicit zeros stay arcs
+        inside = np.zeros(graph.n, dtype=bool)
+        inside[vertices] = True
+        degree = np.diff(matrix.indptr)
+        keep = np.repeat(inside, degree)
+        local = np.cumsum(inside) - 1
+        indptr = np.concatenate([[0], np.cumsum(degree[vertices])])
+        sub = csr_array((matrix.data[keep], local[matrix.indices[keep]], indptr),
+                        shape=(vertices.size, vertices.size))
+    found, _ = scipy_paths(graph, sub, np.searchsorted(vertices, sources))
+    dist[np.ix_(rows, vertices)] = np.atleast_2d(found)
+
+
+def reference_distances(graph: Graph, sources) -> np.ndarray:
+    """Exact integer distances from each source (rows), INF for unreachable; raises NegativeCycleError when
+    a negative cycle is reachable from a source (one that no source reaches does not matter)."""
+    sources = np.atleast_1d(np.asarray(sources, dtype=np.int64))
+    ref = reference_rows(graph, sources)
+    if ref.cyclic.any():
+        raise NegativeCycleError(f"reference: a negative-weight cycle is reachable from source "
+                                 f"{int(sources[np.argmax(ref.cyclic)])}")
+    return ref.dist
+
+
+def not_validated(reason: str) -> Verdict:
+    return Verdict(None, {}, [], reason=f"not validated: {reason}")
+
+
+def check_rows(graph: Graph, sources, dist_rows, parent_rows, timing: dict | None = None) -> list[Verdict]:
+    """One verdict per source for SSSP answers ``dist_rows[i]``, ``parent_rows[i]`` from ``sources[i]``,
+    the reference computed once for all of them (its seconds into ``timing["reference_s"]``)."""
+    t0 = time.perf_counter()
+    try:
+        ref = reference_rows(graph, sources)
+    except ReferenceUnavailable as exc:
+        return [not_validated(str(exc)) for _ in sources]
+    finally:
+        if timing is not None:
+            timing["reference_s"] = time.perf_counter() - t0
+    return [_cyclic_verdict(int(s)) if ref.cyclic[i] else
+            check_sssp(graph, int(s), dist_rows[i], parent_rows[i], ref.dist[i])
+            for i, s in enumerate(sources)]
+
+
+def _cyclic_verdict(source: int) -> Verdict:
+    why = (f"a negative-weight cycle is reachable from source {source}: its shortest paths are undefined, yet "
+           "the solver returned distances")
+    return Verdict(False, {"no_reachable_negative_cycle": False}, [why])
 
 
 def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdict:
-    """Validate one SSSP answer (distances exactly, parents with the five tree checks)."""
+    """Validate one SSSP answer (distances exactly, parents with the five tree checks) against the
+    reference row ``reference`` (None: computed here)."""
+    if reference is None:
+        return check_rows(graph, [source], [dist], [parent])[0]
     dist = np.asarray(dist)
     parent = np.asarray(parent)
     inf = graph.inf
     n = graph.n
-    if reference is None:
-        reference = reference_distances(graph, [source])[0]
     checks, bad = {}, []
     if dist.shape != (n,) or parent.shape != (n,):
         return Verdict(False, {"shape": False}, [f"dist {dist.shape} / parent {parent.shape}, expected ({n},)"])
@@ -120,24 +252,27 @@ def peer_verdict(result) -> Verdict:
 
 
 def check_apsp(graph: Graph, dist, parent, rows=None) -> Verdict:
-    """Validate APSP rows (all when ``rows`` is None) as SSSP answers from each row's source."""
+    """Validate APSP rows (all when ``rows`` is None) as SSSP answers from each row's source; a row whose
+    source reaches a negative cycle fails (its answer is undefined), the other rows are checked."""
     rows = np.arange(graph.n) if rows is None else np.asarray(rows)
-    ref = reference_distances(graph, rows)
-    checks, bad, ok = {}, [], True
-    for i, s in enumerate(rows):
-        v = check_sssp(graph, int(s), dist[s], parent[s], ref[i])
-        if not v.ok:
-            ok = False
-            bad += [f"row {int(s)}: {m}" for m in v.mismatches]
-            for k, good in v.checks.items():
-                checks[k] = checks.get(k, True) and good
-        else:
-            for k in v.checks:
-                checks.setdefault(k, True)
-        if len(bad) >= MAX_REPORTED:
-            break
+    verdicts = check_rows(graph, rows, [dist[s] for s in rows], [parent[s] for s in rows])
+    checks, bad = {}, []
+    for s, v in zip(rows, verdicts):
+        for k, good in v.checks.items():
+            checks[k] = checks.get(k, True) and good
+        bad += [f"row {int(s)}: {m}" for m in v.mismatches[:MAX_REPORTED - len(bad)]]
     checks["rows_checked"] = int(len(rows))
-    return Verdict(ok, checks, bad[:MAX_REPORTED])
+    ok = overall(verdicts)
+    reason = next((v.reason for v in verdicts if v.ok is None), None) if ok is None else None
+    return Verdict(ok, checks, bad[:MAX_REPORTED], reason=reason)
+
+
+def overall(verdicts) -> bool | None:
+    """One verdict for several: False if any failed, else None if any was not validated, else True."""
+    oks = [v.ok for v in verdicts]
+    if any(ok is False for ok in oks):
+        return False
+    return None if any(ok is None for ok in oks) else True
 
 
 def sample_rows(n: int, count: int, seed: int) -> np.ndarray:
@@ -147,41 +282,122 @@ def sample_rows(n: int, count: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=count, replace=False))
 
 
-def check_answer(graph: Graph, answer) -> dict:
-    """Check a saved answer (``gpusp solve --answer``'s .npz) against SciPy: the verdict as a JSON-ready
-    dict (``ok`` None when the run was skipped; a peer's answer passes on its own verifier's verdicts)."""
-    import json
-    import time
+@dataclass
+class Answer:
+    """An answer file's contents, checked against its graph: row i holds the answer from ``sources[i]``
+    (a peer's answer has its verifier's verdicts instead of distances)."""
 
-    from ..errors import GpuspError
+    sources: np.ndarray
+    dist: np.ndarray
+    parent: np.ndarray
+    peer_verdicts: list | None = None
+
+
+ANSWER_KEYS = ("sources", "dist", "parent")
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # an archive with members, an empty archive
+# what NumPy and zipfile raise on a truncated or corrupt archive
+_UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error, struct.error)
+
+
+def read_answer(path, graph: Graph) -> Answer:
+    """Read ``gpusp solve --answer``'s .npz and check that it is an answer of ``graph``: the arrays, their
+    dtypes and shapes, the sources' range, the unreachable marker and (when stored) the graph's checksum.
+    Raises AnswerFormatError naming the file."""
+
+    def bad(problem: str) -> AnswerFormatError:
+        return AnswerFormatError(f"{path}: {problem}")
 
     try:
-        with np.load(answer) as ans:
-            sources, dist, parent = ans["sources"], ans["dist"], ans["parent"]
-            peer = json.loads(str(ans["peer_verdicts"])) if "peer_verdicts" in ans.files else None
-    except (KeyError, ValueError, OSError) as exc:
-        raise GpuspError(f"{answer}: not a gpusp answer (.npz with sources, dist, parent): {exc}") from None
+        with open(path, "rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise bad(exc.strerror or str(exc)) from None
+    if magic not in ZIP_MAGIC:
+        raise bad("empty file, not a gpusp answer" if not magic else
+                  "not an .npz archive (a gpusp answer holds the arrays sources, dist, parent)")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            missing = [key for key in ANSWER_KEYS if key not in archive.files]
+            if missing:
+                raise bad(f"not a gpusp answer: no {', '.join(missing)} (it holds "
+                          f"{', '.join(archive.files) or 'nothing'})")
+            arrays = {key: archive[key] for key in archive.files}
+    except AnswerFormatError:
+        raise
+    except _UNREADABLE as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise bad(f"not a readable .npz archive (truncated or corrupt?): {why}") from None
+    sources, dist, parent = (arrays[key] for key in ANSWER_KEYS)
+    n = graph.n
+    if sources.ndim != 1 or not _integers(sources):
+        raise bad(f"sources are {sources.dtype} of shape {sources.shape}, not a list of vertex ids")
+    if "graph_checksum" in arrays and str(arrays["graph_checksum"]) != graph.checksum():
+        raise bad(f"an answer of another graph (checksum {str(arrays['graph_checksum'])[:12]}, "
+                  f"{graph.name}'s is {graph.checksum()[:12]})")
+    outside = sources[(sources < 0) | (sources >= n)]
+    if outside.size:
+        raise bad(f"source {int(outside[0])} out of range 0..{n - 1}: an answer of another graph")
+    k = sources.size
+    if "peer_verdicts" in arrays:
+        return Answer(sources, dist, parent, _peer_verdicts(arrays["peer_verdicts"], k, bad))
+    if k == 0:  # a skipped run: nothing to check
+        return Answer(sources, dist, parent)
+    for name, array in (("dist", dist), ("parent", parent)):
+        if array.shape != (k, n):
+            raise bad(f"{name} has shape {array.shape}; {k} source(s) on this graph (n={n:,}) need ({k}, {n}): "
+                      "an answer of another graph?")
+        if not _integers(array):
+            raise bad(f"{name} holds {array.dtype}, not integers")
+    if "inf" in arrays:
+        inf = arrays["inf"]
+        if inf.shape != () or not _integers(inf) or int(inf) != graph.inf:
+            raise bad(f"unreachable marker {inf} is not this graph's {graph.inf} ({graph.dtype} distances): "
+                      "an answer of another graph?")
+    return Answer(sources, dist, parent)
+
+
+def _integers(array: np.ndarray) -> bool:
+    return np.issubdtype(array.dtype, np.integer)
+
+
+def _peer_verdicts(stored: np.ndarray, k: int, bad) -> list:
+    """A peer answer's verdicts: a JSON list of one {"ok": bool, ...} per source."""
+    try:
+        verdicts = json.loads(str(stored))
+    except ValueError as exc:
+        raise bad(f"peer_verdicts is not JSON ({exc})") from None
+    if (not isinstance(verdicts, list) or len(verdicts) != k
+            or not all(isinstance(v, dict) and isinstance(v.get("ok"), bool) for v in verdicts)):
+        raise bad(f"peer_verdicts must be a list of {k} verdicts, each with ok true or false")
+    return verdicts
+
+
+def check_answer(graph: Graph, answer) -> dict:
+    """Check a saved answer (``gpusp solve --answer``'s .npz) against SciPy: the verdict as a JSON-ready
+    dict (``ok`` None when there was nothing to check, or no reference: ``status`` says which; a peer's
+    answer passes on its own verifier's verdicts)."""
+    ans = read_answer(answer, graph)
     out = {"graph_checksum": graph.checksum(), "answer": str(answer)}
-    if peer is not None and len(sources):
-        return {**out, "ok": all(v["ok"] for v in peer), "sources": [int(s) for s in sources], "verdicts": peer,
-                "method": "peer verifier", "reference_s": 0.0, "validation_s": 0.0}
-    if len(sources) == 0:
+    sources = [int(s) for s in ans.sources]
+    if ans.peer_verdicts is not None and sources:
+        return {**out, "ok": all(v["ok"] for v in ans.peer_verdicts), "sources": sources,
+                "verdicts": ans.peer_verdicts, "method": "peer verifier", "reference_s": 0.0, "validation_s": 0.0}
+    if not sources:
         return {**out, "ok": None, "sources": [], "verdicts": [],
                 "status": "not validated: the run was skipped (no answer)"}
-    t0 = time.perf_counter()
-    ref = reference_distances(graph, sources)
-    ref_s = time.perf_counter() - t0
-    verdicts = [check_sssp(graph, int(s), dist[i], parent[i], ref[i]) for i, s in enumerate(sources)]
-    return {**out, "ok": all(v.ok for v in verdicts), "sources": [int(s) for s in sources],
-            "verdicts": [v.to_dict() for v in verdicts], "reference_s": ref_s,
-            "validation_s": time.perf_counter() - t0}
+    t0, timing = time.perf_counter(), {}
+    verdicts = check_rows(graph, ans.sources, ans.dist, ans.parent, timing)
+    ok = overall(verdicts)
+    status = {"status": next(v.reason for v in verdicts if v.ok is None)} if ok is None else {}
+    return {**out, "ok": ok, **status, "sources": sources, "verdicts": [v.to_dict() for v in verdicts],
+            **timing, "validation_s": time.perf_counter() - t0}
 
 
 def answer_report(out: dict) -> tuple[str, str | None]:
     """What ``gpusp validate`` prints for :func:`check_answer`'s verdict: a stdout line and, when the
     answer failed, a stderr line."""
     if out["ok"] is None:
-        return "validation: nothing to check (the run was skipped)", None
+        return f"validation: {out['status']}", None
     peer = out.get("method") == "peer verifier"
     line = (f"validation {'ok' if out['ok'] else 'FAILED'}{' (peer verifier)' if peer else ''}: "
             f"{len(out['sources'])} sources" + ("" if peer else f" in {out['validation_s']:.2f} s"))

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GpuspError
+from ..measure.records import RecordFormatError, read_record, read_verdict
 from .rst import list_table
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
@@ -32,18 +33,61 @@ def graph_family(graph: dict) -> str | None:
     return " ".join([meta["generator"]] + [f"{k}={v}" for k, v in sorted(fixed.items())])
 
 
+# the columns samples.csv and summary.csv always have, so that a sweep in which nothing was timed (every
+# combination skipped) still gives tables that the figures and the report read
+SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family", "solver", "family", "variant",
+                  "problem", "device", "paper", "params", "status", "reason", "mode", "gpu", "code_hash",
+                  "git_commit", "created", "validated", "source", "sample", "time_ms", "clock", "compile_s",
+                  "h2d_ms", "d2h_ms", "iterations", "relaxations")
+NUMERIC_COLUMNS = {"n", "m", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations"}
+SUMMARY_COLUMNS = ("n", "m", "graph_family", "median_ms", "q1_ms", "q3_ms", "samples", "sources", "compile_s", "h2d_ms",
+                   "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock", "gpu", "iqr_ms",
+                   "relaxations_per_s", "n3_per_s", "ceiling_fraction", "speedup_vs_cpu")
+SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
+
+
 def load_records(paths) -> list[dict]:
+    """The records at ``paths`` (each checked by :func:`~gpusp.measure.records.read_record`), each with the
+    verdict of ``gpusp validate`` beside it (``NAME.verdict.json``) when there is one, which must be of the
+    record's graph."""
     out = []
     for p in paths:
-        with open(p) as fh:
-            rec = json.load(fh)
+        rec = read_record(p)
         rec["_path"] = str(p)
         verdict_path = Path(str(p).removesuffix(".json") + ".verdict.json")
         if verdict_path.exists():
-            with open(verdict_path) as fh:
-                rec["_verdict"] = json.load(fh)
+            verdict = read_verdict(verdict_path)
+            if verdict["graph_checksum"] != rec["graph"]["checksum"]:
+                raise RecordFormatError(f"{verdict_path}: a verdict of another graph than the record {p} (checksum "
+                                        f"{verdict['graph_checksum'][:12]}, the record's "
+                                        f"{rec['graph']['checksum'][:12]})")
+            rec["_verdict"] = verdict
         out.append(rec)
     return out
+
+
+def read_skipped(path) -> list[dict]:
+    """The skipped combinations of a sweep (``skipped.json``), checked by :func:`check_skipped`; errors name
+    the file."""
+    try:
+        skipped = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise GpuspError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise GpuspError(f"{path}: not a JSON list of skipped combinations ({exc})") from None
+    return check_skipped(skipped, path)
+
+
+def check_skipped(skipped, where="skipped combinations") -> list[dict]:
+    """``skipped`` as a list of combinations, each naming its graph, solver, params, problem and reason."""
+    if not isinstance(skipped, list):
+        raise GpuspError(f"{where}: not a list of skipped combinations")
+    for i, entry in enumerate(skipped):
+        missing = [k for k in SKIPPED_KEYS if not isinstance(entry, dict) or not isinstance(entry.get(k), str)]
+        if missing:
+            raise GpuspError(f"{where}: entry {i} has no {', '.join(missing)} (each skipped combination names "
+                             f"its {', '.join(SKIPPED_KEYS)})")
+    return skipped
 
 
 def samples_table(records: list[dict]) -> pd.DataFrame:
@@ -76,7 +120,11 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
                              "compile_s": t["compile_s"], "h2d_ms": t["h2d_ms"], "d2h_ms": t["d2h_ms"],
                              "iterations": run["counters"].get("iterations"),
                              "relaxations": run["counters"].get("relaxations")})
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    for column in SAMPLE_COLUMNS:
+        if column not in frame:
+            frame[column] = pd.Series(dtype=float if column in NUMERIC_COLUMNS else object)
+    return frame
 
 
 def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
@@ -112,7 +160,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     keys = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params"]
     timed = samples.dropna(subset=["time_ms"])
     if timed.empty:
-        summary = pd.DataFrame(columns=keys + ["median_ms"])
+        summary = pd.DataFrame(columns=keys + list(SUMMARY_COLUMNS))
     else:
         g = timed.groupby(keys, dropna=False)
         summary = g.agg(n=("n", "first"), m=("m", "first"), graph_family=("graph_family", "first"), median_ms=("time_ms", "median"),
@@ -199,9 +247,15 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
 def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None) -> dict:
     """Write samples.csv, samples.parquet, summary.csv, the report's landing page landing.rst (with
     ``intro``, the text of a file, above its tables and the comparison with the papers' figures) and,
-    when the sweep measured something a paper published, papers.csv under ``out_dir`` (atomically)."""
+    when the sweep measured something a paper published, papers.csv under ``out_dir`` (atomically).
+    ``skipped``: the skipped combinations, or the path of their JSON list (:func:`read_skipped`)."""
     from ..atomic import atomic_open, atomic_path
 
+    records_paths = list(records_paths)
+    skipped = read_skipped(skipped) if isinstance(skipped, (str, Path)) else check_skipped(skipped or [])
+    if not records_paths and not skipped:
+        raise GpuspError("no records to aggregate: no run was recorded and none was skipped (records come from "
+                         "`gpusp solve --record`)")
     samples = samples_table(load_records(records_paths))
     check_code_versions(samples, allow_mixed)
     summary = summary_table(samples, skipped, ceiling=ceiling)
