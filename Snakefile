@@ -1,9 +1,10 @@
 """gpusp: download -> preprocess -> solve -> validate -> aggregate -> report.
 
-Run `snakemake --cores 2` (the embedded default config/config.yaml) or `snakemake --profile slurm`
-on a cluster. `--configfile X` REPLACES the default config (it is not merged into it: a sweep runs
-exactly the graphs and solvers X names); `--config key=value` then overrides single keys.
-Logic lives in the gpusp package; the rules only call the `gpusp` command line.
+Run `snakemake --cores 2` (the embedded default config/config.yaml) or `snakemake --profile slurm` on a
+cluster. A `--configfile X` that names graphs or solvers REPLACES the default (a sweep runs exactly the graphs
+and solvers X names); one that names neither (a site file: results, mirror, trials, ...) is laid over the
+default. `--config key=value` then overrides single keys (nested values typed as YAML). Logic lives in the
+gpusp package; the rules only call the `gpusp` command line.
 """
 
 import os
@@ -12,14 +13,16 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+# This workflow's own folder (also when it is used as a module from another one): the default config and its
+# graph files are found from here, not from the working directory.
+WORKFLOW_DIR = str(workflow.current_basedir)
+# with --sdm conda, workflow/envs/gpusp.post-deploy.sh installs gpusp into the rules' environment from here
+os.environ["GPUSP_WORKFLOW_DIR"] = WORKFLOW_DIR
 
-if not workflow.overwrite_configfiles:
 
-    configfile: "config/config.yaml"
-
-
-# common.smk checks the config (workflow/schemas/config.schema.yaml, defaults filled in, then what the
-# schema cannot say) and plans its jobs before any rule exists; a bad config stops here in one line.
+# common.smk reads the config (the default, the command line's files and overrides), checks it (the schema,
+# defaults filled in, then what the schema cannot say) and plans its jobs before any rule exists; a bad config
+# stops here in one line.
 include: "workflow/rules/common.smk"
 
 
@@ -40,9 +43,14 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/paper003.smk"
 
 
+# Run where snakemake runs, never as cluster jobs: the downloads and the GAPBS build need the internet, which
+# compute nodes often lack; the others take a second.
 localrules:
     all,
     write_skipped,
+    fetch_dataset,
+    build_gapbs,
+    pick_sources,
 
 
 rule all:

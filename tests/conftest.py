@@ -13,6 +13,7 @@ os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
 import numba  # noqa: E402  (after the environment variable on purpose)
+import pytest  # noqa: E402
 
 
 def _patch_simulator_polling():
@@ -55,4 +56,118 @@ if numba.config.ENABLE_CUDASIM:
     _patch_simulator_polling()
 
 REPO = Path(__file__).resolve().parents[1]
-MIRROR = Path(os.environ.get("GPUSP_MIRROR", REPO.parent / "shared" / "data"))
+
+
+# --- the offline mirror: tests that need it run against it, else download, else skip with the reason -----------
+def _mirror() -> Path:
+    """The first folder of $GPUSP_MIRROR (.ci/run sets it), else ../shared/data beside the checkout."""
+    first = next((p for p in os.environ.get("GPUSP_MIRROR", "").split(os.pathsep) if p), None)
+    return Path(first).expanduser() if first else REPO.parent / "shared" / "data"
+
+
+MIRROR = _mirror()
+# Set (to anything but 0) where the mirror must be there, as in CI: a test that needs a file the mirror lacks then
+# fails instead of skipping, and nothing is downloaded, so a missing mirror cannot turn CI green by skipping.
+REQUIRE_MIRROR = os.environ.get("GPUSP_REQUIRE_MIRROR", "0") not in ("", "0")
+_UNAVAILABLE: dict[str, str] = {}  # name -> why neither the mirror nor the network gave it (tried once per session)
+_MIRROR_KEY = pytest.StashKey[Path]()
+
+
+def fallback_folder() -> Path:
+    """Where datasets and peers the mirror lacks are downloaded: kept across runs ($GPUSP_CACHE, else ~/.cache/gpusp),
+    so a machine without the mirror downloads each file once (a kept file is verified again before use)."""
+    from gpusp.data import peers
+
+    return peers.cache_dir() / "test-mirror"
+
+
+def _where(name: str) -> tuple[str, str | None]:
+    """(path in a mirror folder, kind) of a marker argument: a dataset or peer name, else a plain mirror file."""
+    from gpusp.data import datasets, peers
+
+    if name in peers.names():
+        return f"peers/{peers.get_peer(name)['filename']}", "peer"
+    try:
+        return datasets.get_dataset(name)["filename"], "dataset"
+    except datasets.UnknownDatasetError:
+        return name, None
+
+
+def _fetch(name: str, kind: str, folder: Path) -> None:
+    """gpusp's own fetch into ``folder``: a verified copy kept there, the mirror, then one quick try at the URL (no
+    retries: an offline machine fails at once); checksums verified."""
+    from gpusp.data import datasets, peers
+
+    mirror = str(MIRROR) if MIRROR.is_dir() else False
+    if kind == "peer":
+        peers.fetch_archive(name, folder / "peers", mirror=mirror, retries=0, timeout=(5, 60))
+    else:
+        datasets.fetch(name, folder, mirror=mirror, retries=0, timeout=(5, 60), progress=False)
+
+
+def mirror_with(*names: str) -> Path:
+    """A mirror folder holding every one of ``names`` (datasets, peers by name; other names are files of the mirror).
+
+    The offline mirror when it holds them all; else the download folder (:func:`fallback_folder`), which gets them
+    as gpusp fetches (mirror first, then the URL, checksums verified) and links to the mirror's plain files. Skips
+    the calling test with the reason when neither the mirror nor the network has one; under GPUSP_REQUIRE_MIRROR
+    fails it instead, without downloading.
+    """
+    names = names or ("MANIFEST.tsv",)
+    places = {name: _where(name) for name in names}
+    lacking = [name for name, (path, _) in places.items() if not (MIRROR / path).is_file()]
+    if not lacking:
+        return MIRROR
+    if REQUIRE_MIRROR:
+        pytest.fail(f"GPUSP_REQUIRE_MIRROR is set and the offline mirror {MIRROR} lacks "
+                    + ", ".join(places[n][0] for n in lacking), pytrace=False)
+    from gpusp.errors import DownloadError
+
+    folder = fallback_folder()
+    for name, (path, kind) in places.items():
+        if name in _UNAVAILABLE:
+            continue
+        if kind is None and name in lacking:
+            _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} (only a mirror has it)"
+        elif kind is None:
+            link = folder / path
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.unlink(missing_ok=True)
+            link.symlink_to(MIRROR / path)
+        else:
+            try:
+                _fetch(name, kind, folder)
+            except DownloadError as exc:
+                why = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."
+                _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} and downloading it failed ({why})"
+    missing = [_UNAVAILABLE[name] for name in names if name in _UNAVAILABLE]
+    if missing:
+        pytest.skip("; ".join(missing) + " (set GPUSP_MIRROR to a mirror folder)")
+    return folder
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_mirror(*names): the test reads these datasets, peers (by name) or "
+                            "files of the offline mirror (default MANIFEST.tsv) from the `mirror` fixture's folder; "
+                            "downloaded when the mirror lacks them, skipped with the reason when that fails too")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before any fixture (so before a test's monkeypatches of the downloader): find or fetch what it needs."""
+    marks = list(item.iter_markers("needs_mirror"))
+    if marks:
+        item.stash[_MIRROR_KEY] = mirror_with(*(name for mark in marks for name in (mark.args or ("MANIFEST.tsv",))))
+
+
+@pytest.fixture
+def mirror(request) -> Path:
+    """The folder holding what the test's needs_mirror marks name (the offline mirror whenever it has them)."""
+    assert _MIRROR_KEY in request.node.stash, "the `mirror` fixture needs a needs_mirror mark on the test"
+    return request.node.stash[_MIRROR_KEY]
+
+
+def pytest_report_header(config):
+    found = (MIRROR / "MANIFEST.tsv").is_file()
+    state = "found" if found else "absent: tests that need it download what they read or skip with the reason"
+    return f"gpusp offline mirror: {MIRROR} ({state}{', required' if REQUIRE_MIRROR else ''})"

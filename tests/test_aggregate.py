@@ -1,19 +1,28 @@
-"""The report's first page (fastest solver per graph) and the scaling figure's choice of graphs."""
+"""The report's first page (fastest solver per graph, one block per machine), the one definition of a speed-up,
+the refusal of records from mixed hardware, all-or-nothing tables, and the scaling figure's choice of graphs."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from gpusp import cli
 from gpusp.report.aggregate import graph_family, landing_rst, landing_tables
 from gpusp.report.plots import scaling_families
+from test_provenance import copy_sweep, sweep  # noqa: F401  (the records of a small sweep, made once)
+
+
+H200, A100, XEON, EPYC = "NVIDIA H200", "NVIDIA A100-SXM4-80GB", "Intel(R) Xeon(R) Platinum 8480+", "AMD EPYC 7763"
 
 
 def row(graph, solver, device, ms, validated=True, mode="gpu", problem="sssp", params="default", n=10, m=40,
-        family=None):
+        family=None, gpu=H200, cpu=XEON):
     return dict(graph=graph, problem=problem, solver=solver, device=device, params=params, median_ms=ms,
-                iqr_ms=ms / 10, validated=validated, mode=mode, n=n, m=m, graph_family=family)
+                iqr_ms=ms / 10, validated=validated, mode=mode if device == "gpu" else "cpu", n=n, m=m,
+                graph_family=family, gpu=gpu if device == "gpu" else "-", cpu=cpu)
 
 
 def test_landing_takes_the_fastest_validated_gpu_run_and_the_fastest_cpu_baseline():
@@ -53,8 +62,9 @@ def test_landing_rst_renders_one_table_per_problem():
     html = publish_parts(text.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html")["body"]
     assert html.count("<table") == 2 and "<td>deltastep_gpu default</td>" in html
     assert "<td>ny (10, 40)</td>" in html and "<td>scipy_dijkstra default (50)</td>" in html
-    assert "<td>10x</td>" in html and "<td>5 (0.5)</td>" in html
+    assert "<td>10.0x</td>" in html and "<td>5 (0.5)</td>" in html
     assert "<td>k4 (10, 40)</td>" in html and html.count("<td>n/a</td>") >= 3  # APSP: no GPU run
+    assert f"<td>{H200}</td>" in html and html.count(f"<td>{XEON}</td>") == 2  # every row names its GPU and CPU
     assert "No timed runs yet" in landing_rst({}, "")
 
 
@@ -114,7 +124,8 @@ def test_ceiling_fraction_counts_the_add_mins_a_run_did():
 
     base = dict(graph="g30", problem="apsp", solver="blockedfw_fast", family="blockedfw", variant="fast", device="gpu",
                 paper="-", n=1000, m=4000, graph_family="g30", source=None, compile_s=0.0, h2d_ms=1.0, d2h_ms=1.0,
-                iterations=16, validated=True, status="ok", mode="gpu", clock="cuda-event", gpu="H200", reason=None)
+                iterations=16, validated=True, status="ok", mode="gpu", clock="cuda-event", gpu="H200", cpu=XEON,
+                hardware="H200", reason=None)
     samples = pd.DataFrame([dict(base, params="pivots-all", time_ms=100.0, relaxations=1024 ** 3),
                             dict(base, params="pivots-useful", time_ms=25.0, relaxations=1024 ** 2 * 256),
                             dict(base, solver="multisource_fast", params="default", time_ms=10.0, relaxations=None)])
@@ -124,3 +135,159 @@ def test_ceiling_fraction_counts_the_add_mins_a_run_did():
     assert pruned["ceiling_fraction"] == pytest.approx(1024 ** 2 * 256 / 0.025 / 1e10)  # the pruned work, not n^3
     assert pruned["n3_per_s"] == pytest.approx(1000 ** 3 / 0.025)  # the n^3-equivalent rate stays
     assert other["ceiling_fraction"] == pytest.approx(other["n3_per_s"] / 1e10)  # no counter: n^3
+
+
+# --- one definition of a speed-up, one block per machine ---------------------------------------------------------
+def sample(graph, solver, device, ms, gpu=H200, cpu=XEON, validated=True, params="default", problem="sssp"):
+    """Samples of one configuration (three, around ``ms``) as samples_table writes them."""
+    return [dict(graph=graph, problem=problem, solver=solver, family=solver, variant="-", device=device, paper="-",
+                 params=params, n=10, m=40, graph_family=None, source=0, sample=i, time_ms=ms * f, compile_s=0.0,
+                 h2d_ms=0.0, d2h_ms=0.0, iterations=1, relaxations=40, validated=validated, status="ok",
+                 reason=None, clock="wall", mode="gpu" if device == "gpu" else "cpu",
+                 gpu=gpu if device == "gpu" else "-", cpu=cpu, hardware=gpu if device == "gpu" else cpu)
+            for i, f in enumerate((0.9, 1.0, 1.1))]
+
+
+def mixed_summary():
+    from gpusp.report.aggregate import summary_table
+
+    samples = pd.DataFrame(
+        sample("ny", "scipy_dijkstra", "cpu", 50.0) + sample("ny", "gapbs_sssp", "cpu", 4.0)
+        + sample("ny", "bellmanford_cpu", "cpu", 2.0, validated=False)  # faster, but a wrong answer
+        + sample("ny", "deltastep_gpu", "gpu", 1.0)
+        + sample("ny", "scipy_dijkstra", "cpu", 30.0, cpu=EPYC) + sample("ny", "deltastep_gpu", "gpu", 3.0, A100, EPYC)
+        + sample("ny", "deltastep_gpu", "gpu", 0.5, "NVIDIA H100", "Grace"))  # its host CPU ran no baseline
+    return summary_table(samples)
+
+
+def test_a_speed_up_divides_by_the_fastest_validated_cpu_baseline_of_the_same_host():
+    summary = mixed_summary().set_index(["solver", "gpu", "cpu"])
+    h200 = summary.loc[("deltastep_gpu", H200, XEON)]
+    assert h200["cpu_baseline"] == "gapbs_sssp default" and h200["speedup_vs_cpu"] == pytest.approx(4.0)
+    a100 = summary.loc[("deltastep_gpu", A100, EPYC)]
+    assert a100["cpu_baseline"] == "scipy_dijkstra default" and a100["speedup_vs_cpu"] == pytest.approx(10.0)
+    assert np.isnan(summary.loc[("deltastep_gpu", "NVIDIA H100", "Grace"), "speedup_vs_cpu"])  # never across hosts
+    assert summary.loc[("gapbs_sssp", "-", XEON), "speedup_vs_cpu"] == 1.0  # the baseline over itself
+    assert summary.loc[("scipy_dijkstra", "-", XEON), "hardware"] == XEON
+
+
+def test_the_first_page_has_one_block_per_gpu_model_and_the_same_speed_ups():
+    from docutils.core import publish_parts
+
+    tables = landing_tables(mixed_summary())
+    sssp = tables["sssp"].set_index("gpu")
+    assert sssp.loc[H200, "cpu"] == XEON and sssp.loc[H200, "gpu_speedup"] == pytest.approx(4.0)
+    assert sssp.loc[A100, "cpu_baseline"] == "scipy_dijkstra default" and sssp.loc[A100, "gpu_speedup"] == 10.0
+    assert np.isnan(sssp.loc["NVIDIA H100", "gpu_speedup"]) and pd.isna(sssp.loc["NVIDIA H100", "cpu_baseline"])
+    text = landing_rst(tables)
+    html = publish_parts(text.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html",
+                         settings_overrides={"halt_level": 2})["body"]
+    assert html.count('class="rubric"') == 3 and html.count("<table") == 3
+    for gpu, cpu in ((H200, XEON), (A100, EPYC), ("NVIDIA H100", "Grace")):
+        assert f"GPU {gpu}, host CPU {cpu}" in html and f"<td>{gpu}</td>" in html and f"<td>{cpu}</td>" in html
+        assert f"SSSP: {gpu}" in html  # each table says whose it is
+    assert "SIMULATED" not in html
+
+
+def test_the_first_page_prints_readable_numbers_and_a_simulated_banner():
+    from docutils.core import publish_parts
+
+    summary = pd.DataFrame([row("ny", "dijkstra_cpu", "cpu", 0.0987),
+                            row("ny", "edgebf_coo", "gpu", 11349.2, mode="sim", gpu="CUDA simulator")])
+    text = landing_rst(landing_tables(summary))
+    html = publish_parts(text.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html")["body"]
+    assert "<td>11,349 (1,135)</td>" in html and "<td>dijkstra_cpu default (0.0987)</td>" in html
+    assert "<td>114,987x slower</td>" in html and "e-0" not in html and "e+0" not in html
+    banner = html.index('class="admonition warning"')
+    assert "SIMULATED" in html[banner:banner + 300] and banner < html.index("<table")
+
+
+# --- no silent mixing, and tables that survive a failed aggregate -------------------------------------------------
+TABLES = ("samples.csv", "samples.parquet", "summary.csv", "landing.rst", "environment.csv", "graphs.csv",
+          "environment.rst", "records.tar.gz")
+
+
+def relabel(solver_key, field, value):
+    def change(key, rec):
+        if key == solver_key:
+            rec["machine"][field] = value
+    return change
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.fixture
+def yesterday(sweep, tmp_path):
+    """Tables an earlier aggregate wrote, and their bytes."""
+    from gpusp.report.aggregate import write_tables
+
+    tables = tmp_path / "tables"
+    write_tables(copy_sweep(sweep, tmp_path / "good"), tables)
+    before = snapshot(tables)
+    assert set(before) == set(TABLES)
+    return tables, before
+
+
+def test_records_relabelled_as_another_gpu_are_refused_and_yesterdays_tables_stay(sweep, tmp_path, yesterday, capsys):
+    tables, before = yesterday
+    records = copy_sweep(sweep, tmp_path / "relabelled", relabel("bellmanford_naive/block-64", "gpu", A100))
+    code = cli.main(["aggregate", *map(str, records), "--out-dir", str(tables)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and err[0].startswith("gpusp: error: records from different hardware, GPUs")
+    assert A100 in err[0] and "CUDA simulator" in err[0] and "block-64.json" in err[0]
+    assert "--allow-mixed-hardware" in err[0] and "allow_mixed_hardware" in err[0]
+    assert snapshot(tables) == before  # byte-identical, and no temporary file left behind
+
+
+def test_records_of_another_host_cpu_are_refused(sweep, tmp_path):
+    from gpusp.errors import GpuspError
+    from gpusp.report.aggregate import write_tables
+
+    records = copy_sweep(sweep, tmp_path / "runs", relabel("scipy_dijkstra", "cpu_model", EPYC))
+    with pytest.raises(GpuspError, match=f"host CPUs: {EPYC} \\(1 record, e.g. .*scipy_dijkstra"):
+        write_tables(records, tmp_path / "tables")
+    assert not (tmp_path / "tables").exists()
+
+
+def test_mixed_hardware_when_asked_for_stays_apart_and_labelled(sweep, tmp_path, capsys):
+    records = copy_sweep(sweep, tmp_path / "runs", relabel("bellmanford_naive/block-64", "gpu", A100))
+    out = tmp_path / "tables"
+    assert cli.main(["aggregate", *map(str, records), "--out-dir", str(out), "--allow-mixed-hardware"]) == 0
+    summary = pd.read_csv(out / "summary.csv")
+    gpu = summary[summary["device"] == "gpu"].set_index("params")
+    assert gpu.loc["block-64", "gpu"] == A100 and "simulator" in gpu.loc["block-32", "gpu"]
+    assert set(gpu["hardware"]) == set(gpu["gpu"]) and gpu["speedup_vs_cpu"].notna().all()  # both on this host CPU
+    landing = (out / "landing.rst").read_text()
+    assert f".. rubric:: GPU {A100}, host CPU" in landing and ".. rubric:: GPU CUDA simulator" in landing
+    assert landing.count("   * - graph (n, m)") == 2  # a table per machine
+
+
+def test_a_graph_name_with_two_graphs_behind_it_is_refused(sweep, tmp_path):
+    from gpusp.errors import GpuspError
+    from gpusp.report.aggregate import write_tables
+
+    def other_graph(key, rec):
+        if key == "dijkstra_cpu":
+            rec["graph"]["checksum"] = "f" * 64
+
+    with pytest.raises(GpuspError, match="graph tiny: records of different graphs under one name"):
+        write_tables(copy_sweep(sweep, tmp_path / "runs", other_graph), tmp_path / "tables")
+
+
+def test_a_failure_while_writing_leaves_every_earlier_table(sweep, tmp_path, yesterday, monkeypatch):
+    """The archive is written after samples and summary: they must not replace yesterday's alone."""
+    from gpusp.report import aggregate
+
+    tables, before = yesterday
+
+    def full_disk(paths, dest):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(aggregate, "write_records_archive", full_disk)
+    records = copy_sweep(sweep, tmp_path / "today")
+    records[0].write_text(records[0].read_text().replace('"trials": 2', '"trials": 3'))  # today's tables differ
+    with pytest.raises(OSError, match="No space left"):
+        aggregate.write_tables(records, tables)
+    assert snapshot(tables) == before

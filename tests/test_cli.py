@@ -3,7 +3,8 @@
 Almost everything calls :func:`gpusp.cli.main` in-process (output through ``capsys``) for speed; one test
 runs the installed ``gpusp`` console script in a subprocess to prove the entry point and its exit codes.
 GPU solvers run in the CUDA simulator (tests/conftest.py). Nothing here touches the network: the only
-dataset fetch copies from the offline mirror, with the downloader replaced by a tripwire.
+dataset fetch copies from the offline mirror (the `mirror` fixture of tests/conftest.py, which may download into a
+folder of its own before the test starts), with the downloader replaced by a tripwire.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ import scipy.sparse.csgraph
 import gpusp
 from gpusp import cli, device
 from gpusp.solvers import registry
-
-from conftest import MIRROR
 
 TINY = Path(gpusp.__file__).parent / "data" / "tiny.gr"
 TINY_N, TINY_M, ISOLATED = 21, 63, 20  # vertex 20 (DIMACS 21) has no edges at all
@@ -315,12 +314,11 @@ def no_network(monkeypatch):
     monkeypatch.delenv("GPUSP_MIRROR", raising=False)
 
 
-def test_datasets_fetch_from_mirror(capsys, tmp_path, no_network):
-    mirrored = MIRROR / "p2p-Gnutella08.txt.gz"
-    if not mirrored.is_file():
-        pytest.skip(f"offline mirror lacks {mirrored}")
+@pytest.mark.needs_mirror("p2p-Gnutella08")
+def test_datasets_fetch_from_mirror(capsys, tmp_path, no_network, mirror):
+    mirrored = mirror / "p2p-Gnutella08.txt.gz"
     dest = tmp_path / "dl"
-    out = ok(capsys, "datasets", "fetch", "p2p-Gnutella08", "--dest", dest, "--mirror", MIRROR, "--no-progress")
+    out = ok(capsys, "datasets", "fetch", "p2p-Gnutella08", "--dest", dest, "--mirror", mirror, "--no-progress")
     got = dest / "p2p-Gnutella08.txt.gz"
     assert out.strip() == f"p2p-Gnutella08: {got}"
     assert got.read_bytes() == mirrored.read_bytes()

@@ -1,7 +1,8 @@
 """gpusp.data.datasets: the registry, verification, and fetch (mirror first, then a loopback HTTP server).
 
 Every URL in the registry is rewritten to a server on 127.0.0.1 that the tests start; nothing else is
-contacted. Tests that use the real files of the offline mirror skip when /work/shared/data is absent.
+contacted. Tests that use real files of the offline mirror take them from the `mirror` fixture (tests/conftest.py:
+the mirror, else a download, else they skip with the reason).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import logging
 import os
 import re
 import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -28,9 +28,6 @@ from gpusp.data.download import close_session, part_path
 from gpusp.errors import DownloadError, GpuspError
 
 pytestmark = pytest.mark.timeout(30)
-
-SHARED = Path("/work/shared/data")
-needs_mirror = pytest.mark.skipif(not (SHARED / "MANIFEST.tsv").is_file(), reason="no offline mirror here")
 
 TOY_TEXT = b"c toy graph\np sp 3 2\na 1 2 5\na 2 3 7\n"
 TOY_GZ = gzip.compress(TOY_TEXT, compresslevel=9, mtime=0)
@@ -179,9 +176,9 @@ def test_snap_sizes_and_direction():
     assert get_dataset("roadNet-CA")["symmetric"] is True and get_dataset("email-Enron")["symmetric"] is True
 
 
-@needs_mirror
-def test_registry_hashes_match_manifest():
-    with open(SHARED / "MANIFEST.tsv", newline="") as fh:
+@pytest.mark.needs_mirror("MANIFEST.tsv")
+def test_registry_hashes_match_manifest(mirror):
+    with open(mirror / "MANIFEST.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert rows
     by_file = {e["filename"]: e for e in list_datasets()}
@@ -247,9 +244,9 @@ def test_parse_registry_rejects_duplicates_and_missing_keys():
 
 # ------------------------------------------------------------------------------------------ verification
 
-@needs_mirror
-def test_verify_mirror_files_and_variants(tmp_path):
-    src = SHARED / "p2p-Gnutella08.txt.gz"
+@pytest.mark.needs_mirror("p2p-Gnutella08", "wiki-Vote")
+def test_verify_mirror_files_and_variants(tmp_path, mirror):
+    src = mirror / "p2p-Gnutella08.txt.gz"
     assert verify(src, "p2p-Gnutella08") and verify(src, get_dataset("p2p-Gnutella08"))
     text = gzip.decompress(src.read_bytes())
 
@@ -261,16 +258,20 @@ def test_verify_mirror_files_and_variants(tmp_path):
     problem = check_file(other_gz, "p2p-Gnutella08")
     assert problem and get_dataset("p2p-Gnutella08")["sha256"] in problem
 
-    wiki = gzip.decompress((SHARED / "wiki-Vote.txt.gz").read_bytes())
-    assert b"\r\n" in wiki and not wiki.endswith(b"\n")
-    lf = tmp_path / "wiki-Vote.txt.gz"  # LF line endings and a final newline: same data
-    lf.write_bytes(gzip.compress(wiki.replace(b"\r\n", b"\n") + b"\n"))
-    assert verify(lf, "wiki-Vote")
+    wiki = gzip.decompress((mirror / "wiki-Vote.txt.gz").read_bytes())
+    lf_text = wiki.replace(b"\r\n", b"\n").rstrip(b"\n") + b"\n"
+    crlf_text = lf_text.rstrip(b"\n").replace(b"\n", b"\r\n")  # SNAP's original: CRLF, no final newline
+    assert _sha(crlf_text) == get_dataset("wiki-Vote")["sha256_content"]
+    for variant, text in (("crlf", crlf_text), ("lf", lf_text)):  # LF line endings and a final newline: same data
+        path = tmp_path / variant / "wiki-Vote.txt.gz"
+        path.parent.mkdir()
+        path.write_bytes(gzip.compress(text))
+        assert verify(path, "wiki-Vote"), variant
 
 
-@needs_mirror
-def test_verify_rejects_corrupted_and_truncated(tmp_path):
-    raw = (SHARED / "p2p-Gnutella08.txt.gz").read_bytes()
+@pytest.mark.needs_mirror("p2p-Gnutella08")
+def test_verify_rejects_corrupted_and_truncated(tmp_path, mirror):
+    raw = (mirror / "p2p-Gnutella08.txt.gz").read_bytes()
     bad = tmp_path / "p2p-Gnutella08.txt.gz"
     bad.write_bytes(raw[:1000] + bytes([raw[1000] ^ 0x55]) + raw[1001:])
     assert not verify(bad, "p2p-Gnutella08")
@@ -301,20 +302,20 @@ def test_verify_by_content_hash_only(tmp_path, registry):
 
 # --------------------------------------------------------------------------------------------- fetching
 
-@needs_mirror
-def test_fetch_uses_mirror_before_network(server, session, registry, tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUSP_MIRROR", str(SHARED))
+@pytest.mark.needs_mirror("p2p-Gnutella08")
+def test_fetch_uses_mirror_before_network(server, session, registry, tmp_path, monkeypatch, mirror):
+    monkeypatch.setenv("GPUSP_MIRROR", str(mirror))
     got = _fetch("p2p-Gnutella08", tmp_path / "data", session)
     assert got == tmp_path / "data" / "p2p-Gnutella08.txt.gz"
-    assert hashlib.sha256(got.read_bytes()).hexdigest() == get_dataset("p2p-Gnutella08")["sha256"]
+    assert got.read_bytes() == (mirror / got.name).read_bytes() and verify(got, "p2p-Gnutella08")
     assert server.requests == []
     assert [p.name for p in got.parent.iterdir()] == [got.name]  # no temp files left
 
 
-@needs_mirror
-def test_fetch_real_entry_from_network_accepts_same_content(server, session, registry, tmp_path):
+@pytest.mark.needs_mirror("email-Enron")
+def test_fetch_real_entry_from_network_accepts_same_content(server, session, registry, tmp_path, mirror):
     """A fresh SNAP download differs in gzip bytes (and maybe line endings): content decides."""
-    text = gzip.decompress((SHARED / "email-Enron.txt.gz").read_bytes())
+    text = gzip.decompress((mirror / "email-Enron.txt.gz").read_bytes())
     served = gzip.compress(text.replace(b"\r\n", b"\n"), mtime=1_234_567_890)
     server.files["/email-Enron.txt.gz"] = served
     got = _fetch("email-Enron", tmp_path, session, mirror=False)
@@ -353,9 +354,9 @@ def test_corrupted_mirror_file_is_rejected(server, session, registry, tmp_path, 
     assert sorted(p.name for p in out.iterdir()) == ["toy-hashed.gr.gz"]
 
 
-@needs_mirror
-def test_corrupted_copy_of_real_mirror_file_is_rejected(server, session, registry, tmp_path):
-    raw = (SHARED / "p2p-Gnutella08.txt.gz").read_bytes()
+@pytest.mark.needs_mirror("p2p-Gnutella08")
+def test_corrupted_copy_of_real_mirror_file_is_rejected(server, session, registry, tmp_path, mirror):
+    raw = (mirror / "p2p-Gnutella08.txt.gz").read_bytes()
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     (mirror / "p2p-Gnutella08.txt.gz").write_bytes(raw[:-100])
@@ -415,3 +416,47 @@ def test_mirror_env_may_list_several_folders(server, session, registry, tmp_path
     monkeypatch.setenv("GPUSP_MIRROR", os.pathsep.join([str(a), str(b)]))
     assert _fetch("toy-hashed", tmp_path / "out", session).read_bytes() == TOY_GZ
     assert server.requests == []
+
+
+# ------------------------------------------------- the test suite's own mirror: mirror, else download, else skip
+
+def test_tests_read_the_mirror_else_download_once_else_skip_with_reason(server, registry, tmp_path, monkeypatch):
+    """tests/conftest.py's needs_mirror: what decides whether a mirror test runs on a fresh machine or in CI."""
+    import conftest
+
+    mirror, fallback = tmp_path / "mirror", tmp_path / "fallback"
+    mirror.mkdir()
+    (mirror / "toy-content.gr.gz").write_bytes(TOY_GZ)
+    for name, value in [("MIRROR", mirror), ("fallback_folder", lambda: fallback), ("_UNAVAILABLE", {}),
+                        ("REQUIRE_MIRROR", False)]:
+        monkeypatch.setattr(conftest, name, value)
+    for name in ("no_proxy", "NO_PROXY"):  # the download's own session honours a proxy from the environment
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
+    assert conftest.mirror_with("toy-content") == mirror and server.requests == []
+
+    server.files["/toy-hashed.gr.gz"] = TOY_GZ
+    assert conftest.mirror_with("toy-hashed", "toy-content") == fallback
+    got = fallback / "toy-hashed.gr.gz"
+    assert got.read_bytes() == TOY_GZ and verify(got, "toy-hashed")
+    assert (fallback / "toy-content.gr.gz").read_bytes() == TOY_GZ  # what the mirror has is copied, not downloaded
+    monkeypatch.setattr(conftest, "_UNAVAILABLE", {})  # a later session: the kept, verified copy is used
+    assert conftest.mirror_with("toy-hashed") == fallback and server.requests == ["/toy-hashed.gr.gz"]
+
+    with pytest.raises(pytest.skip.Exception, match=r"lacks toy-nohash\.gr\.gz and downloading it failed \(.*404"):
+        conftest.mirror_with("toy-nohash")
+    with pytest.raises(pytest.skip.Exception, match="lacks toy-nohash"):  # tried once per session, not per test
+        conftest.mirror_with("toy-nohash", "toy-hashed")
+    assert server.requests == ["/toy-hashed.gr.gz", "/toy-nohash.gr.gz"]
+    with pytest.raises(pytest.skip.Exception, match=r"lacks MANIFEST\.tsv \(only a mirror has it\)"):
+        conftest.mirror_with()
+    assert not (fallback / "toy-nohash.gr.gz").exists() and not (fallback / "MANIFEST.tsv").exists()
+    (mirror / "MANIFEST.tsv").write_text("file\n")
+    monkeypatch.setattr(conftest, "_UNAVAILABLE", {})
+    assert conftest.mirror_with("MANIFEST.tsv", "toy-hashed") == fallback
+    assert (fallback / "MANIFEST.tsv").resolve() == mirror / "MANIFEST.tsv"  # a plain mirror file is linked
+
+    monkeypatch.setattr(conftest, "REQUIRE_MIRROR", True)  # CI: a missing mirror file fails, nothing is downloaded
+    with pytest.raises(pytest.fail.Exception, match=f"GPUSP_REQUIRE_MIRROR is set and the offline mirror {mirror} "
+                                                    "lacks toy-hashed.gr.gz"):
+        conftest.mirror_with("toy-hashed")
+    assert conftest.mirror_with("toy-content") == mirror and len(server.requests) == 2

@@ -205,8 +205,10 @@ def test_normal_download_with_checksum(server, session, sleeps, tmp_path):
     assert "range" not in h and h["accept-encoding"] == "identity"
 
 
-def test_own_session_and_progress_flag(server, tmp_path):
+def test_own_session_and_progress_flag(server, tmp_path, monkeypatch):
     """Without a session, download() makes and closes its own; progress=True is harmless off a tty."""
+    for name in ("no_proxy", "NO_PROXY"):  # its session honours a proxy from the environment: not for loopback
+        monkeypatch.setenv(name, "127.0.0.1,localhost")
     url = server.script("/f.bin", BODY, full())
     dest = download(url, tmp_path / "f.bin", sha256=BODY_SHA.upper(), progress=True, retries=0,
                     timeout=(2, 2))

@@ -16,7 +16,7 @@ from gpusp.errors import GraphFormatError
 from gpusp.data.formats import load_cached, read_coordinates, read_graph, write_graph
 from gpusp.data.graph import Graph
 
-MIRROR = Path(os.environ.get("GPUSP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+from conftest import MIRROR
 
 
 # --------------------------------------------------------------------------------------------------
@@ -319,24 +319,18 @@ def test_snap_negative_id_and_non_integer_weight(tmp_path):
 # the real datasets of the offline mirror
 # --------------------------------------------------------------------------------------------------
 def manifest_rows():
+    """One case per graph the mirror's MANIFEST.tsv lists; without a manifest one case that skips saying so."""
     path = MIRROR / "MANIFEST.tsv"
     if not path.exists():
-        return []
+        return [pytest.param(None, id="MANIFEST.tsv", marks=pytest.mark.needs_mirror("MANIFEST.tsv"))]
     with open(path, newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
+        rows = [r for r in csv.DictReader(fh, delimiter="\t") if not r["file"].endswith(".co.gz")]
+    return [pytest.param(r, id=r["file"], marks=pytest.mark.needs_mirror(r["file"])) for r in rows]
 
 
-needs_mirror = pytest.mark.skipif(not (MIRROR / "MANIFEST.tsv").exists(), reason=f"no data mirror at {MIRROR}")
-GRAPH_ROWS = [r for r in manifest_rows() if not r["file"].endswith(".co.gz")]
-
-
-@needs_mirror
-@pytest.mark.parametrize("row", GRAPH_ROWS, ids=[r["file"] for r in GRAPH_ROWS])
-def test_mirror_graph_counts(row):
-    path = MIRROR / row["file"]
-    if not path.exists():
-        pytest.skip(f"{path} missing")
-    g = read_graph(path)
+@pytest.mark.parametrize("row", manifest_rows())
+def test_mirror_graph_counts(row, mirror):
+    g = read_graph(mirror / row["file"])
     assert (g.n, g.m) == (int(row["nodes"]), int(row["edges"]))
     if row["source_kind"] == "dimacs9":
         assert g.weight_kind == "real" and int(g.weights.min()) >= 1
@@ -344,11 +338,9 @@ def test_mirror_graph_counts(row):
         assert g.weight_kind == "unit"
 
 
-@needs_mirror
-def test_mirror_known_sizes():
-    ny, bay = MIRROR / "USA-road-d.NY.gr.gz", MIRROR / "USA-road-d.BAY.gr.gz"
-    if not (ny.exists() and bay.exists()):
-        pytest.skip("road graphs missing")
+@pytest.mark.needs_mirror("USA-road-d.NY", "USA-road-d.BAY")
+def test_mirror_known_sizes(mirror):
+    ny, bay = mirror / "USA-road-d.NY.gr.gz", mirror / "USA-road-d.BAY.gr.gz"
     g = read_graph(ny)
     assert (g.n, g.m) == (264346, 733846)
     assert g.name == "USA-road-d.NY"
@@ -357,21 +349,16 @@ def test_mirror_known_sizes():
     assert (read_graph(bay).n, read_graph(bay).m) == (321270, 800172)
 
 
-@needs_mirror
-def test_mirror_coordinates():
-    path = MIRROR / "USA-road-d.NY.co.gz"
-    if not path.exists():
-        pytest.skip("coordinates missing")
-    xy = read_coordinates(path)
+@pytest.mark.needs_mirror("USA-road-d.NY.co")
+def test_mirror_coordinates(mirror):
+    xy = read_coordinates(mirror / "USA-road-d.NY.co.gz")
     assert xy.shape == (264346, 2) and xy.dtype == np.int64
     assert xy[0].tolist() == [-73530767, 41085396]
 
 
-@needs_mirror
-def test_mirror_npz_cache_round_trip(tmp_path):
-    path = MIRROR / "USA-road-d.NY.gr.gz"
-    if not path.exists():
-        pytest.skip("NY missing")
+@pytest.mark.needs_mirror("USA-road-d.NY")
+def test_mirror_npz_cache_round_trip(tmp_path, mirror):
+    path = mirror / "USA-road-d.NY.gr.gz"
     g = load_cached(path, cache_dir=tmp_path)
     again = load_cached(path, cache_dir=tmp_path)
     same_graph(g, again)

@@ -1,8 +1,8 @@
 """The GAPBS peer (gapbs_sssp): pinned archive from the mirror, safe extraction, the build, runs on
 awkward graphs from several sources with GAPBS's own times and verifier verdict recorded, the skip
 reasons (no compiler, no OpenMP, negative weights, distances beyond int32), and the workflow's build_gapbs
-rule end to end. Needs g++ (or $CXX) with OpenMP and make; without them the build tests skip with
-the reason. About 30 s.
+rule end to end. Needs g++ (or $CXX) with OpenMP and make, and the pinned archive (the offline mirror's, else a
+download: tests/conftest.py's needs_mirror); without them the tests that need them skip with the reason. About 30 s.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MIRROR
+from conftest import mirror_with
 from test_workflow import snakemake, write_config
 
 from gpusp.data import peers
@@ -40,8 +40,9 @@ def gapbs_build(tmp_path_factory):
     reason = peers.probe(peers.compiler())
     if reason:
         pytest.skip(reason)
+    mirror = mirror_with("gapbs")
     root = tmp_path_factory.mktemp("gapbs")
-    return peers.build("gapbs", root / "build", downloads=root / "downloads", mirror=str(MIRROR), offline=True)
+    return peers.build("gapbs", root / "build", downloads=root / "downloads", mirror=str(mirror), offline=True)
 
 
 @pytest.fixture
@@ -65,8 +66,9 @@ def long_path_graph() -> Graph:
 
 
 # --- archive: fetched from the mirror, verified, extracted safely -------------------------------------
-def test_archive_from_mirror_is_verified(tmp_path):
-    path = peers.fetch_archive("gapbs", tmp_path, mirror=str(MIRROR), offline=True)
+@pytest.mark.needs_mirror("gapbs")
+def test_archive_from_mirror_is_verified(tmp_path, mirror):
+    path = peers.fetch_archive("gapbs", tmp_path, mirror=str(mirror), offline=True)
     assert path.name == ENTRY["filename"] and sha256_file(path) == ENTRY["sha256"]
     bad = tmp_path / "bad-mirror" / "peers"
     bad.mkdir(parents=True)
@@ -97,14 +99,14 @@ def test_extract_refuses_unsafe_members(tmp_path, member):
 
 
 # --- build: atomic, recorded, reused; unavailable without a compiler ------------------------------------
-def test_build_is_complete_and_reused(gapbs_build):
+def test_build_is_complete_and_reused(gapbs_build, tmp_path):
     info = peers.read_build(gapbs_build)
     assert info["ok"] and info["commit"] == ENTRY["commit"] and info["archive_sha256"] == ENTRY["sha256"]
     for target in ("sssp", "converter"):
         assert os.access(gapbs_build / target, os.X_OK)
     assert not list(gapbs_build.parent.glob(".*.build")), "a staging folder was left behind"
     stamp = (gapbs_build / peers.BUILD_INFO).stat().st_mtime_ns
-    assert peers.build("gapbs", gapbs_build, mirror=str(MIRROR), offline=True) == gapbs_build
+    assert peers.build("gapbs", gapbs_build, mirror=str(tmp_path / "no-mirror"), offline=True) == gapbs_build
     assert (gapbs_build / peers.BUILD_INFO).stat().st_mtime_ns == stamp
 
 
@@ -115,21 +117,23 @@ def fake_cxx(tmp_path) -> str:
     return str(script)
 
 
-def test_no_compiler_or_no_openmp_is_unavailable(tmp_path):
+@pytest.mark.needs_mirror("gapbs")
+def test_no_compiler_or_no_openmp_is_unavailable(tmp_path, mirror):
     with pytest.raises(SolverUnavailable, match="no C\\+\\+ compiler"):
-        peers.build("gapbs", tmp_path / "b1", cxx="no-such-cxx-1234", downloads=tmp_path, mirror=str(MIRROR),
+        peers.build("gapbs", tmp_path / "b1", cxx="no-such-cxx-1234", downloads=tmp_path, mirror=str(mirror),
                     offline=True)
     with pytest.raises(SolverUnavailable, match="OpenMP.*no OpenMP here"):
-        peers.build("gapbs", tmp_path / "b2", cxx=fake_cxx(tmp_path), downloads=tmp_path, mirror=str(MIRROR),
+        peers.build("gapbs", tmp_path / "b2", cxx=fake_cxx(tmp_path), downloads=tmp_path, mirror=str(mirror),
                     offline=True)
     assert not (tmp_path / "b1").exists() and not (tmp_path / "b2").exists()
 
 
-def test_unavailable_build_makes_the_solver_skip(tmp_path, monkeypatch, capsys):
+@pytest.mark.needs_mirror("gapbs")
+def test_unavailable_build_makes_the_solver_skip(tmp_path, monkeypatch, capsys, mirror):
     monkeypatch.setenv("CXX", fake_cxx(tmp_path))
     dest = tmp_path / "build"
     assert main(["peers", "build", "gapbs", "--dest", str(dest), "--downloads", str(tmp_path), "--mirror",
-                 str(MIRROR), "--offline", "--unavailable-ok"]) == 0
+                 str(mirror), "--offline", "--unavailable-ok"]) == 0
     info = peers.read_build(dest)
     assert info["ok"] is False and "OpenMP" in info["reason"]
     monkeypatch.setenv("GPUSP_GAPBS", str(dest))
@@ -225,11 +229,12 @@ def test_hop_eccentricity_bounds_the_distances():
 
 
 # --- the workflow: build_gapbs builds, the solve jobs find it through GPUSP_GAPBS ------------------------
-def test_workflow_builds_and_runs_gapbs(tmp_path):
+@pytest.mark.needs_mirror("gapbs")
+def test_workflow_builds_and_runs_gapbs(tmp_path, mirror):
     if peers.probe(peers.compiler()):
         pytest.skip(peers.probe(peers.compiler()))
     results = tmp_path / "results"
-    config = {"results": str(results), "mirror": str(MIRROR), "simulate": "always", "trials": 2, "warmup": 1,
+    config = {"results": str(results), "mirror": str(mirror), "simulate": "always", "trials": 2, "warmup": 1,
               "sources": {"count": 2, "seed": 1},
               "graphs": {"grid": {"generate": "grid", "params": {"rows": 30, "cols": 30}}},
               "solvers": [{"name": "scipy_dijkstra"}, {"name": "gapbs_sssp", "params": {"threads": 1}}]}

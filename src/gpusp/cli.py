@@ -152,16 +152,30 @@ def cmd_paper003(args):
 def cmd_aggregate(args):
     from .report.aggregate import write_tables
 
-    written = write_tables(args.records, args.out_dir, skipped=args.skipped or [],
-                           allow_mixed=args.allow_mixed, ceiling=args.ceiling, intro=args.intro)
+    written = write_tables(args.records, args.out_dir, skipped=args.skipped or [], allow_mixed=args.allow_mixed,
+                           ceiling=args.ceiling, intro=args.intro, allow_mixed_hardware=args.allow_mixed_hardware)
     print("wrote " + ", ".join(str(p) for p in written.values()))
+
+
+def cmd_compare(args):
+    from .report.compare import run_compare
+
+    printed, written = run_compare(args.a, args.b, args.out_dir, resamples=args.resamples,
+                                   confidence=args.confidence, seed=args.seed, factor=args.factor,
+                                   only_changed=args.only_changed)
+    print(printed)
+    if written:
+        print("wrote " + ", ".join(str(p) for p in written.values()))
 
 
 def cmd_plot(args):
     from .report.plots import figures_from_tables
 
-    paths = figures_from_tables(args.samples, args.summary, args.out_dir, peak=args.peak)
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    reasons = {}
+    paths = figures_from_tables(args.samples, args.summary, args.out_dir, peak=args.peak, reasons=reasons)
+    print("wrote " + (", ".join(str(p) for p in paths.values()) or "no figure"))
+    for name, why in reasons.items():
+        print(f"no {name}.png: {why}")
 
 
 # --- argument types: each range is checked where it is parsed, and argparse names the option ---------------
@@ -189,6 +203,25 @@ def positive_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (a confidence level)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
+    return value
+
+
+def at_least_one(text: str) -> float:
+    """An argparse type: a finite number >= 1 (a factor)."""
+    value = positive_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
     return value
 
 
@@ -291,13 +324,27 @@ COMMANDS = {
     "prepare": (cmd_prepare, "build a workflow graph (.npz) from its config entry (JSON)",
                 [("--spec", {**REQUIRED, "help": "the graph's config entry as JSON"}), ("--output", REQUIRED),
                  ("--downloads", {"default": "results/downloads"}), MIRROR]),
-    "aggregate": (cmd_aggregate, "records -> samples.csv/.parquet and summary.csv", [
+    "aggregate": (cmd_aggregate, "records -> samples.csv/.parquet, summary.csv, the landing page, the run "
+                  "environment and a records archive", [
         ("records", {"nargs": "*"}), ("--out-dir", REQUIRED),
         ("--skipped", {"help": "JSON list of skipped combinations with reasons"}),
         ("--ceiling", {"type": positive_number,
                        "help": "measured add-min ceiling (per s) for the APSP ceiling_fraction"}),
         ("--allow-mixed", {**FLAG, "help": "mix records of different code versions"}),
+        ("--allow-mixed-hardware", {**FLAG, "help": "keep records of different GPU models or host CPUs (refused "
+                                                    "otherwise): every table keeps each machine apart, labelled"}),
         ("--intro", {"help": "reStructuredText put above the landing page's tables (landing.rst)"})]),
+    "compare": (cmd_compare, "B against A per configuration: the ratio of medians with a bootstrap interval and a "
+                "verdict (faster, slower, same within noise)", [
+        ("a", {"metavar": "A", "help": "results folder, samples table (.csv, .parquet) or records (.json, .tar.gz)"}),
+        ("b", {"metavar": "B", "help": "the same for the other side"}),
+        ("--out-dir", {"help": "also write compare.csv, compare.rst and compare.png here"}),
+        ("--resamples", {"type": COUNT, "default": 2000, "help": "bootstrap resamples"}),
+        ("--confidence", {"type": fraction, "default": 0.95, "help": "the interval's confidence level"}),
+        ("--factor", {"type": at_least_one, "default": 1.0,
+                      "help": "a change smaller than this factor counts as the same (asv's --factor)"}),
+        (SEED[0], {**SEED[1], "help": "seed of the bootstrap"}),
+        ("--only-changed", {**FLAG, "help": "list only the configurations that got faster or slower"})]),
     "plot": (cmd_plot, "seaborn figures from the aggregated tables",
              [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
               ("--peak", {"type": positive_number, "help": "measured peak relaxations/s for the rate plot"})]),

@@ -11,6 +11,7 @@ import functools
 import os
 import platform
 import time
+from pathlib import Path
 
 
 def _simulated_env() -> bool:
@@ -39,20 +40,52 @@ def require_cuda(solver: str) -> None:
                           "(set NUMBA_ENABLE_CUDASIM=1 to run it in the CUDA simulator)")
 
 
-def device_info() -> dict:
-    """GPU name, compute capability, driver and CUDA versions (or the simulator / CPU), for records."""
-    info = {"mode": mode(), "host": platform.node(), "cpu": platform.processor() or platform.machine(),
-            "python": platform.python_version()}
+def cpu_model(cpuinfo="/proc/cpuinfo") -> str:
+    """The host CPU's model as the kernel names it (``model name`` in /proc/cpuinfo, e.g. "Intel(R) Xeon(R)
+    Platinum 8480+"; on Arm, which names no model there, the implementer and part numbers), else what
+    ``platform`` knows (the architecture at least)."""
     try:
-        import numba
-        import numpy
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        text = ""
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and value.strip():
+            fields.setdefault(key.strip().lower(), " ".join(value.split()))
+    if "model name" in fields:
+        return fields["model name"]
+    if "cpu part" in fields:
+        return (f"{platform.machine() or 'arm'} (implementer {fields.get('cpu implementer', '?')}, "
+                f"part {fields['cpu part']})")
+    return platform.processor() or platform.machine() or "unknown"
 
-        info.update(numba=numba.__version__, numpy=numpy.__version__)
-        from importlib.metadata import version
 
-        info["numba_cuda"] = version("numba-cuda")
-    except Exception:
-        pass
+def cpu_cores() -> dict:
+    """Logical cores of the host and those this process may run on (a SLURM job or ``taskset`` gets fewer)."""
+    total = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else total
+    return {"cpu_cores": total, "cpu_cores_usable": usable}
+
+
+def _version(distribution: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
+def device_info() -> dict:
+    """The machine a record was measured on: GPU name, compute capability, driver and CUDA versions (or the
+    simulator), the host CPU's model and cores (the CPU baselines' hardware, and every speed-up's
+    denominator), and the versions of Python, NumPy, SciPy, Numba and numba-cuda."""
+    info = {"mode": mode(), "host": platform.node(), "cpu": platform.machine() or platform.processor(),
+            "cpu_model": _cpu_model(), **cpu_cores(), "python": platform.python_version()}
+    # versions from the installed distributions, so that recording one never imports SciPy into a GPU solve
+    info.update(numba=_version("numba"), numpy=_version("numpy"), scipy=_version("scipy"),
+                numba_cuda=_version("numba-cuda"))
     if info["mode"] == "gpu":
         from numba import cuda
 
@@ -77,6 +110,11 @@ def device_info() -> dict:
     elif info["mode"] == "sim":
         info["gpu"] = "CUDA simulator (timings are not GPU timings)"
     return info
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_model() -> str:
+    return cpu_model()
 
 
 def _nvidia_smi_driver() -> str | None:

@@ -147,12 +147,95 @@ def config_source(files, overrides=(), flag: str = "--config") -> str:
     return f"{where} (with {flag} {', '.join(keys)})" if keys else where
 
 
+# what a config runs: a config that names either replaces the embedded default (see layer_configs)
+WHAT_TO_RUN = ("graphs", "solvers")
+
+
+def merged(base: dict, over: dict) -> dict:
+    """A copy of ``base`` with ``over`` laid over it: mappings merged key by key, at every depth (as Snakemake lays
+    ``--configfile`` and ``--config`` over a workflow's config), anything else replaced."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def layer_configs(default: dict, given: dict) -> tuple[dict, bool]:
+    """The config a run plans from, and whether the default is part of it. A config that says what to run (names
+    ``graphs`` or ``solvers``) replaces the embedded ``default`` whole, so a sweep runs exactly its own graphs and
+    solvers with the schema's defaults; any other (a site file with only ``slurm``, ``results`` or ``mirror``,
+    ``--config trials=3``) is laid over the default, so it can never plan zero jobs."""
+    if any(key in given for key in WHAT_TO_RUN):
+        return copy.deepcopy(given), False
+    return merged(default, given), True
+
+
+def load_default_config(path, base) -> dict:
+    """The embedded default config at ``path``, its relative graph files resolved from the folder ``base`` (the
+    workflow's own folder) rather than the working directory, so that the workflow runs its default from anywhere
+    (e.g. as a Snakemake module); kept relative where they lie under the working directory."""
+    import os
+
+    config = yaml.safe_load(Path(path).read_text()) or {}
+    for spec in (config.get("graphs") or {}).values():
+        if isinstance(spec, dict) and isinstance(spec.get("file"), str) and not os.path.isabs(spec["file"]):
+            full = os.path.normpath(os.path.join(base, spec["file"]))
+            near = os.path.relpath(full)
+            spec["file"] = full if near.startswith("..") else near
+    return config
+
+
+def typed_overrides(config: dict, overrides: dict) -> dict:
+    """``config`` with the values nested in ``--config`` overrides typed as YAML reads them. Snakemake types a
+    top-level value (``trials=3``: 3) but reads one nested in a YAML value as text (``sources={count: 3}``:
+    ``"3"``), which the schema would then refuse; a value is retyped only where ``config`` still holds the text
+    the command line gave."""
+    def retype(value):
+        if isinstance(value, dict):
+            return {key: retype(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [retype(item) for item in value]
+        if isinstance(value, str) and value.strip():
+            with contextlib.suppress(yaml.YAMLError):
+                return yaml.safe_load(value)
+        return value
+
+    def lay(target: dict, over: dict) -> None:  # over: a mapping nested in an override, at target's place
+        for key, value in over.items():
+            if isinstance(value, dict) and isinstance(target.get(key), dict):
+                lay(target[key], value)
+            elif key in target and target[key] == value:
+                target[key] = retype(value)
+
+    out = copy.deepcopy(config)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            lay(out[key], value)
+        elif isinstance(value, list) and out.get(key) == value:
+            out[key] = retype(value)
+    return out
+
+
+# keys that moved out of the config, with where they live now
+MOVED = {("slurm", "gpu_partition"): "the GPU partition is set in the SLURM profile, slurm/config.yaml "
+                                     "(set-resources: solve_graph: slurm_partition)"}
+
+
 def validate_config(config: dict, source: str = "config") -> dict:
     """A copy of ``config`` checked against the schema, its defaults filled in (nested objects too), as
     Snakemake's ``validate(config, schema, set_default=True)`` leaves the workflow's config, then checked
     for what the schema cannot say (:func:`check_config`). Every error is one line naming ``source``."""
     from jsonschema.exceptions import best_match
 
+    for path, where in MOVED.items():
+        node = config
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not None:
+            raise GpuspError(f"{source}: key {'/'.join(path)}: no longer a config key: {where}")
     filled = copy.deepcopy(config)
     error = best_match(_schema_validator().iter_errors(filled))
     if error is not None:
@@ -197,11 +280,50 @@ class Job:
     trials: int  # timed runs per source: the solver's trials, else the top-level one
     warmup: int  # untimed runs: the solver's warmup, else the top-level one
     validate_rows: int  # APSP rows checked against SciPy (validate.apsp_rows)
-    seed: int  # the top-level sources seed: seed of the sampled APSP validation rows, stored in the record
+    # stored in the record; SSSP: the seed its graph's sources were picked with; APSP: the seed of the sampled
+    # validation rows (the top-level sources seed)
+    seed: int
+    n: int | None = None  # the graph's size where planning knows it (a file it cannot read: None)
+    m: int | None = None
 
     @property
     def problem(self) -> str:
         return self.spec.problem
+
+    @property
+    def settings(self) -> dict:
+        """The ``gpusp solve`` settings this job's result depends on, by flag, and nothing else: a settings change
+        reruns exactly the jobs it reaches (the workflow passes them as one rule parameter, so Snakemake compares
+        them by name). An SSSP job solves from its sources file, so the APSP validation rows reach APSP jobs only;
+        its seed is the one its sources were picked with."""
+        out = {"trials": self.trials, "warmup": self.warmup, "seed": self.seed}
+        if self.problem == "apsp":
+            out["validate-rows"] = self.validate_rows
+        out["time-budget"] = self.budget
+        return out
+
+    @property
+    def memory_mb(self) -> int:
+        """Host memory of this job's solve or validation at the first attempt (see :func:`memory_mb`)."""
+        return memory_mb(self.problem, self.n, self.m)
+
+
+# host memory of a job: the Python, Numba and CUDA start-up, then bytes per vertex + arc (CSR arrays, answers, the
+# SciPy reference's copies) and per matrix cell (APSP: distances and parents, their host copies); unknown sizes
+# get the fallback
+MEMORY_BASE_MB, MEMORY_UNKNOWN_MB = 2000, 16000
+BYTES_PER_ELEMENT, BYTES_PER_CELL = 64, 32
+
+
+def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 1) -> int:
+    """MB of host memory a job on a graph of n vertices and m arcs asks for, doubled on each retry (a job killed
+    for memory gets twice as much the next time). ``problem`` None: a job that only reads and writes the graph."""
+    if n is None:
+        base = MEMORY_UNKNOWN_MB
+    else:
+        cells = n * n if problem == "apsp" else 0
+        base = MEMORY_BASE_MB + -(-(BYTES_PER_ELEMENT * (n + (m or 0)) + BYTES_PER_CELL * cells) // 10**6)
+    return int(base * 2 ** (max(int(attempt), 1) - 1))
 
 
 def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
@@ -451,12 +573,13 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                 if reason:
                     skipped.append({**base, "reason": reason})
                 else:
+                    seed = config["sources"]["seed"] if spec.problem == "apsp" else source_settings(config, gname)[1]
                     jobs.append(Job(gname, solver, raw, label, spec,
                                     budget=float(entry.get("time_budget_s", config["time_budget_s"])),
                                     trials=int(entry.get("trials", config["trials"])),
                                     warmup=int(entry.get("warmup", config["warmup"])),
                                     validate_rows=int(config["validate"]["apsp_rows"]),
-                                    seed=int(config["sources"]["seed"])))
+                                    seed=int(seed), n=n, m=m))
     return jobs, skipped
 
 
@@ -474,9 +597,15 @@ def find_job(jobs, graph: str, solver: str, label: str) -> Job:
     raise GpuspError(f"no job {solver}/{label} on graph {graph} in the config")
 
 
+# keys of a graph's config entry that planning reads and the prepared graph does not depend on
+PLANNING_ONLY = ("sources", "int64")
+
+
 def graph_spec_json(config: dict, name: str) -> str:
-    """The graph's config entry as JSON for ``gpusp prepare --spec``."""
-    return json.dumps(config["graphs"][check_name(name, "graph name")], sort_keys=True)
+    """The graph's config entry as JSON for ``gpusp prepare --spec``: what the prepared graph depends on, so that
+    changing a graph's sources or its planning hints does not prepare it again."""
+    spec = config["graphs"][check_name(name, "graph name")]
+    return json.dumps({k: v for k, v in spec.items() if k not in PLANNING_ONLY}, sort_keys=True)
 
 
 def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):

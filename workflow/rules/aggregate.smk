@@ -11,59 +11,86 @@ rule write_skipped:
 
 
 rule aggregate_records:
-    """Every record and verdict into tidy tables (refuses mixed code versions of one solver)."""
+    """Every record and verdict into tidy tables, the run's environment and an archive of the records (refuses
+    mixed code versions of one solver, and mixed hardware unless allow_mixed_hardware). On a cluster one job
+    with plot_results (group "report")."""
     input:
         records=record_paths(),
         verdicts=verdict_paths(),
         skipped=rules.write_skipped.output.skipped,
         intro=os.path.join(workflow.current_basedir, "../report/workflow.rst"),
     output:
-        samples=f"{RESULTS}/tables/samples.csv",
+        samples=report(
+            f"{RESULTS}/tables/samples.csv",
+            caption="../report/samples.rst",
+            category="Data",
+        ),
         parquet=f"{RESULTS}/tables/samples.parquet",
         summary=report(
             f"{RESULTS}/tables/summary.csv",
             caption="../report/summary.rst",
             category="Tables",
         ),
+        environment=report(
+            f"{RESULTS}/tables/environment.csv",
+            caption="../report/environment.rst",
+            category="Provenance",
+        ),
+        graphs=report(
+            f"{RESULTS}/tables/graphs.csv",
+            caption="../report/graphs.rst",
+            category="Provenance",
+        ),
+        environment_rst=f"{RESULTS}/tables/environment.rst",
+        records=report(
+            f"{RESULTS}/tables/records.tar.gz",
+            caption="../report/records.rst",
+            category="Data",
+        ),
         landing=f"{RESULTS}/tables/landing.rst",
     log:
         f"{RESULTS}/logs/aggregate_records.log",
+    group:
+        "report"
     conda:
         "../envs/gpusp.yaml"
     params:
         out_dir=lambda wc, output: os.path.dirname(output.summary),
         allow_mixed="--allow-mixed" if config["allow_mixed_code_versions"] else "",
+        allow_mixed_hardware=(
+            "--allow-mixed-hardware" if config["allow_mixed_hardware"] else ""
+        ),
         ceiling=(
             f"--ceiling {config['gpu_peak_relaxations_per_s']}"
             if config.get("gpu_peak_relaxations_per_s")
             else ""
         ),
     shell:
-        "gpusp aggregate {input.records:q} --skipped {input.skipped:q} "
-        "--out-dir {params.out_dir:q} {params.allow_mixed} {params.ceiling} --intro {input.intro:q} "
+        "gpusp aggregate {input.records:q} --skipped {input.skipped:q} --out-dir {params.out_dir:q} "
+        "{params.allow_mixed} {params.allow_mixed_hardware} {params.ceiling} --intro {input.intro:q} "
         "> {log:q} 2>&1"
 
 
 rule plot_results:
-    """Seaborn figures of the sweep (labelled SIMULATED when the simulator stood in for a GPU)."""
+    """Seaborn figures of the sweep, each only when the sweep has data for it (labelled SIMULATED when the
+    simulator stood in for a GPU)."""
     input:
         samples=rules.aggregate_records.output.parquet,
         summary=rules.aggregate_records.output.summary,
     output:
-        **{
-            name: report(
-                f"{RESULTS}/plots/{name}.png",
-                caption=f"../report/{name}.rst",
-                category="Figures",
-            )
-            for name in FIGURES
-        },
+        plots=report(
+            directory(f"{RESULTS}/plots"),
+            patterns=["{name}.png"],
+            caption="../report/figures.rst",
+            category="Figures",
+        ),
     log:
         f"{RESULTS}/logs/plot_results.log",
+    group:
+        "report"
     conda:
         "../envs/gpusp.yaml"
     params:
-        out_dir=lambda wc, output: os.path.dirname(output[0]),
         peak=(
             f"--peak {config['gpu_peak_relaxations_per_s']}"
             if config.get("gpu_peak_relaxations_per_s")
@@ -71,4 +98,4 @@ rule plot_results:
         ),
     shell:
         "gpusp plot --samples {input.samples:q} --summary {input.summary:q} "
-        "--out-dir {params.out_dir:q} {params.peak} > {log:q} 2>&1"
+        "--out-dir {output.plots:q} {params.peak} > {log:q} 2>&1"

@@ -1,4 +1,5 @@
 import json
+import math
 import os
 import shlex
 import sys
@@ -10,31 +11,55 @@ from gpusp.plan import (
     SOLVER_NAME,
     config_source,
     expand_jobs,
+    graph_size,
     graph_spec_json,
+    layer_configs,
+    load_default_config,
+    memory_mb,
     results_dir,
     source_settings,
+    typed_overrides,
     validate_config,
     write_skipped as write_skipped_json,
 )
 
 from gpusp.data import peers
+from gpusp.data.datasets import MIRROR_ENV
+from gpusp.measure.codehash import code_hash
 from gpusp.solvers import registry
 
+# The config: the embedded default (config/config.yaml of this workflow's own folder, its graph files found from
+# there, so that the workflow also runs as a module from elsewhere) with what the command line gave laid over it,
+# unless that names graphs or solvers: a sweep's config replaces the default (gpusp.plan.layer_configs).
+# --replace-workflow-config leaves the default out. Values nested in a --config override are typed as YAML.
+DEFAULT_CONFIG = os.path.join(WORKFLOW_DIR, "config", "config.yaml")
+SETTINGS = workflow.config_settings
+GIVEN = typed_overrides(dict(config), dict(SETTINGS.config))
+USED_DEFAULT = False
+if not SETTINGS.replace_workflow_config:
+    GIVEN, USED_DEFAULT = layer_configs(
+        load_default_config(DEFAULT_CONFIG, WORKFLOW_DIR), GIVEN
+    )
 # Names end up in file paths and shell commands, so nothing is planned from a config that has not passed
 # gpusp.plan's checks (the schema, with its defaults filled in, then what the schema cannot say). A config
 # error is the user's, not the workflow's: one line naming the config file and key, and no stack frames,
 # which Snakemake prints for any exception raised while it reads the Snakefile.
-CONFIG_SOURCE = config_source(workflow.configfiles, workflow.config_settings.config)
+CONFIG_SOURCE = config_source(
+    [os.path.relpath(DEFAULT_CONFIG)] * USED_DEFAULT + list(SETTINGS.configfiles),
+    SETTINGS.config,
+)
 try:
-    config.update(validate_config(config, CONFIG_SOURCE))
+    config.clear()
+    config.update(validate_config(GIVEN, CONFIG_SOURCE))
     JOBS, SKIPPED = expand_jobs(config, CONFIG_SOURCE)
 except GpuspError as exc:
     sys.exit(f"gpusp: error: {exc}")
 RESULTS = str(results_dir(config))
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
-MIRROR = config["mirror"] or os.environ.get("GPUSP_MIRROR") or ""
-# the figures of plot_results (gpusp.report.plots.FIGURES; not imported here: that would load matplotlib)
-FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
+# The offline mirror reaches the downloads through the environment, never a rule's params: where the verified
+# files come from does not change them, so a different mirror reruns nothing.
+if config["mirror"]:
+    os.environ[MIRROR_ENV] = config["mirror"]
 
 
 wildcard_constraints:
@@ -60,29 +85,20 @@ def job_params(wildcards):
     )
 
 
-def job_budget(wildcards):
-    """Seconds one solve may take: the solver's time_budget_s, else the top-level one."""
-    return config_job(wildcards).budget
+def job_settings(wildcards):
+    """The solve settings a job's result depends on (gpusp.plan.Job.settings: trials, warm-up, seed, budget, and
+    for APSP the validation rows) as flags: one parameter, so a change reruns exactly the jobs it reaches.
+    """
+    return " ".join(
+        f"--{flag} {value}" for flag, value in config_job(wildcards).settings.items()
+    )
 
 
-def job_trials(wildcards):
-    """Timed runs per source: the solver's trials, else the top-level value."""
-    return config_job(wildcards).trials
-
-
-def job_warmup(wildcards):
-    """Warm-up runs: the solver's warmup, else the top-level value."""
-    return config_job(wildcards).warmup
-
-
-def job_seed(wildcards):
-    """Seed of the solve's sampled APSP validation rows (the top-level sources seed)."""
-    return config_job(wildcards).seed
-
-
-def job_validate_rows(wildcards):
-    """APSP rows a solve checks against SciPy (validate.apsp_rows)."""
-    return config_job(wildcards).validate_rows
+def job_code(wildcards):
+    """The hash of every file the solver runs on (gpusp.measure.codehash): a parameter of its solve jobs, so that
+    editing a solver's code reruns exactly its jobs and the aggregate never meets two versions of one solver.
+    """
+    return f"code_hash={code_hash(registry.get(wildcards.solver))}"
 
 
 def job_threads(wildcards):
@@ -93,8 +109,21 @@ def job_threads(wildcards):
 
 
 def job_runtime(wildcards, attempt):
-    """SLURM minutes of a solve job: the budget plus start-up slack, more on a retry."""
-    return 10 + int(job_budget(wildcards) / 60 + 1) * attempt
+    """SLURM minutes of a solve: its budget and two minutes of start-up, doubled on a retry (a group job asks for
+    the sum of its solves' and validations' minutes)."""
+    return (2 + math.ceil(config_job(wildcards).budget / 60)) * attempt
+
+
+def job_memory(wildcards, attempt):
+    """MB of host memory of a solve or validation (gpusp.plan.memory_mb), doubled on each retry."""
+    job = config_job(wildcards)
+    return memory_mb(job.problem, job.n, job.m, attempt)
+
+
+def graph_memory(wildcards, attempt):
+    """MB of host memory of preparing a graph, doubled on each retry."""
+    n, m, _ = graph_size(wildcards.graph, config["graphs"][wildcards.graph])
+    return memory_mb(None, n, m, attempt)
 
 
 def record_paths():
@@ -142,19 +171,17 @@ def peer_env(wildcards):
     return f"{peers.env_var(name)}={shlex.quote(peer_build_dir(name))}" if name else ""
 
 
-def mirror_flag():
-    return f"--mirror {shlex.quote(MIRROR)}" if MIRROR else ""
-
-
 def solve_env():
-    """The CUDA simulator stands in for a GPU when none is found (records then say 'sim')."""
+    """The CUDA simulator stands in for a GPU when none is found (records then say 'sim'), but never where one
+    was allotted: a job given a GPU by SLURM (or CUDA_VISIBLE_DEVICES) that cannot use it fails instead of wasting
+    the allocation in the simulator."""
     sim = config["simulate"]
     if sim is True or sim == "always":
         return "NUMBA_ENABLE_CUDASIM=1"
     if sim == "auto":
         # decided on the machine that runs the job (a GPU node on a cluster), not at planning time
         return (
-            'NUMBA_ENABLE_CUDASIM=$(python -c "import gpusp.device as d; '
-            "print(int(d.mode() != 'gpu'))\")"
+            'NUMBA_ENABLE_CUDASIM=$(if [ -n "${SLURM_JOB_GPUS:-}${SLURM_STEP_GPUS:-}${CUDA_VISIBLE_DEVICES:-}" ]; '
+            "then echo 0; else python -c \"import gpusp.device as d; print(int(d.mode() != 'gpu'))\"; fi)"
         )
     return "NUMBA_ENABLE_CUDASIM=0"

@@ -1,5 +1,8 @@
 rule fetch_dataset:
-    """Download a registered dataset (or copy it from the offline mirror) and verify its checksum."""
+    """Download a registered dataset (or copy it from the offline mirror, $GPUSP_MIRROR) and verify its checksum.
+
+    A local rule: it runs where snakemake runs (a login node with internet), never on a compute node.
+    """
     output:
         download=directory(f"{RESULTS}/downloads/{{dataset}}"),
     log:
@@ -8,8 +11,5 @@ rule fetch_dataset:
         "../envs/gpusp.yaml"
     resources:
         runtime=60,
-    params:
-        mirror=mirror_flag(),
     shell:
-        "gpusp datasets fetch {wildcards.dataset:q} --dest {output.download:q} {params.mirror} "
-        "--no-progress > {log:q} 2>&1"
+        "gpusp datasets fetch {wildcards.dataset:q} --dest {output.download:q} --no-progress > {log:q} 2>&1"

@@ -15,7 +15,6 @@ rule run_paper003:
         "../envs/gpusp.yaml"
     resources:
         gpu=1,
-        slurm_partition=config["slurm"]["gpu_partition"],
         runtime=30,
     params:
         env=solve_env(),

@@ -1,7 +1,9 @@
 rule build_gapbs:
     """Build the GAPBS peer (sssp, converter) from its pinned archive: mirror first, sha256 checked.
 
-    Without a C++ compiler with OpenMP (or make), BUILD.json says why and gapbs_sssp jobs are skipped.
+    Without a C++ compiler with OpenMP (or make), BUILD.json says why and gapbs_sssp jobs are skipped. A local
+    rule: the archive comes from the mirror ($GPUSP_MIRROR) or GitHub, so it builds where snakemake runs (a login
+    node with internet and the same compiler as the compute nodes) and never on a compute node.
     """
     output:
         build=f"{peer_build_dir('gapbs')}/{peers.BUILD_INFO}",
@@ -14,7 +16,6 @@ rule build_gapbs:
     params:
         dest=lambda wc, output: os.path.dirname(output.build),
         downloads=f"{RESULTS}/downloads/peers",
-        mirror=mirror_flag(),
     shell:
         "gpusp peers build gapbs --dest {params.dest:q} --downloads {params.downloads:q} "
-        "{params.mirror} --unavailable-ok > {log:q} 2>&1"
+        "--unavailable-ok > {log:q} 2>&1"

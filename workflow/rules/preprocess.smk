@@ -8,17 +8,19 @@ rule prepare_graph:
         f"{RESULTS}/logs/prepare_graph/{{graph}}.log",
     conda:
         "../envs/gpusp.yaml"
+    resources:
+        mem_mb=graph_memory,
     params:
         spec=lambda wc: graph_spec_json(config, wc.graph),
         downloads=lambda wc, input: input.get("download", f"{RESULTS}/downloads"),
-        mirror=mirror_flag(),
     shell:
         "gpusp prepare --spec {params.spec:q} --output {output.graph:q} "
-        "--downloads {params.downloads:q} {params.mirror} > {log:q} 2>&1"
+        "--downloads {params.downloads:q} > {log:q} 2>&1"
 
 
 rule pick_sources:
-    """Seeded SSSP sources among vertices with out-degree > 0, shared by solver and verifier."""
+    """Seeded SSSP sources among vertices with out-degree > 0, shared by solver and verifier (a local rule: a
+    second's work)."""
     input:
         graph=rules.prepare_graph.output.graph,
     output:

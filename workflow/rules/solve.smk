@@ -1,7 +1,10 @@
 rule solve_graph:
     """Time one solver configuration on one graph (GPU job: one solve never shares a GPU).
 
-    CPU baselines run on the GPU partition too, so that every speed-up compares runs on one host.
+    CPU baselines run on the GPU nodes too, so that every speed-up compares runs on one host. On a cluster the
+    solves and their validations travel together in group jobs of the group "gpu" (the SLURM profile sets how
+    many per job), where they run one after the other on the job's one GPU. The solver's code hash is a
+    parameter: editing a solver reruns exactly its jobs.
     """
     input:
         graph=rules.prepare_graph.output.graph,
@@ -12,26 +15,23 @@ rule solve_graph:
         answer=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.answer.npz",
     log:
         f"{RESULTS}/logs/solve_graph/{{graph}}/{{solver}}/{{params}}.log",
+    group:
+        "gpu"
     conda:
         "../envs/gpusp.yaml"
     threads: job_threads
     resources:
         gpu=1,
-        slurm_partition=config["slurm"]["gpu_partition"],
+        mem_mb=job_memory,
         runtime=job_runtime,
     params:
         solver_params=job_params,
+        settings=job_settings,
+        code=job_code,
         env=solve_env(),
         peer_env=peer_env,
-        trials=job_trials,
-        warmup=job_warmup,
-        budget=job_budget,
-        seed=job_seed,
-        rows=job_validate_rows,
     shell:
         "{params.env} {params.peer_env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
-        "{params.solver_params} --sources {input.sources:q} --trials {params.trials} "
-        "--warmup {params.warmup} --seed {params.seed} --validate-rows {params.rows} "
-        "--time-budget {params.budget} --params-label {wildcards.params} "
-        "--graph-label {wildcards.graph} --record {output.record:q} --answer {output.answer:q} "
-        "> {log:q} 2>&1"
+        "{params.solver_params} --sources {input.sources:q} {params.settings} "
+        "--params-label {wildcards.params} --graph-label {wildcards.graph} "
+        "--record {output.record:q} --answer {output.answer:q} > {log:q} 2>&1"

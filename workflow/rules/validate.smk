@@ -1,5 +1,6 @@
 rule validate_answer:
-    """Check a solver's distances and parent tree against SciPy on the CPU, with its own timing."""
+    """Check a solver's distances and parent tree against SciPy on the CPU, with its own timing (on a cluster in
+    the group job of its solve, on the same node)."""
     input:
         graph=rules.prepare_graph.output.graph,
         answer=rules.solve_graph.output.answer,
@@ -7,8 +8,13 @@ rule validate_answer:
         verdict=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.verdict.json",
     log:
         f"{RESULTS}/logs/validate_answer/{{graph}}/{{solver}}/{{params}}.log",
+    group:
+        "gpu"
     conda:
         "../envs/gpusp.yaml"
+    resources:
+        mem_mb=job_memory,
+        runtime=lambda wc, attempt: 5 * attempt,
     shell:
         "gpusp validate --graph {input.graph:q} --answer {input.answer:q} "
         "--output {output.verdict:q} > {log:q} 2>&1"

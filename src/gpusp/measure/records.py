@@ -2,8 +2,9 @@
 
 A record keeps every raw sample with its median and IQR, the separately measured JIT, upload and
 download costs, the counters, the validation verdict per source, and the provenance needed to trust
-or reject it later: graph identity and checksum, seeds, machine, GPU, driver, versions, git commit and
-a hash of the solver's code (the aggregate refuses to mix code versions of one solver).
+or reject it later: graph identity and checksum, seeds, the machine (GPU, driver, CUDA, the host CPU's model
+and cores, the versions of NumPy, SciPy, Numba), for an external peer the build it ran (commit, compiler), git
+commit and a hash of the solver's code (the aggregate refuses to mix code versions of one solver, or hardware).
 
 Records and ``gpusp validate``'s verdicts are read back by :func:`read_record` and :func:`read_verdict`,
 the one place that decides whether a JSON file is one (its schema version, its keys and their types):
@@ -103,11 +104,30 @@ def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trial
             "not_validated": next((v.get("reason") for v in checked if v["ok"] is None), None),
         },
         "machine": device_info(),
+        "peer": peer_info(spec, runs) if spec.peer else None,
         "gpusp_version": __version__,
         "git_commit": git_commit(),
         "code_hash": code_hash(spec),
         **(extra or {}),
     }
+
+
+def peer_info(spec, runs: list) -> dict:
+    """Which build of an external peer (GAPBS) a record measured: the commit it ran (its runs' counters say,
+    e.g. ``gapbs_commit``), the pinned commit, and the compiler of the build in use when one is found."""
+    from ..data import peers
+
+    ran = {name: r["counters"][f"{name}_commit"] for name in peers.names() for r in runs
+           if f"{name}_commit" in (r.get("counters") or {})}
+    name = next(iter(ran), None) or next((n for n in peers.names() if spec.name.startswith(n)), None)
+    if name is None:
+        return {"name": spec.name, "commit": None}
+    info = {"name": name, "commit": ran.get(name), "pinned_commit": peers.get_peer(name)["commit"]}
+    try:
+        build = peers.locate(name, build_missing=False)
+    except GpuspError:  # not built here, or unavailable: the record's status and reason say so
+        return info
+    return {**info, **{key: build.get(key) for key in ("cxx", "cxx_version", "cxx_flags")}}
 
 
 def write_record(record: dict, path) -> None:
@@ -153,7 +173,7 @@ RECORD_SCHEMA = {
         "trials": {"type": "integer", "minimum": 0}, "warmup": {"type": "integer", "minimum": 0},
         "runs": {"type": "array", "items": _RUN},
         "summary": {"type": "object", "required": ["validated"], "properties": {"validated": {"type": "boolean"}}},
-        "machine": {"type": "object"}, "git_commit": _TEXT, "code_hash": _TEXT,
+        "machine": {"type": "object"}, "peer": {"type": ["object", "null"]}, "git_commit": _TEXT, "code_hash": _TEXT,
         "params_label": {"type": ["string", "null"]}, "graph_label": {"type": ["string", "null"]},
     },
 }

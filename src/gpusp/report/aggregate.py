@@ -1,15 +1,25 @@
 """Records -> tidy tables (one row per timing sample) and a per-configuration summary, with pandas.
 
-The summary has one row per (graph, solver, parameter set): median and IQR over every sample of every
-source, the separately measured compile and transfer costs, the validation verdict, speed-up over the
-CPU baseline on the same graph (SciPy for the problem), and relaxations per second. Skipped
-combinations appear with their reason. Records of one solver made by different code versions are not
-mixed unless ``allow_mixed`` is set.
+The summary has one row per (graph, solver, parameter set, hardware): median and IQR over every sample of every
+source, the separately measured compile and transfer costs, the validation verdict, the speed-up over the fastest
+CPU baseline of the same graph on the same machine, and relaxations per second. Skipped combinations appear with
+their reason. Hardware is a GPU model and a host CPU model: a GPU solver's row has both, a CPU solver's row only its
+host CPU. Records of one solver made by different code versions, or records of different hardware, are refused
+unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed hardware then stays apart in every table,
+labelled, and a speed-up never divides times of two machines.
+
+Beside the tables, the run's environment (commit, GPU, driver, CUDA, library versions, host CPU, each graph's
+checksum) and an archive of the records themselves, so that the report carries its provenance.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gzip
+import io
 import json
+import os
+import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +27,7 @@ import pandas as pd
 
 from ..errors import GpuspError
 from ..measure.records import RecordFormatError, read_record, read_verdict
-from .rst import list_table
+from .rst import field_list, list_table, missing, number, ratio, text
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
 SIZE_PARAMS = {"n", "m", "k", "scale", "edge_factor", "rows", "cols", "seed"}  # what a generator sweep varies
@@ -35,15 +45,21 @@ def graph_family(graph: dict) -> str | None:
 
 # the columns samples.csv and summary.csv always have, so that a sweep in which nothing was timed (every
 # combination skipped) still gives tables that the figures and the report read
-SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family", "solver", "family", "variant",
-                  "problem", "device", "paper", "params", "status", "reason", "mode", "gpu", "code_hash",
-                  "git_commit", "created", "validated", "source", "sample", "time_ms", "clock", "compile_s",
-                  "h2d_ms", "d2h_ms", "iterations", "relaxations")
-NUMERIC_COLUMNS = {"n", "m", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations"}
-SUMMARY_COLUMNS = ("n", "m", "graph_family", "median_ms", "q1_ms", "q3_ms", "samples", "sources", "compile_s", "h2d_ms",
-                   "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock", "gpu", "iqr_ms",
-                   "relaxations_per_s", "n3_per_s", "ceiling_fraction", "speedup_vs_cpu")
+SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family", "graph_checksum", "solver",
+                  "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode", "gpu",
+                  "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
+                  "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
+                  "relaxations")
+NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
+                   "relaxations"}
+SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
+SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
+                   "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
+                   "iqr_ms", "relaxations_per_s", "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu")
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
+NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
+MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
+                       "allow_mixed_hardware: true) to keep every machine apart in every table, labelled")
 
 
 def load_records(paths) -> list[dict]:
@@ -90,24 +106,43 @@ def check_skipped(skipped, where="skipped combinations") -> list[dict]:
     return skipped
 
 
+def host_cpu(machine: dict) -> str:
+    """The host CPU's model of a record's machine (records made before gpusp read the model name carry the
+    architecture alone)."""
+    return machine.get("cpu_model") or machine.get("cpu") or "unknown"
+
+
+def hardware_of(rec: dict) -> dict:
+    """The hardware a record's times belong to: a GPU solver's to the GPU and its host CPU, a CPU solver's to the
+    host CPU alone (``gpu`` is then ``NO_GPU``); ``mode`` is gpu or sim for GPU solvers, cpu for CPU solvers,
+    whose times are real in the simulator too."""
+    machine = rec["machine"]
+    cpu = host_cpu(machine)
+    if rec["device"] == "cpu":
+        return {"gpu": NO_GPU, "cpu": cpu, "hardware": cpu, "mode": "cpu"}
+    gpu = machine.get("gpu") or "none"
+    return {"gpu": gpu, "cpu": cpu, "hardware": gpu, "mode": machine.get("mode")}
+
+
 def samples_table(records: list[dict]) -> pd.DataFrame:
     """One row per timing sample (tidy), with provenance columns."""
     rows = []
     for rec in records:
         verdict = rec.get("_verdict")
+        machine = rec["machine"]
         base = {
             # the config's name of the graph (paths, skips and the report use it); the name stored in
             # the graph file stays in graph_name
             "graph": rec.get("graph_label") or rec["graph"]["name"], "graph_name": rec["graph"]["name"],
             "graph_label": rec.get("graph_label") or rec["graph"]["name"],
             "n": rec["graph"]["n"], "m": rec["graph"]["m"], "graph_family": graph_family(rec["graph"]),
-            "solver": rec["solver"], "family": rec["family"],
+            "graph_checksum": rec["graph"]["checksum"], "solver": rec["solver"], "family": rec["family"],
             "variant": rec["variant"], "problem": rec["problem"], "device": rec["device"], "paper": rec["paper"],
             "params": rec.get("params_label") or json.dumps(rec["params"], sort_keys=True),
-            "status": rec["status"], "reason": rec.get("reason"),
-            "mode": rec["machine"].get("mode"), "gpu": rec["machine"].get("gpu", "cpu"),
+            "status": rec["status"], "reason": rec.get("reason"), **hardware_of(rec),
+            "cpu_cores": machine.get("cpu_cores_usable", machine.get("cpu_cores")),
             "code_hash": rec["code_hash"], "git_commit": rec["git_commit"], "created": rec["created"],
-            "validated": (verdict["ok"] if verdict else rec["summary"].get("validated")),
+            "record": rec.get("_path"), "validated": (verdict["ok"] if verdict else rec["summary"].get("validated")),
         }
         for key, value in rec["params"].items():
             base[f"param_{key}"] = value
@@ -138,12 +173,37 @@ def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
                          "or aggregate with --allow-mixed")
 
 
+def check_hardware(table: pd.DataFrame, allow_mixed: bool = False) -> None:
+    """Refuse timings of more than one GPU model or more than one host CPU model (an example record of each);
+    ``allow_mixed`` keeps them, apart in every table."""
+    timed = table.dropna(subset=["time_ms"])
+    if timed.empty or allow_mixed:
+        return
+    kinds = (("GPU", timed[timed["device"] == "gpu"], "gpu"), ("host CPU", timed, "cpu"))
+    for what, part, column in kinds:
+        found = part.groupby(column, sort=True)["record"].agg(["first", "nunique"])
+        if len(found) > 1:
+            each = "; ".join(f"{name} ({n} record{'s' if n != 1 else ''}, e.g. {first})" if n else str(name)
+                             for name, (first, n) in found.iterrows())
+            raise GpuspError(f"records from different hardware, {what}s: {each}; their times are not comparable: "
+                             + MIXED_HARDWARE_HINT)
+
+
+def check_graphs(table: pd.DataFrame) -> None:
+    """Refuse records of different graphs under one graph name (their samples would pool)."""
+    if table.empty:
+        return
+    for graph, checksums in table.groupby("graph", sort=True)["graph_checksum"].unique().items():
+        if len(checksums) > 1:
+            where = [f"{c[:12]} in {table.loc[table['graph_checksum'] == c, 'record'].iloc[0]}" for c in checksums]
+            raise GpuspError(f"graph {graph}: records of different graphs under one name (checksums "
+                             f"{', '.join(where)}); re-run them on one graph or aggregate them apart")
+
+
 def addmin_ceiling(ceiling=None):
     """The add-min ceiling (per second) that APSP rates are compared with: the argument, else the
     environment variable GPUSP_ADDMIN_CEILING (e.g. the DPX rate measured by benchmarks/h200/addmin_ceiling.py),
     else None."""
-    import os
-
     if ceiling:
         return float(ceiling)
     env = os.environ.get("GPUSP_ADDMIN_CEILING")
@@ -157,19 +217,20 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     equivalent rate for other APSP solvers and for a Floyd-Warshall that skips pivots) and, when an add-min
     ceiling is known (:func:`addmin_ceiling`), ``ceiling_fraction``: the add-mins the run did per second
     (its ``relaxations`` counter, e.g. n_pad^3 for a full blocked FW; n^3 where it has none) / ceiling."""
-    keys = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params"]
+    keys = SUMMARY_KEYS
     timed = samples.dropna(subset=["time_ms"])
     if timed.empty:
         summary = pd.DataFrame(columns=keys + list(SUMMARY_COLUMNS))
     else:
         g = timed.groupby(keys, dropna=False)
-        summary = g.agg(n=("n", "first"), m=("m", "first"), graph_family=("graph_family", "first"), median_ms=("time_ms", "median"),
+        summary = g.agg(n=("n", "first"), m=("m", "first"), graph_family=("graph_family", "first"),
+                        hardware=("hardware", "first"), median_ms=("time_ms", "median"),
                         q1_ms=("time_ms", lambda s: s.quantile(0.25)), q3_ms=("time_ms", lambda s: s.quantile(0.75)),
                         samples=("time_ms", "size"), sources=("source", "nunique"),
                         compile_s=("compile_s", "max"), h2d_ms=("h2d_ms", "max"), d2h_ms=("d2h_ms", "median"),
                         iterations=("iterations", "median"), relaxations=("relaxations", "median"),
                         validated=("validated", "all"), status=("status", "first"), mode=("mode", "first"),
-                        clock=("clock", "first"), gpu=("gpu", "first")).reset_index()
+                        clock=("clock", "first")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
         summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
         apsp = summary["problem"] == "apsp"
@@ -177,12 +238,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
         peak = addmin_ceiling(ceiling)
         done = summary["relaxations_per_s"].where(summary["relaxations"] > 0, summary["n3_per_s"])
         summary["ceiling_fraction"] = np.where(apsp, done / peak, np.nan) if peak else np.nan
-        summary["speedup_vs_cpu"] = np.nan
-        for (graph, problem), part in summary.groupby(["graph", "problem"]):
-            base = part[part["solver"] == BASELINE[problem]]
-            if len(base):
-                ref = float(base["median_ms"].min())
-                summary.loc[part.index, "speedup_vs_cpu"] = ref / part["median_ms"]
+        summary = speedups(summary)
     failed = samples[samples["status"].isin(["skipped", "negative-cycle", "error"]) & samples["time_ms"].isna()]
     extra = [{"graph": r["graph"], "solver": r["solver"], "params": r["params"], "problem": r["problem"],
               "status": r["status"], "reason": r["reason"]} for _, r in failed.iterrows()]
@@ -192,92 +248,277 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     return summary.sort_values(["problem", "graph", "median_ms"], na_position="last").reset_index(drop=True)
 
 
+def fastest(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` fastest first, validated ones before the others (a wrong answer is never the fastest)."""
+    return rows.assign(_unchecked=rows["validated"] != True).sort_values(  # noqa: E712 (numpy bools, NaN)
+        ["_unchecked", "median_ms"], kind="stable").drop(columns="_unchecked")
+
+
+def cpu_baselines(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (graph, problem, host CPU): the CPU baseline of every speed-up, the fastest CPU row there (SciPy, the
+    serial codes, GAPBS; validated ones first), with its ``cpu_baseline`` label and ``baseline_ms``."""
+    timed = summary.dropna(subset=["median_ms"])
+    cpu = fastest(timed[timed["device"] == "cpu"])
+    best = cpu.groupby(["graph", "problem", "cpu"], sort=True).head(1)
+    return pd.DataFrame({"graph": best["graph"], "problem": best["problem"], "cpu": best["cpu"],
+                         "cpu_baseline": best["solver"] + " " + best["params"].astype(str),
+                         "baseline_ms": best["median_ms"].astype(float)})
+
+
+def speedups(summary: pd.DataFrame) -> pd.DataFrame:
+    """``speedup_vs_cpu``: the median of the fastest CPU baseline of the same graph and problem on the same host CPU
+    (:func:`cpu_baselines`) over the row's median, the one definition of a speed-up (the first page's too); rows
+    whose host CPU ran no baseline get none."""
+    base = cpu_baselines(summary)
+    out = summary.drop(columns=["cpu_baseline", "speedup_vs_cpu"], errors="ignore").merge(
+        base, on=["graph", "problem", "cpu"], how="left")
+    out["speedup_vs_cpu"] = out.pop("baseline_ms") / out["median_ms"]
+    return out
+
+
+def machines(rows: pd.DataFrame) -> list[tuple]:
+    """The machines of timed summary rows, as (GPU, host CPU): every GPU with its host CPU, then each host CPU
+    that ran no GPU solver as (None, CPU)."""
+    gpu = rows[rows["device"] == "gpu"]
+    pairs = sorted(set(zip(gpu["gpu"], gpu["cpu"])), key=str)
+    cpus = sorted(set(rows["cpu"]) - {cpu for _, cpu in pairs}, key=str)
+    return pairs + [(None, cpu) for cpu in cpus]
+
+
 def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per problem, one row per graph: the fastest GPU configuration (validated ones first) with its
-    median and IQR, the fastest CPU baseline (SciPy, the serial codes, GAPBS), their ratio, whether the
-    GPU answer was validated, and whether its times came from the CUDA simulator."""
+    """Per problem, one row per (machine, graph) (:func:`machines`): the fastest GPU configuration on that GPU
+    (validated ones first) with its median and IQR, the fastest CPU baseline on its host CPU (SciPy, the serial
+    codes, GAPBS; validated ones first, as :func:`cpu_baselines`), their ratio, whether the GPU answer was
+    validated, and whether its times came from the CUDA simulator; ``gpu`` and ``cpu`` name the machine."""
     ok = summary.dropna(subset=["median_ms"])
-    tables = {}
+    ok = ok.assign(**{c: ok[c] if c in ok else "unknown" for c in ("gpu", "cpu")})
+    tables, blocks = {}, machines(ok)
     for problem, part in ok.groupby("problem", sort=True):
         rows = []
-        for graph, g in part.groupby("graph", sort=True):
-            gpu = g[g["device"] == "gpu"].sort_values(["validated", "median_ms"], ascending=[False, True])
-            cpu = g[g["device"] == "cpu"].sort_values("median_ms")
-            row = {"graph": graph, "n": int(g["n"].iloc[0]), "m": int(g["m"].iloc[0])}
-            if len(gpu):
-                best = gpu.iloc[0]
-                valid = best["validated"] == True  # noqa: E712 (a numpy bool, or NaN when not validated)
-                row.update(gpu_solver=f"{best['solver']} {best['params']}", gpu_median_ms=best["median_ms"],
-                           gpu_iqr_ms=best["iqr_ms"], validated="yes" if valid else "no",
-                           timings="SIMULATED" if best["mode"] == "sim" else "GPU")
-            if len(cpu):
-                base = cpu.iloc[0]
-                row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"])
-            if len(gpu) and len(cpu):
-                row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
-            rows.append(row)
+        for gpu_name, cpu_name in blocks:
+            for graph, g in part[part["cpu"] == cpu_name].groupby("graph", sort=True):
+                gpu = fastest(g[(g["device"] == "gpu") & (g["gpu"] == gpu_name)])
+                cpu = fastest(g[g["device"] == "cpu"])
+                if gpu.empty and cpu.empty:  # this graph ran on other GPUs only
+                    continue
+                row = {"graph": graph, "n": int(g["n"].iloc[0]), "m": int(g["m"].iloc[0]), "gpu": gpu_name,
+                       "cpu": cpu_name}
+                if len(gpu):
+                    best = gpu.iloc[0]
+                    valid = best["validated"] == True  # noqa: E712 (a numpy bool, or NaN when not validated)
+                    row.update(gpu_solver=f"{best['solver']} {best['params']}", gpu_median_ms=best["median_ms"],
+                               gpu_iqr_ms=best["iqr_ms"], validated="yes" if valid else "no",
+                               timings="SIMULATED" if best["mode"] == "sim" else "GPU")
+                if len(cpu):
+                    base = cpu.iloc[0]
+                    row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"])
+                if len(gpu) and len(cpu):
+                    row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
+                rows.append(row)
         tables[problem] = pd.DataFrame(rows)
     return tables
 
 
-def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str = "") -> str:
-    """The report's first page: ``intro``, a table per problem, then ``appendix`` (reStructuredText, all
-    but the intro kept out of the report's Jinja templating)."""
+# the report's stylesheet styles no admonition: without this a SIMULATED warning reads as a plain paragraph
+# Snakemake shows this page centred in a narrow column beside the rule graph: a page taller than the window loses its
+# top, and a table wider than the column runs into the graph. The rules after the banner's start the page at the top,
+# at the window's width, with the rule graph below it.
+BANNER_STYLE = """.. raw:: html
 
-    def cell(x, fmt="{}"):
-        return "n/a" if x is None or (isinstance(x, float) and x != x) else fmt.format(x)
+   <style>.admonition.warning{background:#fef3c7;border-left:6px solid #d97706;padding:.5em 1em;margin:1em 0}
+   .admonition.warning .admonition-title{font-weight:700;letter-spacing:.05em;margin:0}
+   div.h-screen:has(#rulegraph){align-items:flex-start;justify-content:flex-start;flex-basis:0;min-width:0}
+   div:has(> #rulegraph){flex-direction:column}
+   div:has(> #rulegraph) > div{align-self:stretch}
+   div:has(> #rulegraph) .prose{max-width:none}
+   div:has(> #rulegraph) .prose table{display:block;overflow-x:auto}</style>"""
+LANDING_HEAD = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline (median ms)", "GPU",
+                "CPU", "GPU speed-up", "validated", "timings"]
 
-    out = [intro.rstrip(), "", "{% raw %}", "", "Fastest solver per graph", "=" * 24, ""]
-    if not tables:
-        out.append("No timed runs yet.")
-    for problem, table in tables.items():
-        head = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline (median ms)",
-                "GPU speed-up", "validated", "timings"]
-        body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
-                 f"{cell(r.get('gpu_median_ms'), '{:.3g}')} ({cell(r.get('gpu_iqr_ms'), '{:.3g}')})",
-                 f"{cell(r.get('cpu_baseline'))} ({cell(r.get('cpu_median_ms'), '{:.3g}')})",
-                 cell(r.get("gpu_speedup"), "{:.3g}x"), cell(r.get("validated")), cell(r.get("timings"))]
-                for r in table.to_dict("records")]
-        out += list_table(problem.upper(), head, body)
-    out += ["GPU speed-up: the CPU baseline's median over the GPU solver's. SIMULATED rows ran in the CUDA "
-            "simulator: their times are not GPU times.", "", appendix, "{% endraw %}", ""]
+
+def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str = "", environment: str = "") -> str:
+    """The report's first page: ``intro``, then per machine (one GPU model and its host CPU, or a host CPU
+    alone) a table per problem whose every row names its GPU and CPU, a SIMULATED banner above a machine that
+    was the CUDA simulator, then ``environment`` and ``appendix`` (reStructuredText, all but the intro kept out
+    of the report's Jinja templating)."""
+
+    def cell(x):
+        return "n/a" if missing(x) else str(x)
+
+    rows = pd.concat([t.assign(problem=p) for p, t in tables.items()], ignore_index=True) if tables else None
+    out = [intro.rstrip(), "", "{% raw %}", "", BANNER_STYLE, "", "Fastest solver per graph", "=" * 24, ""]
+    if rows is None or rows.empty:
+        out += ["No timed runs yet.", ""]
+        blocks = []
+    else:
+        rows["gpu"] = rows["gpu"].astype(object).where(rows["gpu"].notna(), None)
+        blocks = sorted(set(zip(rows["gpu"], rows["cpu"])), key=lambda b: (b[0] is None, str(b[0]), str(b[1])))
+    for gpu_name, cpu_name in blocks:
+        block = rows[(rows["cpu"] == cpu_name) & (rows["gpu"].isna() if gpu_name is None else rows["gpu"] == gpu_name)]
+        where = f"GPU {text(gpu_name)}, host CPU {text(cpu_name)}" if gpu_name else f"CPU {text(cpu_name)} (no GPU)"
+        out += [f".. rubric:: {where}", ""]
+        simulated = "timings" in block and (block["timings"] == "SIMULATED").any()
+        if simulated:
+            out += [".. admonition:: SIMULATED", "   :class: warning", "",
+                    "   The GPU solvers of this block ran in Numba's CUDA simulator: their times are not GPU times "
+                    "(the CPU baselines' times are real).", ""]
+        gpu_cell = "CUDA simulator" if simulated else text(gpu_name) if gpu_name else "none"
+        for problem, table in block.groupby("problem", sort=True):
+            body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
+                     f"{number(r.get('gpu_median_ms'))} ({number(r.get('gpu_iqr_ms'))})",
+                     f"{cell(r.get('cpu_baseline'))} ({number(r.get('cpu_median_ms'))})",
+                     gpu_cell, text(cpu_name), ratio(r.get("gpu_speedup")),
+                     cell(r.get("validated")), cell(r.get("timings"))] for r in table.to_dict("records")]
+            title = problem.upper() if len(blocks) == 1 else f"{problem.upper()}: {gpu_name or cpu_name}"
+            out += list_table(text(title), LANDING_HEAD, body)
+    out += ["GPU speed-up: the median of the fastest CPU baseline on the GPU's host CPU over the GPU solver's "
+            "median (validated runs first on both sides); times of different machines are never divided.", "",
+            environment, appendix, "{% endraw %}", ""]
     return "\n".join(out)
 
 
-def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None) -> dict:
-    """Write samples.csv, samples.parquet, summary.csv, the report's landing page landing.rst (with
-    ``intro``, the text of a file, above its tables and the comparison with the papers' figures) and,
-    when the sweep measured something a paper published, papers.csv under ``out_dir`` (atomically).
+# --- the run's environment: what a reader needs to trust (or reproduce) the numbers --------------------------
+ENVIRONMENT_KEYS = ("commit", "dirty", "gpusp_version", "mode", "gpu", "compute_capability", "multiprocessors",
+                    "driver", "cuda_driver_api", "cuda_runtime", "numba_cuda", "numba", "numpy", "scipy", "python",
+                    "cpu", "cpu_cores", "cpu_cores_usable")
+ENVIRONMENT_COLUMNS = (*ENVIRONMENT_KEYS, "peers", "hosts", "records")
+GRAPH_COLUMNS = ("graph", "graph_name", "n", "m", "weight_kind", "weight_dtype", "checksum", "records")
+
+
+def _peer_label(peer) -> str | None:
+    if not isinstance(peer, dict) or not peer.get("name"):
+        return None
+    commit = peer.get("commit") or peer.get("pinned_commit")
+    built = f" ({peer['cxx_version']})" if peer.get("cxx_version") else ""
+    return f"{peer['name']} {commit or 'not run'}{built}"
+
+
+def environment_table(records: list[dict]) -> pd.DataFrame:
+    """One row per distinct environment the records were measured in (commit and its dirty flag, GPU, driver,
+    CUDA, versions, host CPU and cores), with the peers' builds it ran (GAPBS's commit and compiler), its hosts
+    and its number of records; one row when the whole sweep ran on one machine from one checkout."""
+    groups = {}
+    for rec in records:
+        machine, commit = rec["machine"], str(rec["git_commit"])
+        row = {**{k: machine.get(k) for k in ENVIRONMENT_KEYS}, "commit": commit.removesuffix("+dirty"),
+               "dirty": None if commit == "unknown" else commit.endswith("+dirty"),
+               "gpusp_version": rec.get("gpusp_version"), "cpu": host_cpu(machine),
+               "gpu": machine.get("gpu") or "none"}
+        key = tuple(str(row[k]) for k in ENVIRONMENT_KEYS)
+        seen = groups.setdefault(key, {**row, "peers": set(), "hosts": set(), "records": 0})
+        seen["records"] += 1
+        seen["hosts"].add(str(machine.get("host")))
+        if _peer_label(rec.get("peer")):
+            seen["peers"].add(_peer_label(rec.get("peer")))
+    rows = [{**g, "peers": "; ".join(sorted(g["peers"])), "hosts": " ".join(sorted(g["hosts"]))}
+            for g in groups.values()]
+    return pd.DataFrame(rows, columns=list(ENVIRONMENT_COLUMNS))
+
+
+def graphs_table(records: list[dict]) -> pd.DataFrame:
+    """One row per graph of the sweep (the config's name): its file's name, size, weights and checksum."""
+    rows = {}
+    for rec in records:
+        graph = rec["graph"]
+        label = rec.get("graph_label") or graph["name"]
+        row = rows.setdefault(label, {"graph": label, "graph_name": graph["name"], "n": graph["n"], "m": graph["m"],
+                                      "weight_kind": graph.get("weight_kind"),
+                                      "weight_dtype": graph.get("weight_dtype"), "checksum": graph["checksum"],
+                                      "records": 0})
+        row["records"] += 1
+    return pd.DataFrame(sorted(rows.values(), key=lambda r: r["graph"]), columns=list(GRAPH_COLUMNS))
+
+
+def environment_rst(env: pd.DataFrame, graphs: pd.DataFrame) -> str:
+    """The run-environment section (reStructuredText field lists: the first page keeps its tables alone)."""
+    out = ["Run environment", "=" * 15, ""]
+    if env.empty:
+        return "\n".join(out + ["No records.", ""])
+
+    def has(*values):
+        return [v for v in values if not missing(v) and str(v) not in ("", "None")]
+
+    for i, e in enumerate(env.to_dict("records"), 1):
+        if len(env) > 1:
+            out += [f".. rubric:: Environment {i} of {len(env)}", ""]
+        gpu = text(e["gpu"])
+        if has(e["compute_capability"]):
+            gpu += f" (compute capability {e['compute_capability']}, {e['multiprocessors']} multiprocessors)"
+        gpu = ", ".join([gpu] + [f"{name} {text(e[key])}" for name, key in (
+            ("driver", "driver"), ("CUDA driver API", "cuda_driver_api"), ("CUDA runtime", "cuda_runtime"))
+            if has(e[key])])
+        cores = (f", {e['cpu_cores_usable']} of {e['cpu_cores']} cores usable" if has(e["cpu_cores"]) else "")
+        software = ", ".join(f"{name} {text(e[key])}" for name, key in (
+            ("Python", "python"), ("NumPy", "numpy"), ("SciPy", "scipy"), ("Numba", "numba"),
+            ("numba-cuda", "numba_cuda"), ("gpusp", "gpusp_version")) if has(e[key]))
+        commit = f"``{e['commit']}``" + (" (not a git checkout, and GPUSP_COMMIT unset)" if missing(e["dirty"])
+                                          else " with uncommitted changes (dirty)" if e["dirty"] else " (clean)")
+        out += field_list([("commit", commit), ("GPU", gpu), ("CPU", text(e["cpu"]) + cores),
+                           ("software", software), ("peers", text(e["peers"]) if has(e["peers"]) else ""),
+                           ("hosts", text(e["hosts"])), ("records", str(e["records"]))])
+    out += [".. rubric:: Graphs (sha256 of n and the CSR arrays)", ""]
+    out += field_list([(g["graph"], f"n {g['n']:,}, m {g['m']:,}, weights {text(g['weight_kind'])}, "
+                                    f"``{g['checksum']}``") for g in graphs.to_dict("records")])
+    return "\n".join(out)
+
+
+def write_records_archive(paths, dest) -> None:
+    """Every record, and the verdict beside it, in a gzipped tar under ``records/`` (their paths from the folder
+    they share, that folder's name included), byte-identical for the same files: no time stamps, owners or modes
+    of this machine."""
+    files = [Path(p) for p in paths]
+    files += [v for p in files if (v := Path(str(p).removesuffix(".json") + ".verdict.json")).exists()]
+    top = Path(os.path.commonpath([str(p.resolve().parent) for p in files])).parent if files else Path(".")
+    with open(dest, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in sorted(set(files), key=lambda p: str(p.resolve())):
+            info = tarfile.TarInfo("records/" + path.resolve().relative_to(top).as_posix())
+            data = path.read_bytes()
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+
+
+def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None,
+                 allow_mixed_hardware=False) -> dict:
+    """Write under ``out_dir``: samples.csv and samples.parquet (every sample), summary.csv, the report's
+    landing page landing.rst (with ``intro``, the text of a file, above its tables, the run environment and the
+    comparison with the papers' figures), environment.csv, graphs.csv and environment.rst (the run environment),
+    records.tar.gz (the records and verdicts themselves) and, when the sweep measured something a paper
+    published, papers.csv. All or nothing: every file is written under a temporary name and renamed into place
+    only when all of them were written, so a refused or failed aggregate leaves the earlier tables as they were.
     ``skipped``: the skipped combinations, or the path of their JSON list (:func:`read_skipped`)."""
-    from ..atomic import atomic_open, atomic_path
+    from ..atomic import atomic_path
+    from .papers import compare, papers_rst
 
     records_paths = list(records_paths)
     skipped = read_skipped(skipped) if isinstance(skipped, (str, Path)) else check_skipped(skipped or [])
     if not records_paths and not skipped:
         raise GpuspError("no records to aggregate: no run was recorded and none was skipped (records come from "
                          "`gpusp solve --record`)")
-    samples = samples_table(load_records(records_paths))
+    records = load_records(records_paths)
+    samples = samples_table(records)
     check_code_versions(samples, allow_mixed)
+    check_hardware(samples, allow_mixed_hardware)
+    check_graphs(samples)
     summary = summary_table(samples, skipped, ceiling=ceiling)
-    out_dir = Path(out_dir)
-    written = {}
-    for name, frame, kind in (("samples.csv", samples, "csv"), ("samples.parquet", samples, "parquet"),
-                              ("summary.csv", summary, "csv")):
-        with atomic_path(out_dir / name) as tmp:
-            if kind == "csv":
-                frame.to_csv(tmp, index=False)
-            else:
-                frame.astype({c: "string" for c in frame.columns if frame[c].dtype == object}).to_parquet(tmp)
-        written[name] = out_dir / name
-    from .papers import compare, papers_rst
-
     comparison = compare(summary)
+    env, graphs = environment_table(records), graphs_table(records)
+    environment = environment_rst(env, graphs)
+    landing = landing_rst(landing_tables(summary), Path(intro).read_text() if intro else "", papers_rst(comparison),
+                          environment)
+    parquet = samples.astype({c: "string" for c in samples.columns if samples[c].dtype == object})
+    writers = {"samples.csv": lambda tmp: samples.to_csv(tmp, index=False),
+               "samples.parquet": parquet.to_parquet,
+               "summary.csv": lambda tmp: summary.to_csv(tmp, index=False),
+               "environment.csv": lambda tmp: env.to_csv(tmp, index=False),
+               "graphs.csv": lambda tmp: graphs.to_csv(tmp, index=False),
+               "environment.rst": lambda tmp: tmp.write_text(environment),
+               "records.tar.gz": lambda tmp: write_records_archive(records_paths, tmp),
+               "landing.rst": lambda tmp: tmp.write_text(landing)}
     if len(comparison):
-        with atomic_path(out_dir / "papers.csv") as tmp:
-            comparison.to_csv(tmp, index=False)
-        written["papers.csv"] = out_dir / "papers.csv"
-    with atomic_open(out_dir / "landing.rst") as fh:
-        fh.write(landing_rst(landing_tables(summary), Path(intro).read_text() if intro else "",
-                             papers_rst(comparison)))
-    written["landing.rst"] = out_dir / "landing.rst"
-    return written
+        writers["papers.csv"] = lambda tmp: comparison.to_csv(tmp, index=False)
+    out_dir = Path(out_dir)
+    with contextlib.ExitStack() as staged:  # on leaving, every temporary file is renamed, or on an error removed
+        for name, write in writers.items():
+            write(staged.enter_context(atomic_path(out_dir / name)))
+    return {name: out_dir / name for name in writers}

@@ -54,7 +54,7 @@ def compare(summary: pd.DataFrame, published: list[dict] | None = None) -> pd.Da
         rows.append({"paper": str(fig["paper"]), "source": fig["source"], "experiment": fig.get("experiment"),
                      "graph": fig["graph"], "solver": fig["solver"], "params": best["params"],
                      "paper_value": fig["value"], "unit": fig["unit"], "paper_hardware": fig.get("hardware", ""),
-                     "ours_ms": float(best["median_ms"]), "ours_hardware": best.get("gpu", ""),
+                     "ours_ms": float(best["median_ms"]), "ours_hardware": best.get("hardware", ""),
                      "mode": best.get("mode", ""), "ratio": paper_ms / float(best["median_ms"]),
                      "validated": bool(best.get("validated") == True)})  # noqa: E712
     return pd.DataFrame(rows)

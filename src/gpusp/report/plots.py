@@ -1,11 +1,24 @@
 """Seaborn figures of a sweep: time per solver with spread, speed-up, tile heat map, scaling, rates.
 
-Every figure says in its title when the timings come from the CUDA simulator, so nobody reads them as
-GPU timings. Figures are written atomically; a figure with no data says so instead of failing.
+What keeps the figures honest:
+
+- nothing from different graphs, problems (SSSP, APSP) or machines (GPU model, host CPU) shares a panel, a cell or
+  a curve: every figure has one panel per problem and graph (and machine, when the tables hold several);
+- a speed-up has one definition everywhere, the first page's: the median of the fastest CPU configuration of the
+  graph over the median of the configuration, drawn as a point with a bootstrap interval from the samples;
+- "best" is the best among validated configurations that do comparable work (no more than ``WORK_FACTOR`` times the
+  relaxations of the least-work validated configuration of the same device);
+- GPU and CPU configurations differ in colour and marker, configurations that were not validated are hollow;
+- a solver's parameter sweep reads in numeric order (1, 2, 4, 8), solvers in order of their best time;
+- a figure without data is not drawn (:func:`make_figures` says why), and a figure with GPU times from the CUDA
+  simulator carries a SIMULATED banner.
+
+Figures are written atomically.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib
@@ -17,16 +30,133 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from ..solvers import registry  # noqa: E402
 from ..atomic import atomic_path  # noqa: E402
+from ..plan import parse_paramset  # noqa: E402
+from .rst import number, ratio  # noqa: E402
 
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
 TILE_PARAMS = ("param_block_size", "param_tile", "param_block", "param_edges_per_thread")
+DEVICE_STYLE = {"gpu": ("GPU", "#1f77b4", "o"), "cpu": ("CPU", "#d95f02", "s")}
+WORK_FACTOR = 2.0
+BOOTSTRAP = 2000
+CONFIDENCE = 0.95
+SIMULATED = "SIMULATED: GPU times from the CUDA simulator, not GPU timings"
+LABEL_CHARS = 40
 
 
+# --- the tables the figures share ---------------------------------------------------------------
 def _label(samples: pd.DataFrame) -> str:
-    modes = set(samples.get("mode", pd.Series(dtype=str)).dropna())
-    return " [SIMULATED: CUDA simulator, not GPU timings]" if "sim" in modes else ""
+    """The note a figure's title gets when GPU times came from the CUDA simulator (CPU times are real)."""
+    return f" [{SIMULATED}]" if _simulated(samples).any() else ""
+
+
+def _simulated(frame: pd.DataFrame) -> pd.Series:
+    mode = frame["mode"] if "mode" in frame else pd.Series("", index=frame.index)
+    device = frame["device"] if "device" in frame else pd.Series("gpu", index=frame.index)
+    return (mode == "sim") & (device == "gpu")
+
+
+def param_values(label) -> dict:
+    """The parameters of a configuration from its label (``block-32+rounds-early``, ``default``, or JSON)."""
+    label = str(label)
+    if label.startswith("{"):
+        try:
+            return {k: str(v) for k, v in json.loads(label).items()}
+        except (ValueError, AttributeError):
+            return {"params": label}
+    try:
+        return parse_paramset(label)
+    except ValueError:
+        return {"params": label}
+
+
+def _value_key(value):
+    """Numbers before words, numbers by value: 1, 2, 4, 8, 16 (not 1, 16, 2, 4, 8 or the order of the times)."""
+    try:
+        return (0, float(value), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def params_key(label) -> tuple:
+    return tuple((k, _value_key(v)) for k, v in sorted(param_values(label).items()))
+
+
+def config_order(frame: pd.DataFrame, time="time_ms") -> list[str]:
+    """The ``config`` values of ``frame``: solvers by their best median time, each solver's parameter sets in
+    numeric order of their values."""
+    medians = frame.groupby(["solver", "params", "config"], dropna=False)[time].median()
+    best = medians.groupby(level="solver").min()
+    return [config for (solver, params, config), _ in
+            sorted(medians.items(), key=lambda item: (best[item[0][0]], item[0][0], params_key(item[0][1])))]
+
+
+def _is_true(value) -> bool:
+    """A validated flag as pandas reads it back (a bool, numpy bool, "True" from a string column; NaN: no)."""
+    return value is True or (not isinstance(value, str) and value == True) or str(value) == "True"  # noqa: E712
+
+
+def _prepare(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``config`` (solver and parameters, marked when not validated) and the machine of each row:
+    ``_gpu`` (a GPU solver's GPU model, None for CPU solvers) and ``_cpu`` (the host CPU model; "" in tables
+    that do not name it)."""
+    frame = frame.copy()
+    params = frame["params"].astype(str)
+    params = params.where(params.str.len() <= LABEL_CHARS, params.str.slice(0, LABEL_CHARS - 1) + "…")
+    checked = frame["validated"].map(_is_true).astype(bool)
+    frame["config"] = frame["solver"] + " " + params + np.where(checked, "", " (not validated)")
+    gpu = frame["gpu"].astype(str) if "gpu" in frame else pd.Series("GPU", index=frame.index)
+    frame["_gpu"] = gpu.where(frame["device"] == "gpu", None)
+    frame["_cpu"] = frame["cpu"].fillna("unknown").astype(str) if "cpu" in frame else ""
+    return frame
+
+
+def _timed(samples: pd.DataFrame) -> pd.DataFrame:
+    data = samples.dropna(subset=["time_ms"])
+    return _prepare(data) if len(data) else data
+
+
+def machines(frame: pd.DataFrame) -> list[tuple]:
+    """The machines of prepared rows as (GPU, host CPU): every GPU with its host CPU, then each host CPU that
+    ran no GPU solver as (None, CPU)."""
+    gpu = frame[frame["device"] == "gpu"]
+    pairs = sorted(set(zip(gpu["_gpu"], gpu["_cpu"])), key=str)
+    return pairs + [(None, c) for c in sorted(set(frame["_cpu"]) - {c for _, c in pairs}, key=str)]
+
+
+def _on_machine(frame: pd.DataFrame, gpu, cpu) -> pd.DataFrame:
+    """The rows of one machine: its GPU's GPU solvers and its host CPU's CPU solvers (a CPU solver's times belong
+    to the host CPU alone, so they stand beside every GPU of that host)."""
+    host = frame[frame["_cpu"] == cpu]
+    return host[(host["device"] != "gpu") | (host["_gpu"] == gpu)] if gpu is not None else host[
+        host["device"] != "gpu"]
+
+
+def _machine_text(gpu, cpu) -> str:
+    return (f"{gpu}" + (f" / {cpu}" if cpu else "")) if gpu is not None else f"CPU {cpu or 'unknown'}"
+
+
+def _panels(frame: pd.DataFrame):
+    """(title, part) per panel: one per problem (SSSP, then APSP), graph and machine; the machine is named only
+    when the rows hold several."""
+    found = machines(frame)
+    problems = sorted(frame["problem"].unique(), key=lambda p: ({"sssp": 0, "apsp": 1}.get(p, 2), str(p)))
+    for problem in problems:
+        for graph in sorted(frame.loc[frame["problem"] == problem, "graph"].unique(), key=str):
+            rows = frame[(frame["problem"] == problem) & (frame["graph"] == graph)]
+            for gpu, cpu in found:
+                part = _on_machine(rows, gpu, cpu)
+                if part.empty or (gpu is not None and not (part["device"] == "gpu").any()):
+                    continue  # this graph ran on other machines only
+                title = f"{str(problem).upper()} · {graph}"
+                yield title + (f" · {_machine_text(gpu, cpu)}" if len(found) > 1 else ""), part
+
+
+def _banner(fig, simulated: bool, title: str):
+    fig.suptitle(title)
+    if simulated:
+        fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
+                 bbox={"facecolor": "#b30000", "edgecolor": "none", "pad": 4})
 
 
 def _save(fig, path):
@@ -35,72 +165,184 @@ def _save(fig, path):
     plt.close(fig)
 
 
-def _empty(path, text):
-    fig, ax = plt.subplots(figsize=(6, 2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center")
-    _save(fig, path)
+def _legend(fig, devices, hollow=None, lines=()):
+    """One legend under the figure (never over the data): GPU and CPU markers, what a hollow marker means,
+    and the reference ``lines`` ((label, colour) of dashed lines)."""
+    handles = [matplotlib.lines.Line2D([], [], ls="", marker=DEVICE_STYLE[d][2], color=DEVICE_STYLE[d][1],
+                                       label=DEVICE_STYLE[d][0]) for d in ("gpu", "cpu") if d in set(devices)]
+    if hollow:
+        handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", markerfacecolor="none", color="0.3",
+                                               label=hollow))
+    handles += [matplotlib.lines.Line2D([], [], ls="--", color=colour, label=text) for text, colour in lines]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8, frameon=False)
 
 
-def time_per_solver(samples, summary, path, note):
-    data = samples.dropna(subset=["time_ms"])
+def _heights(parts, per_row=0.28, extra=0.9) -> list[float]:
+    return [extra + per_row * max(2, n) for n in parts]
+
+
+# --- time per solver ------------------------------------------------------------------------------
+def time_per_solver(samples, summary, peak=None):
+    """Every sample of every configuration: one panel per problem and graph, boxes coloured by device."""
+    data = _timed(samples)
     if data.empty:
-        return _empty(path, "no timings")
-    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
-    graphs = sorted(data["graph"].unique())
-    rows = [max(2, data.loc[data["graph"] == g, "config"].nunique()) for g in graphs]
-    # one panel per graph, stacked: long configuration labels never run into the next panel
-    fig, axes = plt.subplots(len(graphs), 1, figsize=(9, 1.2 + 0.3 * sum(rows) + 0.6 * len(graphs)),
-                             squeeze=False, gridspec_kw={"height_ratios": rows}, layout="constrained")
-    for ax, graph in zip(axes[:, 0], graphs):
-        part = data[data["graph"] == graph]
-        order = part.groupby("config")["time_ms"].median().sort_values().index
-        sns.boxplot(data=part, y="config", x="time_ms", order=order, ax=ax, color="#9ecae1", fliersize=2)
-        sns.stripplot(data=part, y="config", x="time_ms", order=order, ax=ax, color="#08306b", size=2.5)
+        return "no timed runs"
+    panels = list(_panels(data))
+    heights = _heights([p["config"].nunique() for _, p in panels])
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    for ax, (title, part) in zip(axes[:, 0], panels):
+        order = config_order(part)
+        device = part.groupby("config")["device"].first()
+        palette = {c: DEVICE_STYLE.get(device[c], DEVICE_STYLE["gpu"])[1] for c in order}
+        sns.boxplot(data=part, y="config", x="time_ms", order=order, hue="config", palette=palette, ax=ax,
+                    fliersize=0, boxprops={"alpha": 0.35}, legend=False)
+        sns.stripplot(data=part, y="config", x="time_ms", order=order, hue="config", palette=palette, ax=ax,
+                      size=2.5, legend=False)
         ax.set_xscale("log")
         ax.set_xlabel("time per run (ms, log; every sample)")
         ax.set_ylabel("")
-        ax.set_title(graph)
-    fig.suptitle("Time per solver and parameter set" + note)
-    _save(fig, path)
+        ax.set_title(title, fontsize=9)
+    _legend(fig, data["device"])
+    _banner(fig, _simulated(data).any(), "Time per solver and parameter set")
+    return fig
 
 
-def speedup(samples, summary, path, note):
-    data = summary.dropna(subset=["speedup_vs_cpu"])
-    if "device" in data:  # GPU solvers, and the external CPU peers (GAPBS) beside them
-        peers = {spec.name for spec in registry.SPECS if spec.peer}
-        data = data[(data["device"] == "gpu") | data["solver"].isin(peers)]
+# --- speed-up -------------------------------------------------------------------------------------
+def _bootstrap(base: np.ndarray, other: np.ndarray, rng) -> tuple[float, float]:
+    """The CONFIDENCE interval of median(base) / median(other), resampling each side's samples."""
+    b = np.median(rng.choice(base, size=(BOOTSTRAP, len(base))), axis=1)
+    o = np.median(rng.choice(other, size=(BOOTSTRAP, len(other))), axis=1)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    return tuple(np.percentile(b / o, [tail, 100 - tail]))
+
+
+def speedup_table(samples: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per problem, graph and machine: every configuration's speed-up over the fastest CPU configuration of the
+    graph on that host (validated ones first: the first page's baseline), its median over the configuration's
+    median, with a bootstrap interval."""
+    data = _timed(samples)
+    rows = []
     if data.empty:
-        return _empty(path, "no speed-up: the CPU baseline (scipy) was not in the sweep")
-    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(data))))
-    sns.barplot(data=data, y="config", x="speedup_vs_cpu", hue="graph", ax=ax)
-    ax.axvline(1, color="k", lw=1, ls="--")
-    ax.set_xscale("log")
-    ax.set_xlabel("speed-up over SciPy on the same graph and sources (median / median, log)")
-    ax.set_ylabel("")
-    ax.set_title("Speed-up over the CPU baseline (GPU solvers and CPU peers)" + note)
-    _save(fig, path)
+        return pd.DataFrame(rows)
+    rng = np.random.default_rng(seed)
+    for title, part in _panels(data):
+        groups = {c: g for c, g in part.groupby("config")}
+        medians = {c: float(g["time_ms"].median()) for c, g in groups.items()}
+        cpu = [c for c, g in groups.items() if g["device"].iloc[0] == "cpu"]
+        if not cpu:
+            continue
+        base = min(cpu, key=lambda c: (c.endswith("(not validated)"), medians[c]))  # as the first page
+        for config in config_order(part):
+            if config == base:
+                continue
+            g = groups[config]
+            low, high = _bootstrap(groups[base]["time_ms"].to_numpy(float), g["time_ms"].to_numpy(float), rng)
+            rows.append({"panel": title, "problem": g["problem"].iloc[0], "graph": g["graph"].iloc[0],
+                         "config": config, "solver": g["solver"].iloc[0],
+                         "params": g["params"].iloc[0], "device": g["device"].iloc[0],
+                         "validated": not config.endswith("(not validated)"), "baseline": base,
+                         "baseline_ms": medians[base], "median_ms": medians[config],
+                         "speedup": medians[base] / medians[config], "low": low, "high": high})
+    return pd.DataFrame(rows)
 
 
-def tile_heatmap(samples, summary, path, note):
-    data = samples.dropna(subset=["time_ms"])
-    col = next((c for c in TILE_PARAMS if c in data and data[c].notna().any()), None)
-    if col is None:
-        return _empty(path, "no tile/block-size parameter in the sweep")
-    data = data[data[col].notna()]
-    values = pd.to_numeric(data[col], errors="coerce")
-    if values.notna().all() and (values == values.round()).all():
-        data = data.assign(**{col: values.astype(int)})  # 4, not 4.0 (NaN made the column float)
-    table = data.groupby(["solver", col])["time_ms"].median().unstack(col)
-    fig, ax = plt.subplots(figsize=(1.2 * table.shape[1] + 4, 0.45 * table.shape[0] + 1.5))
-    sns.heatmap(np.log10(table), annot=table.round(2), fmt="", cmap="viridis_r", ax=ax,
-                cbar_kws={"label": "log10 median ms"})
-    ax.set_xlabel(col.removeprefix("param_"))
-    ax.set_title(f"Median time by {col.removeprefix('param_')} (all graphs)" + note)
-    _save(fig, path)
+def speedup(samples, summary, peak=None):
+    """Speed-up over the fastest CPU baseline of the graph: a point and its interval per configuration."""
+    table = speedup_table(samples)
+    if table.empty:
+        return "no speed-up: no graph has a CPU baseline and another configuration timed on it"
+    panels = list(table.groupby("panel", sort=False))
+    heights = _heights([len(p) for _, p in panels], per_row=0.3, extra=1.0)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 0.8), squeeze=False, sharex=True,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    logs = np.log10(np.append(table[["low", "high", "speedup"]].to_numpy(float).ravel(), 1.0))
+    margin = max(0.15, 0.08 * (logs.max() - logs.min()))
+    for ax, (title, part) in zip(axes[:, 0], panels):
+        for i, row in enumerate(part.itertuples()):
+            _, colour, marker = DEVICE_STYLE.get(row.device, DEVICE_STYLE["gpu"])
+            ax.errorbar(row.speedup, i, xerr=[[row.speedup - row.low], [row.high - row.speedup]], fmt=marker,
+                        color=colour, markerfacecolor=colour if row.validated else "none", capsize=2, ms=5)
+            # the values in a column right of the panel, clear of the points and the line at 1
+            ax.annotate(ratio(row.speedup), (1, i), xycoords=("axes fraction", "data"), xytext=(6, 0),
+                        textcoords="offset points", va="center", fontsize=7)
+        ax.axvline(1, color="k", lw=1, ls="--")
+        ax.set_yticks(np.arange(len(part)), list(part["config"]))
+        ax.set_ylim(len(part) - 0.5, -0.5)
+        ax.set_xscale("log")
+        ax.set_xlim(10 ** (logs.min() - margin), 10 ** (logs.max() + margin))
+        first = part.iloc[0]
+        ax.set_title(f"{title}: baseline {first['baseline']} ({number(first['baseline_ms'])} ms)", fontsize=9)
+    axes[-1, 0].set_xlabel(f"speed-up over the fastest CPU baseline of the graph (its median / this median, "
+                           f"log; {CONFIDENCE:.0%} bootstrap interval)\n\u2190 slower            faster \u2192")
+    left_out = [title for title, _ in _panels(_timed(samples)) if title not in set(table["panel"])]
+    if left_out:
+        axes[-1, 0].annotate("no CPU baseline, not shown: " + ", ".join(left_out), (0, -0.55),
+                             xycoords="axes fraction", fontsize=7, color="0.35", va="top")
+    _legend(fig, table["device"], hollow="not validated" if not table["validated"].all() else None,
+            lines=[("as fast as the baseline", "k")])
+    _banner(fig, _simulated(samples.dropna(subset=["time_ms"])).any(),
+            "Speed-up over the fastest CPU baseline (the first page's ratio)")
+    return fig
 
 
+# --- tile heat map ---------------------------------------------------------------------------------
+def tile_tables(samples: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """(panel, parameter, table) for every tile / block parameter a solver swept over two or more values on one
+    graph: rows are the solver with its other parameters, columns the values in numeric order, each cell the
+    median of exactly one configuration (never of several graphs or parameter sets)."""
+    data = _timed(samples)
+    out = []
+    for column in TILE_PARAMS:
+        if data.empty or column not in data:
+            continue
+        key = column.removeprefix("param_")
+        swept = data[data[column].notna()]
+        for title, part in _panels(swept) if len(swept) else ():
+            values = part.groupby("solver")[column].nunique()
+            part = part[part["solver"].isin(values.index[values > 1])]
+            if part.empty:
+                continue
+            rest = part["params"].map(lambda p, key=key: "+".join(
+                f"{k}-{v}" for k, v in sorted(param_values(p).items()) if k != key))
+            part = part.assign(row=(part["solver"] + " " + rest).str.strip(), value=part[column].map(_cell_value),
+                               checked=~part["config"].str.endswith("(not validated)"))
+            cells = part.groupby(["row", "value"])
+            table = cells["time_ms"].median().unstack("value")
+            table = table[sorted(table.columns, key=_value_key)]
+            table.attrs["validated"] = cells["checked"].all().unstack("value")[table.columns]
+            out.append((title, key, table))
+    return out
+
+
+def _cell_value(value):
+    """A parameter value as a column of the heat map: 16, not 16.0 (a column with NaN is a float column)."""
+    kind, amount, _ = _value_key(value)
+    return int(amount) if kind == 0 and amount == round(amount) else value
+
+
+def tile_heatmap(samples, summary, peak=None):
+    """Median time per tile / block value: one heat map per problem, graph and parameter."""
+    tables = tile_tables(samples)
+    if not tables:
+        return "no tile or block-size parameter swept over two or more values on one graph"
+    heights = [1.2 + 0.42 * t.shape[0] for *_, t in tables]
+    width = max(6.0, 4.5 + 0.9 * max(t.shape[1] for *_, t in tables))
+    fig, axes = plt.subplots(len(tables), 1, figsize=(width, sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    for ax, (title, key, table) in zip(axes[:, 0], tables):
+        text = table.apply(lambda col: col.map(number))
+        text = text.where(table.attrs["validated"].fillna(True).astype(bool), text + "\nnot validated")
+        sns.heatmap(np.log10(table), annot=text, fmt="", cmap="viridis_r", ax=ax, linewidths=0.5,
+                    cbar_kws={"label": "log10 median ms"})
+        ax.set_xlabel(key)
+        ax.set_ylabel("")
+        ax.set_title(f"{title}: median ms by {key}", fontsize=9)
+    _banner(fig, _simulated(samples.dropna(subset=["time_ms"])).any(), "Median time by tile / block parameter")
+    return fig
+
+
+# --- scaling -----------------------------------------------------------------------------------------
 def scaling_families(summary) -> list[str]:
     """Graph families (one generator, fixed parameters) swept over at least two sizes: the only graphs
     a scaling curve may join (a SNAP graph and a road network are not two sizes of one thing)."""
@@ -111,66 +353,131 @@ def scaling_families(summary) -> list[str]:
     return sorted(sizes.index[(sizes["n"] > 1) | (sizes["m"] > 1)])
 
 
-def scaling(samples, summary, path, note):
+def scaling(samples, summary, peak=None):
+    """Best median of each solver against n and m, one row of panels per generator family and problem."""
     families = scaling_families(summary)
     if not families:
-        return _empty(path, "no scaling curve: no generator was swept over two or more sizes\n"
-                            "(curves never join unrelated graphs)")
-    data = summary.dropna(subset=["median_ms"])
-    fig, axes = plt.subplots(len(families), 2, figsize=(13, 4.2 * len(families)), squeeze=False,
-                             layout="constrained")
-    for row, family in zip(axes, families):
-        part = data[data["graph_family"] == family]
-        best = part.sort_values("median_ms").groupby(["solver", "graph"], as_index=False).first()
+        return "no scaling curve: no generator was swept over two or more sizes (curves never join unrelated graphs)"
+    data = _prepare(summary.dropna(subset=["median_ms"]))
+    data = data[data["graph_family"].isin(families)]
+    found = machines(data)
+    rows = [(family, problem, machine, part) for family in families for problem in sorted(data["problem"].unique())
+            for machine in found
+            for part in [_on_machine(data[(data["graph_family"] == family) & (data["problem"] == problem)], *machine)]
+            if part["n"].nunique() > 1 or part["m"].nunique() > 1]
+    if not rows:
+        return "no scaling curve: no generator was swept over two or more sizes on one machine and problem"
+    fig, axes = plt.subplots(len(rows), 2, figsize=(13, 4.2 * len(rows)), squeeze=False, layout="constrained")
+    for row, (family, problem, machine, part) in zip(axes, rows):
+        # each solver's best configuration per graph, validated ones first
+        ranked = part.assign(_ok=part["validated"].map(_is_true).astype(bool))
+        best = ranked.sort_values(["_ok", "median_ms"], ascending=[False, True]).groupby(
+            ["solver", "graph"], as_index=False).first()
+        best["device"] = best["device"].map(lambda d: DEVICE_STYLE.get(d, DEVICE_STYLE["gpu"])[0])
         for ax, x in zip(row, ("n", "m")):
-            sns.lineplot(data=best, x=x, y="median_ms", hue="solver", marker="o", ax=ax, legend=x == "m")
+            sns.lineplot(data=best, x=x, y="median_ms", hue="solver", style="device", markers=True, ax=ax,
+                         legend=x == "m")
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
             ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_xticks(sorted(best[x].unique()))
-            ax.set_ylabel("best median time (ms)")
-            ax.set_title(family)
-        row[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), title="solver")
-    fig.suptitle("Scaling with n and m within each generator sweep" + note)
-    _save(fig, path)
+            ax.set_ylabel("best median time (ms, log)")
+            ax.set_title(f"{problem.upper()} · {family}" + (f" · {_machine_text(*machine)}" if len(found) > 1 else ""))
+        row[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    _banner(fig, _simulated(data).any(), "Scaling with n and m within each generator sweep")
+    return fig
 
 
-def throughput(samples, summary, path, note, peak=None):
-    data = summary.dropna(subset=["relaxations_per_s"])
+# --- relaxation rate ---------------------------------------------------------------------------------
+def rate_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The configurations that counted relaxations, per panel, with ``work`` (their relaxations over the fewest
+    any validated configuration of the same device needed), ``comparable`` (validated, at most WORK_FACTOR times
+    that work) and ``best`` (the highest rate among the comparable GPU configurations, else CPU ones)."""
+    data = summary.dropna(subset=["relaxations_per_s", "median_ms"])
     data = data[data["relaxations_per_s"] > 0]
     if data.empty:
-        return _empty(path, "no relaxation counts recorded")
-    data = data.assign(config=data["solver"] + " " + data["params"].astype(str).str.slice(0, 28))
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(data))))
-    sns.barplot(data=data, y="config", x="relaxations_per_s", hue="graph", ax=ax)
-    ref = peak or float(data["relaxations_per_s"].max())
-    ax.axvline(ref, color="r", lw=1, ls="--")
-    ax.text(ref, -0.6, " measured peak" if peak else " best in this sweep", color="r", fontsize=8)
-    ax.set_xscale("log")
-    ax.set_xlabel("relaxations (edges examined; n^3 for FW) per second, log")
-    ax.set_ylabel("")
-    ax.set_title("Relaxation rate" + note)
-    _save(fig, path)
+        return data
+    parts = []
+    for title, part in _panels(_prepare(data)):
+        valid = part["validated"].map(_is_true).astype(bool)
+        floor = part["relaxations"].where(valid).groupby(part["device"]).transform("min")
+        part = part.assign(panel=title, work=part["relaxations"] / floor, best=False)
+        part["comparable"] = valid & (part["work"] <= WORK_FACTOR)
+        pick = part[part["comparable"]]
+        pick = pick[pick["device"] == "gpu"] if (pick["device"] == "gpu").any() else pick
+        if len(pick):
+            part.loc[pick["relaxations_per_s"].idxmax(), "best"] = True
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
 
 
-def make_figures(samples: pd.DataFrame, summary: pd.DataFrame, out_dir, peak=None) -> dict:
-    """Write every figure as ``<out_dir>/<name>.png``; returns name -> path."""
-    out_dir = Path(out_dir)
-    note = _label(samples)
+def throughput(samples, summary, peak=None):
+    """Relaxations per second: a point per configuration, hollow where it was not validated or did more than
+    WORK_FACTOR times the least work; the best comparable rate (or the measured APSP peak) as a line."""
+    data = rate_table(summary)
+    if data.empty:
+        return "no relaxation counts recorded"
+    panels = list(data.groupby("panel", sort=False))
+    heights = _heights([len(p) for _, p in panels], per_row=0.3, extra=1.0)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 0.8), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    for ax, (title, part) in zip(axes[:, 0], panels):
+        part = part.set_index("config").loc[config_order(part.reset_index(drop=True), "median_ms")]
+        labels = []
+        for i, (config, row) in enumerate(part.iterrows()):
+            _, colour, marker = DEVICE_STYLE.get(row["device"], DEVICE_STYLE["gpu"])
+            ax.plot(row["relaxations_per_s"], i, marker=marker, ls="", color=colour, ms=6,
+                    markerfacecolor=colour if row["comparable"] else "none")
+            extra = row["work"] > WORK_FACTOR
+            labels.append(config + (f" ({number(row['work'])}x work)" if extra else ""))
+        ax.set_yticks(np.arange(len(part)), labels)
+        ax.set_ylim(len(part) - 0.5, -0.5)
+        ax.set_xscale("log")
+        lines = [(float(v), "#2ca02c") for v in part.loc[part["best"], "relaxations_per_s"]]
+        if peak and part["problem"].iloc[0] == "apsp":  # an add-min ceiling: what an APSP relaxation is
+            lines.append((float(peak), "r"))
+        for value, colour in lines:
+            ax.axvline(value, color=colour, lw=1, ls="--")
+        ax.set_title(title, fontsize=9)
+    axes[-1, 0].set_xlabel("relaxations (edges examined; n^3 for FW) per second, log")
+    hollow = f"not validated, or more than {WORK_FACTOR:g}x the least work of its device"
+    refs = [("best comparable rate", "#2ca02c")] * bool(data["best"].any()) + [("measured peak (APSP)", "r")] * bool(
+        peak and (data["problem"] == "apsp").any())
+    _legend(fig, data["device"], hollow=hollow if not data["comparable"].all() else None, lines=refs)
+    _banner(fig, _simulated(data).any(), "Relaxation rate")
+    return fig
+
+
+# --- all figures ------------------------------------------------------------------------------------
+def figure(name: str, samples: pd.DataFrame, summary: pd.DataFrame, peak=None):
+    """The figure ``name`` of :data:`FIGURES` (a matplotlib Figure), or why it has no data (a string)."""
+    if name not in FIGURES:
+        raise ValueError(f"no figure {name!r} (figures: {', '.join(FIGURES)})")
     sns.set_theme(style="whitegrid", context="paper")
+    return globals()[name](samples, summary, peak=peak)
+
+
+def make_figures(samples: pd.DataFrame, summary: pd.DataFrame, out_dir, peak=None, reasons=None) -> dict:
+    """Write every figure that has data as ``<out_dir>/<name>.png`` and remove an older file of a figure that
+    has none; returns name -> path of those written. ``reasons``, a dict, receives name -> why not for the
+    others."""
+    out_dir = Path(out_dir)
     paths = {}
     for name in FIGURES:
         path = out_dir / f"{name}.png"
-        fn = globals()[name]
-        if name == "throughput":
-            fn(samples, summary, path, note, peak)
-        else:
-            fn(samples, summary, path, note)
+        result = figure(name, samples, summary, peak=peak)
+        if isinstance(result, str):
+            path.unlink(missing_ok=True)
+            if reasons is not None:
+                reasons[name] = result
+            continue
+        _save(result, path)
         paths[name] = path
     return paths
 
 
-def figures_from_tables(samples_path, summary_path, out_dir, peak=None) -> dict:
+def figures_from_tables(samples_path, summary_path, out_dir, peak=None, reasons=None) -> dict:
     """:func:`make_figures` from the files ``gpusp aggregate`` wrote (samples.parquet, summary.csv)."""
-    return make_figures(pd.read_parquet(samples_path), pd.read_csv(summary_path), out_dir, peak=peak)
+    return make_figures(pd.read_parquet(samples_path), pd.read_csv(summary_path), out_dir, peak=peak,
+                        reasons=reasons)
