@@ -47,6 +47,20 @@ def test_landing_takes_the_fastest_validated_gpu_run_and_the_fastest_cpu_baselin
     assert apsp["cpu_baseline"] == "floydwarshall_cpu default" and np.isnan(apsp.get("gpu_speedup", np.nan))
 
 
+@pytest.mark.parametrize("side", ["gpu", "cpu", None])
+def test_landing_marks_a_ratio_whose_side_is_too_spread_as_noisy(side):
+    from docutils.core import publish_parts
+
+    cpu, gpu = row("ny", "gapbs_sssp", "cpu", 18.0, params="threads-16"), row("ny", "deltastep_gpu", "gpu", 6.0)
+    if side:  # an IQR over half the median: a busy host
+        (cpu if side == "cpu" else gpu)["iqr_ms"] = 0.6 * (cpu if side == "cpu" else gpu)["median_ms"]
+    tables = landing_tables(pd.DataFrame([cpu, gpu]))
+    assert bool(tables["sssp"].iloc[0]["noisy"]) is (side is not None)
+    html = publish_parts(landing_rst(tables).replace("{% raw %}", "").replace("{% endraw %}", ""),
+                         writer="html")["body"]
+    assert ("<td>3.00x (noisy)</td>" in html) is (side is not None) and ("<td>3.00x</td>" in html) is (side is None)
+
+
 def test_landing_falls_back_to_an_unvalidated_run_and_says_so():
     tables = landing_tables(pd.DataFrame([row("g", "edgebf_coo", "gpu", 1.0, validated=False)]))
     assert tables["sssp"].iloc[0]["validated"] == "no"
@@ -61,7 +75,7 @@ def test_landing_rst_renders_one_table_per_problem():
     assert text.startswith("The intro.") and "{% raw %}" in text  # kept away from the report's Jinja
     html = publish_parts(text.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html")["body"]
     assert html.count("<table") == 2 and "<td>deltastep_gpu default</td>" in html
-    assert "<td>ny (10, 40)</td>" in html and "<td>scipy_dijkstra default (50)</td>" in html
+    assert "<td>ny (10, 40)</td>" in html and "<td>scipy_dijkstra default, 50 (5)</td>" in html
     assert "<td>10.0x</td>" in html and "<td>5 (0.5)</td>" in html
     assert "<td>k4 (10, 40)</td>" in html and html.count("<td>n/a</td>") >= 3  # APSP: no GPU run
     assert f"<td>{H200}</td>" in html and html.count(f"<td>{XEON}</td>") == 2  # every row names its GPU and CPU
@@ -196,7 +210,7 @@ def test_the_first_page_prints_readable_numbers_and_a_simulated_banner():
                             row("ny", "edgebf_coo", "gpu", 11349.2, mode="sim", gpu="CUDA simulator")])
     text = landing_rst(landing_tables(summary))
     html = publish_parts(text.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html")["body"]
-    assert "<td>11,349 (1,135)</td>" in html and "<td>dijkstra_cpu default (0.0987)</td>" in html
+    assert "<td>11,349 (1,135)</td>" in html and "<td>dijkstra_cpu default, 0.0987 (0.00987)</td>" in html
     assert "<td>114,987x slower</td>" in html and "e-0" not in html and "e+0" not in html
     banner = html.index('class="admonition warning"')
     assert "SIMULATED" in html[banner:banner + 300] and banner < html.index("<table")

@@ -285,6 +285,16 @@ def machines(rows: pd.DataFrame) -> list[tuple]:
     return pairs + [(None, cpu) for cpu in cpus]
 
 
+# a run whose IQR is over this fraction of its median is too spread for its median to carry a ratio alone
+NOISY_SPREAD = 0.5
+
+
+def spread(row) -> float:
+    """IQR over median of a summary row (0 where either is missing)."""
+    iqr, median = row.get("iqr_ms"), row.get("median_ms")
+    return 0.0 if missing(iqr) or missing(median) or not median else float(iqr) / float(median)
+
+
 def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per problem, one row per (machine, graph) (:func:`machines`): the fastest GPU configuration on that GPU
     (validated ones first) with its median and IQR, the fastest CPU baseline on its host CPU (SciPy, the serial
@@ -311,9 +321,11 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
                                timings="SIMULATED" if best["mode"] == "sim" else "GPU")
                 if len(cpu):
                     base = cpu.iloc[0]
-                    row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"])
+                    row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"],
+                               cpu_iqr_ms=base["iqr_ms"])
                 if len(gpu) and len(cpu):
                     row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
+                    row["noisy"] = bool(spread(best) > NOISY_SPREAD or spread(base) > NOISY_SPREAD)
                 rows.append(row)
         tables[problem] = pd.DataFrame(rows)
     return tables
@@ -332,7 +344,7 @@ BANNER_STYLE = """.. raw:: html
    div:has(> #rulegraph) > div{align-self:stretch}
    div:has(> #rulegraph) .prose{max-width:none}
    div:has(> #rulegraph) .prose table{display:block;overflow-x:auto}</style>"""
-LANDING_HEAD = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline (median ms)", "GPU",
+LANDING_HEAD = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline, median ms (IQR)", "GPU",
                 "CPU", "GPU speed-up", "validated", "timings"]
 
 
@@ -366,13 +378,17 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
         for problem, table in block.groupby("problem", sort=True):
             body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
                      f"{number(r.get('gpu_median_ms'))} ({number(r.get('gpu_iqr_ms'))})",
-                     f"{cell(r.get('cpu_baseline'))} ({number(r.get('cpu_median_ms'))})",
-                     gpu_cell, text(cpu_name), ratio(r.get("gpu_speedup")),
+                     f"{cell(r.get('cpu_baseline'))}, {number(r.get('cpu_median_ms'))} "
+                     f"({number(r.get('cpu_iqr_ms'))})",
+                     gpu_cell, text(cpu_name),
+                     ratio(r.get("gpu_speedup")) + (" (noisy)" if not missing(r.get("noisy")) and r["noisy"] else ""),
                      cell(r.get("validated")), cell(r.get("timings"))] for r in table.to_dict("records")]
             title = problem.upper() if len(blocks) == 1 else f"{problem.upper()}: {gpu_name or cpu_name}"
             out += list_table(text(title), LANDING_HEAD, body)
     out += ["GPU speed-up: the median of the fastest CPU baseline on the GPU's host CPU over the GPU solver's "
-            "median (validated runs first on both sides); times of different machines are never divided.", "",
+            "median (validated runs first on both sides); times of different machines are never divided. "
+            f"(noisy): the IQR of the GPU or the CPU side is over {NOISY_SPREAD:.0%} of its median, so the ratio "
+            "is no stable figure (a busy host, or too few trials): read the samples.", "",
             environment, appendix, "{% endraw %}", ""]
     return "\n".join(out)
 
