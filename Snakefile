@@ -16,8 +16,9 @@ min_version("9.0")
 # This workflow's own folder (also when it is used as a module from another one): the default config and its
 # graph files are found from here, not from the working directory.
 WORKFLOW_DIR = str(workflow.current_basedir)
-# with --sdm conda, workflow/envs/gpusp.post-deploy.sh installs gpusp into the rules' environment from here
-os.environ["GPUSP_WORKFLOW_DIR"] = WORKFLOW_DIR
+# with --sdm conda, workflow/envs/gpusp.post-deploy.sh installs gpusp into the rules' environment from here (set
+# through update(): `snakemake --lint` takes every os.environ[...] for a variable the workflow reads)
+os.environ.update(GPUSP_WORKFLOW_DIR=WORKFLOW_DIR)
 
 
 # common.smk reads the config (the default, the command line's files and overrides), checks it (the schema,
@@ -59,3 +60,4 @@ rule all:
         tables=rules.aggregate_records.output,
         plots=rules.plot_results.output,
         paper003=rules.run_paper003.output if config.get("paper003") is not None else [],
+        compare=rules.compare_results.output if config["compare_with"] else [],

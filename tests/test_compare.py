@@ -202,3 +202,25 @@ def test_two_commits_measured_on_an_h100(tmp_path):
     assert persistent["verdict"] == FASTER and persistent["ratio"] == pytest.approx(0.75, abs=0.03)
     assert table.loc[("random-8192", "blockedfw_fast", "paths-true"), "verdict"] == SAME
     assert "commit da23c7e" in printed and "commit f47c443" in printed and "warning" not in printed  # code only
+
+
+# --- the workflow's compare_results: the report can carry a comparison with another run -----------------------
+def test_the_workflow_compares_its_run_with_the_one_named_by_compare_with(tmp_path):
+    from test_workflow import job_counts, snakemake, write_config
+
+    def config(name, **extra):
+        return write_config(tmp_path / f"{name}.yaml", {
+            "results": str(tmp_path / name), "trials": 3, "warmup": 0, "sources": {"count": 2, "seed": 1},
+            "graphs": {"grid": {"generate": "grid", "params": {"rows": 6, "cols": 7}}},
+            "solvers": [{"name": "scipy_dijkstra"}, {"name": "dijkstra_cpu"}], **extra})
+
+    snakemake("--cores", "2", "--configfile", config("a"), check=True)
+    assert not (tmp_path / "a" / "compare").exists()  # no compare_with: no comparison
+    missing = snakemake("-n", "--cores", "1", "--configfile", config("bad", compare_with=str(tmp_path / "nope")))
+    assert missing.returncode != 0 and "key compare_with" in missing.stdout and "no such file" in missing.stdout
+    b = config("b", compare_with=str(tmp_path / "a"))
+    assert job_counts(snakemake("-n", "--cores", "1", "--configfile", b, check=True).stdout)["compare_results"] == 1
+    snakemake("--cores", "2", "--configfile", b, check=True)
+    table = pd.read_csv(tmp_path / "b" / "compare" / "compare.csv")
+    assert set(table["solver"]) == {"scipy_dijkstra", "dijkstra_cpu"} and table["ratio"].gt(0).all()
+    assert (tmp_path / "b" / "compare" / "compare.png").stat().st_size > 1000

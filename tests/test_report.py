@@ -6,8 +6,9 @@ as a point with an interval; sweeps in numeric order; GPU and CPU apart; a figur
 only where GPU times came from the simulator.
 
 The report (`snakemake --report` of the tiny end-to-end run), opened in headless Chromium when it is installed: the
-first page opens at its top on the landing table, SIMULATED is a banner above the table, nothing is drawn over the
-rule graph, its numbers have no exponents, and the screenshot is a rendered page, not a blank one.
+first page opens at its top on the landing table, SIMULATED is a banner above the table, the run's environment
+(commit, GPU, CPU, software, graph checksums) follows it, nothing is drawn over the rule graph, its numbers have no
+exponents, and the screenshot is a rendered page, not a blank one.
 """
 
 from __future__ import annotations
@@ -338,7 +339,9 @@ def test_report_html(report):
     # the workflow description, the table and every figure that has data are in it
     assert "SIMULATED" in text
     assert "Fastest solver per graph" in text and "bellmanford_naive block-32" in text  # the landing page
-    for name in ("summary.csv", "time_per_solver.png", "speedup.png", "throughput.png"):
+    # with the run's provenance and raw data as report items
+    for name in ("summary.csv", "time_per_solver.png", "speedup.png", "throughput.png", "environment.csv",
+                 "graphs.csv", "records.tar.gz", "samples.csv"):
         assert name in text, name
     # the tiny sweep has no tile sweep and no generator at two sizes: no empty placeholders of those figures
     for name in ("tile_heatmap.png", "scaling.png"):
@@ -443,6 +446,11 @@ def test_report_opens_on_the_landing_table(report, tmp_path):
     first = dom[dom.find("Fastest solver per graph"):]
     assert dom.count("Fastest solver per graph") >= 1 and "bellmanford_naive block-32" in first
     assert "SIMULATED" in first and "fastest CPU baseline" in first
+    # the provenance of every number: commit, GPU (here the simulator), CPU, software, per-graph checksums
+    environment = first[first.find("Run environment"):]
+    assert "Run environment" in first and ("(clean)" in environment or "(dirty)" in environment), environment[:500]
+    for words in ("CPU", "Python", "numba-cuda", "SciPy", "tiny", "sha256"):
+        assert words in environment, words
 
 
 def test_first_page_opens_at_its_top(first_page):

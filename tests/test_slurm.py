@@ -18,13 +18,20 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
-from test_workflow import REPO, TINY, job_counts, snakemake, snakemake_env
+from test_workflow import REPO, TINY, TINY_FIGURES, _refused, job_counts, snakemake, snakemake_env
+
+from gpusp.plan import expand_jobs, graph_size, load_config, memory_mb
 
 pytestmark = pytest.mark.timeout(1200)
 
-RULES_ON_CPU = {"prepare_graph", "pick_sources", "validate_answer", "aggregate_records", "plot_results",
-                "write_skipped", "all"}
+# rules whose jobs go to the GPU partition (in group jobs "gpu"); every other job goes to partition cpu
+RULES_ON_GPU = {"solve_graph", "validate_answer"}
+RULES_ON_CPU = {"prepare_graph", "pick_sources", "aggregate_records", "plot_results", "write_skipped", "all"}
+# the Snakefile's localrules: they run where snakemake runs, never as SLURM jobs
+LOCAL_RULES = {"all", "write_skipped", "fetch_dataset", "build_gapbs", "pick_sources"}
+GROUPS = {"solve_graph": "gpu", "validate_answer": "gpu", "aggregate_records": "report", "plot_results": "report"}
 
 
 def _need_plugin():
@@ -32,19 +39,52 @@ def _need_plugin():
                         reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[workflow]')")
 
 
+def planned_jobs(output: str) -> list[dict]:
+    """Every job a dry run prints: {rule, group (the group's name, None outside one), group_index (the how-many-th
+    group job it belongs to, None outside one), resources, wildcards, reason (text)}. Jobs of a group job are printed indented
+    after its "Group job NAME" line; the next unindented job ends the group."""
+    jobs, group, index, job = [], None, -1, None
+    for line in output.splitlines():
+        m = re.search(r"\bGroup job (\S+) \(jobs", line)
+        if m:
+            group, index, job = m.group(1), index + 1, None
+            continue
+        m = re.match(r"^(\s*)(?:local)?rule (\w+):$", line)
+        if m:
+            if not m.group(1):
+                group = None
+            job = {"rule": m.group(2), "group": group, "group_index": index if group else None,
+                   "resources": {}, "wildcards": {}, "reason": ""}
+            jobs.append(job)
+            continue
+        m = re.match(r"^\s+(resources|wildcards|reason): (.*)$", line)
+        if m and job is not None:
+            key, value = m.groups()
+            job[key] = value if key == "reason" else dict(kv.split("=", 1) for kv in value.split(", "))
+    return jobs
+
+
 def planned_resources(output: str) -> list[tuple[str, dict]]:
     """(rule, resources) of every job a dry run prints."""
-    jobs, rule = [], None
-    for line in output.splitlines():
-        m = re.match(r"^(?:local)?rule (\w+):", line)
-        if m:
-            rule = m.group(1)
-            continue
-        m = re.match(r"^\s+resources: (.*)$", line)
-        if m and rule:
-            jobs.append((rule, dict(kv.split("=", 1) for kv in m.group(1).split(", "))))
-            rule = None
-    return jobs
+    return [(job["rule"], job["resources"]) for job in planned_jobs(output)]
+
+
+def cluster_jobs(jobs: list[dict]) -> tuple[int, int, dict[str, int]]:
+    """What `--profile slurm` would submit to SLURM for a dry run's plan (:func:`planned_jobs`): (SLURM jobs in all,
+    group jobs, ungrouped non-local jobs by rule). A group job is one SLURM job; a local rule's job none."""
+    groups = len({job["group_index"] for job in jobs if job["group"] is not None})
+    single: dict[str, int] = {}
+    for job in jobs:
+        if job["group"] is None and job["rule"] not in LOCAL_RULES:
+            single[job["rule"]] = single.get(job["rule"], 0) + 1
+    return groups + sum(single.values()), groups, single
+
+
+def test_local_rules_are_the_snakefiles():
+    """LOCAL_RULES (what cluster_jobs leaves out) is the Snakefile's localrules directive."""
+    block = re.search(r"^localrules:\n((?:[ \t]+\w+,?\n)+)", (REPO / "Snakefile").read_text(), re.M)
+    assert block, "no localrules directive in the Snakefile"
+    assert set(re.findall(r"\w+", block.group(1))) == LOCAL_RULES
 
 
 def _dry(tmp_path, *args, config=()):
@@ -52,45 +92,93 @@ def _dry(tmp_path, *args, config=()):
     proc = snakemake("-n", *args, "--configfile", TINY, "--config", f"results={tmp_path / 'results'}", *config,
                      timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    jobs = planned_resources(proc.stdout)
-    assert len(jobs) == sum(job_counts(proc.stdout).values())
+    jobs = planned_jobs(proc.stdout)
+    assert len(jobs) == sum(job_counts(proc.stdout).values()), proc.stdout[-5000:]
+    assert all(job["resources"] for job in jobs), [job for job in jobs if not job["resources"]]
     return jobs
 
 
 def test_profile_resources_dry_run(tmp_path):
-    """`snakemake --profile slurm -n`: solve jobs go to partition gpu with one GPU, the rest to cpu."""
+    """`snakemake --profile slurm -n`: solves and their validations go to partition gpu, in group jobs "gpu" (both
+    take the GPU token, so a group job runs them one at a time and no validation runs beside a timed solve), with the host memory gpusp.plan.memory_mb gives their graph and
+    problem and a runtime from the solve's budget; the rest go to partition cpu, aggregation and figures together
+    in one group job "report"."""
     _need_plugin()
     jobs = _dry(tmp_path, "--profile", "slurm")
-    rules = {rule for rule, _ in jobs}
+    rules = {job["rule"] for job in jobs}
     assert rules == {"prepare_graph", "pick_sources", "solve_graph", "validate_answer", "aggregate_records",
-                     "plot_results", "write_skipped", "all"}  # the last two run locally (localrules)
-    for rule, res in jobs:
-        if rule == "solve_graph":
-            assert res["slurm_partition"] == "gpu" and res["gpu"] == "1", res
-            assert res["mem_mb"] == "16000" and int(res["runtime"]) >= 10, res
+                     "plot_results", "write_skipped", "all"}
+    config = load_config(TINY)
+    planned = {(j.graph, j.solver, j.label): j for j in expand_jobs(config)[0]}
+    for job in jobs:
+        rule, res, wc = job["rule"], job["resources"], job["wildcards"]
+        assert job["group"] == GROUPS.get(rule), job
+        if rule in RULES_ON_GPU:
+            plan = planned[wc["graph"], wc["solver"], wc["params"]]
+            assert res["slurm_partition"] == "gpu", job
+            assert res.get("gpu") == ("1" if rule in ("solve_graph", "validate_answer") else None), job
+            assert int(res["mem_mb"]) == plan.memory_mb == memory_mb(plan.problem, plan.n, plan.m), job
+            assert int(res["runtime"]) == (2 + 2 if rule == "solve_graph" else 5), job  # 120 s budget: 2 + 2 min
         else:
-            assert res["slurm_partition"] == "cpu" and "gpu" not in res, (rule, res)
-            assert rule in RULES_ON_CPU
-            assert res["mem_mb"] == ("2000" if rule == "plot_results" else "4000"), (rule, res)
-    assert sum(rule == "solve_graph" for rule, _ in jobs) == 6
+            assert rule in RULES_ON_CPU, job
+            assert res["slurm_partition"] == "cpu" and "gpu" not in res, job
+            if rule == "prepare_graph":
+                n, m, _ = graph_size(wc["graph"], config["graphs"][wc["graph"]])
+                assert int(res["mem_mb"]) == memory_mb(None, n, m) < 4000, job
+            else:
+                assert res["mem_mb"] == "4000", job
+    assert sum(job["rule"] == "solve_graph" for job in jobs) == 6
+    # 6 solves + 6 validations: 6 connected components, at most 16 per group job: one SLURM job; the report one
+    assert cluster_jobs(jobs) == (2 + 2, 2, {"prepare_graph": 2})
+    by_group = {}
+    for job in jobs:
+        if job["group"]:
+            by_group.setdefault((job["group"], job["group_index"]), []).append(job["rule"])
+    assert sorted((name, sorted(members)) for (name, _), members in by_group.items()) == [
+        ("gpu", sorted(["solve_graph"] * 6 + ["validate_answer"] * 6)),
+        ("report", ["aggregate_records", "plot_results"])]
 
 
 def test_ci_profile_overrides_the_site_profile(tmp_path):
     """`--profile slurm --profile .ci/profile-ci`: the later profile's keys win (small memory for a
-    2-core test cluster); the GPU request stays."""
+    2-core test cluster); the GPU partition and request stay."""
     _need_plugin()
-    for rule, res in _dry(tmp_path, "--profile", "slurm", "--profile", ".ci/profile-ci"):
-        if rule == "solve_graph":
-            assert (res["slurm_partition"], res["gpu"], res["mem_mb"]) == ("gpu", "1", "500"), res
+    for job in _dry(tmp_path, "--profile", "slurm", "--profile", ".ci/profile-ci"):
+        rule, res = job["rule"], job["resources"]
+        if rule in RULES_ON_GPU:
+            assert (res["slurm_partition"], res.get("gpu"), res["mem_mb"]) == (
+                "gpu", "1" if rule in ("solve_graph", "validate_answer") else None, "500"), job
         else:
-            assert (res["slurm_partition"], res["mem_mb"]) == ("cpu", "300"), (rule, res)
+            assert (res["slurm_partition"], res["mem_mb"]) == ("cpu", "300"), job
+        assert job["group"] == GROUPS.get(rule), job
 
 
-def test_gpu_partition_comes_from_the_config(tmp_path):
+def test_gpu_partition_comes_from_the_profile(tmp_path):
+    """The GPU partition is the SLURM profile's (set-resources of solve_graph, validate_answer and run_paper003,
+    which one group job must agree on): a site profile that names another partition moves every GPU job there and
+    nothing else."""
     _need_plugin()
-    jobs = _dry(tmp_path, "--profile", "slurm", config=["slurm={'gpu_partition': 'a100'}"])
-    assert {res["slurm_partition"] for rule, res in jobs if rule == "solve_graph"} == {"a100"}
-    assert {res["slurm_partition"] for rule, res in jobs if rule != "solve_graph"} == {"cpu"}
+    site = yaml.safe_load((REPO / "slurm" / "config.yaml").read_text())
+    for rule in ("solve_graph", "validate_answer", "run_paper003"):
+        assert site["set-resources"][rule]["slurm_partition"] == "gpu", rule
+    text = (REPO / "slurm" / "config.yaml").read_text()
+    assert text.count("slurm_partition: gpu") == 1  # one anchor for the three rules
+    profile = tmp_path / "site"
+    profile.mkdir()
+    (profile / "config.yaml").write_text(text.replace("slurm_partition: gpu", "slurm_partition: a100"))
+    jobs = _dry(tmp_path, "--profile", profile)
+    assert {job["resources"]["slurm_partition"] for job in jobs if job["rule"] in RULES_ON_GPU} == {"a100"}
+    assert {job["resources"]["slurm_partition"] for job in jobs if job["rule"] not in RULES_ON_GPU} == {"cpu"}
+
+
+def test_gpu_partition_in_the_config_is_refused(tmp_path):
+    """`slurm: {gpu_partition: ...}` is no longer a config key: one line that says where the partition is set."""
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(TINY), "--config",
+                           f"results={tmp_path / 'results'}", "slurm={'gpu_partition': 'a100'}"],
+                          cwd=REPO, env=snakemake_env(), capture_output=True, text=True, timeout=120)
+    _refused(proc, f"{TINY} (with --config results, slurm)", "slurm/config.yaml")
+    assert "key slurm/gpu_partition" in proc.stderr
+    assert not (tmp_path / "results").exists()
 
 
 # --- a real cluster ---------------------------------------------------------------------------------
@@ -116,13 +204,16 @@ def _cluster_or_skip() -> str:
 
 
 def test_workflow_on_slurm(tmp_path):
-    """The tiny sweep through sbatch: every job completes, solve jobs got `-p gpu --gpus=1`."""
+    """The tiny sweep through sbatch: every job completes, the group job of the solves and validations got
+    `-p gpu --gpus=1`."""
     _need_plugin()
     _cluster_or_skip()
     results = tmp_path / "results"
     log = tmp_path / "snakemake.log"
     cmd = ["timeout", "-s", "KILL", "900", sys.executable, "-m", "snakemake", "--profile", "slurm", "--profile",
-           ".ci/profile-ci", "--configfile", str(TINY), "--config", f"results={results}", "--verbose"]
+           ".ci/profile-ci", "--configfile", str(TINY), "--config", f"results={results}",
+           # the test cluster's GPU is a fake one: a job given it would (rightly) refuse to fall back to the simulator
+           "simulate=always", "--verbose"]
     t0 = time.monotonic()
     with open(log, "w") as fh:
         proc = subprocess.run(cmd, cwd=REPO, env=snakemake_env(), stdout=fh, stderr=subprocess.STDOUT)
@@ -140,27 +231,31 @@ def test_workflow_on_slurm(tmp_path):
 
     summary = pd.read_csv(results / "tables" / "summary.csv")
     assert len(summary) == 6 and (summary["status"] == "ok").all() and summary["validated"].all()
-    assert (summary["mode"] == "sim").all()
+    assert (summary["mode"] == summary["device"].map({"gpu": "sim", "cpu": "cpu"})).all()
     for path in (results / "runs").rglob("*.verdict.json"):
         assert json.loads(path.read_text())["ok"] is True
-    for name in ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput"):
+    assert sorted(p.name for p in (results / "plots").iterdir() if not p.name.startswith(".")) == [
+        f"{name}.png" for name in TINY_FIGURES]
+    for name in TINY_FIGURES:
         assert (results / "plots" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
-    # what was submitted: one sbatch per remote job, GPU flags on the solve jobs only
+    # what was submitted: one sbatch per group job or ungrouped remote job (a group job's comment is
+    # rule_<group>_<its rules>), GPU flags on the group jobs of solves only, nothing for the local rules
     calls = re.findall(r"sbatch call: (sbatch .*)", out)
     by_rule = {}
     for call in calls:
-        rule = re.search(r"--comment '?rule_(\w+?)_wildcards", call) or re.search(r"--comment '?rule_(\w+)", call)
-        by_rule.setdefault(rule.group(1), []).append(call)
-    assert len(by_rule.get("solve_graph", [])) == 6, sorted(by_rule)
-    for call in by_rule["solve_graph"]:
+        name = re.search(r"--comment '?rule_(\w+)", call).group(1)
+        group = next((g for g in ("gpu", "report") if name.startswith(f"{g}_")), None)
+        key = f"group {group}" if group else name.split("_wildcards_")[0]
+        by_rule.setdefault(key, []).append(call)
+    assert set(by_rule) == {"prepare_graph", "group gpu", "group report"}, sorted(by_rule)
+    for call in by_rule["group gpu"]:
         assert re.search(r"(^| )-p '?gpu'?( |$)", call) and "--gpus=1" in call, call
-    for rule, rule_calls in by_rule.items():
-        assert rule in RULES_ON_CPU | {"solve_graph"}, rule
-        if rule != "solve_graph":
-            for call in rule_calls:
-                assert re.search(r"(^| )-p '?cpu'?( |$)", call) and "--gpus" not in call, call
-    assert "write_skipped" not in by_rule  # a local rule
-    assert sum(map(len, by_rule.values())) == len(calls) == 6 + 6 + 2 + 2 + 1 + 1
+    for rule in ("prepare_graph", "group report"):
+        for call in by_rule[rule]:
+            assert re.search(r"(^| )-p '?cpu'?( |$)", call) and "--gpus" not in call, call
+    # 6 solves with their validations: 6 connected components, up to 16 per group job
+    assert (len(by_rule["prepare_graph"]), len(by_rule["group gpu"]), len(by_rule["group report"])) == (2, 1, 1)
+    assert len(calls) == 4
     # the jobs ran on the cluster: every job's SLURM id was reported back as done
     assert len(re.findall(r"Finished job", out)) >= len(calls)

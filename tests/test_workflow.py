@@ -385,23 +385,35 @@ def test_dry_run_of_default_config(tmp_path):
 
 
 def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
-    """Each solve command gets its job's resolved trials, warm-up, budget, seed and validation rows
-    (gpusp.plan.Job): the solver's own values where it has them, else the config's top-level ones."""
+    """Each solve command gets its job's resolved trials, warm-up, budget and seed (gpusp.plan.Job.settings): the
+    solver's own values where it has them, else the config's top-level ones. The validation rows reach APSP jobs
+    only (an SSSP job solves from its sources file); an SSSP job's seed is the one its graph's sources were picked
+    with (the graph's own, else the top-level one), an APSP job's the top-level one."""
     config = {"results": str(tmp_path / "results"), "trials": 3, "warmup": 2, "time_budget_s": 50,
               "sources": {"count": 1, "seed": 4}, "validate": {"apsp_rows": 5},
-              "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+              "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"},
+                         "own": {**RANDOM, "sources": {"seed": 7}}},
               "solvers": [{"name": "scipy_dijkstra"},
-                          {"name": "bellmanford_naive", "trials": 1, "warmup": 0, "time_budget_s": 20}]}
+                          {"name": "bellmanford_naive", "trials": 1, "warmup": 0, "time_budget_s": 20},
+                          {"name": "scipy_apsp"}]}
     proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    commands = dict(re.findall(r"gpusp solve .*?--solver (\S+) (.*)", proc.stdout))
+    commands = {(graph, solver): rest for graph, solver, rest in
+                re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.npz --solver (\S+) (.*)", proc.stdout)}
     jobs = expand_jobs(validate_config(config))[0]
     assert {j.solver: (j.trials, j.warmup, j.budget) for j in jobs} == {"scipy_dijkstra": (3, 2, 50.0),
-                                                                        "bellmanford_naive": (1, 0, 20.0)}
-    assert set(commands) == {j.solver for j in jobs}
+                                                                        "bellmanford_naive": (1, 0, 20.0),
+                                                                        "scipy_apsp": (3, 2, 50.0)}
+    assert set(commands) == {(j.graph, j.solver) for j in jobs} and len(jobs) == 6
     for job in jobs:
-        assert (f"--trials {job.trials} --warmup {job.warmup} --seed 4 --validate-rows 5 "
-                f"--time-budget {job.budget} ") in commands[job.solver], commands[job.solver]
+        command = commands[job.graph, job.solver]
+        if job.problem == "apsp":
+            expected = f"--trials {job.trials} --warmup {job.warmup} --seed 4 --validate-rows 5 "
+        else:
+            seed = 7 if job.graph == "own" else 4
+            expected = f"--trials {job.trials} --warmup {job.warmup} --seed {seed} "
+            assert "--validate-rows" not in command, command
+        assert f"{expected}--time-budget {job.budget} " in command, command
     assert not (tmp_path / "results").exists()
 
 
@@ -471,7 +483,8 @@ def test_plain_dry_run_succeeds():
 
 
 def test_configfile_replaces_the_default_config(tmp_path):
-    """--configfile X runs X's graphs only: the embedded default's graphs are not merged in."""
+    """--configfile X that names graphs or solvers (a sweep) runs X's graphs only: the embedded default's graphs
+    are not merged in (a site file naming neither is laid over the default: test_workflow_cluster.py)."""
     proc = snakemake("-n", "--quiet", "rules", "--configfile", TINY, "--config", f"results={tmp_path}", timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
     counts = job_counts(proc.stdout)
@@ -509,11 +522,19 @@ def test_e2e_summary(tiny_run):
     assert got == {(j.graph, j.solver, j.label) for j in jobs}  # config names, not the graphs' stored names
     assert (summary["status"] == "ok").all()
     assert summary["validated"].astype(bool).all()
-    assert (summary["mode"] == "sim").all()
+    # the GPU solver ran in the simulator ("sim"), the CPU baselines on the CPU ("cpu")
+    assert (summary["mode"] == summary["device"].map({"gpu": "sim", "cpu": "cpu"})).all(), summary[["solver", "mode"]]
+    assert set(summary["device"]) == {"gpu", "cpu"}
     assert (summary["samples"] == 2 * 2).all()  # trials x sources
     assert summary["median_ms"].gt(0).all()
-    base = summary[summary["solver"] == "scipy_dijkstra"]
-    assert (base["speedup_vs_cpu"] == 1).all()
+    # every speed-up divides the graph's fastest CPU baseline (named in cpu_baseline) by the row's median
+    for graph, rows in summary.groupby("graph"):
+        cpu = rows[rows["device"] == "cpu"]
+        best = cpu.loc[cpu["median_ms"].idxmin()]
+        assert (rows["cpu_baseline"] == f"{best['solver']} {best['params']}").all(), (graph, rows["cpu_baseline"])
+        assert rows["speedup_vs_cpu"].to_numpy() == pytest.approx((best["median_ms"] / rows["median_ms"]).to_numpy())
+        assert best["speedup_vs_cpu"] == pytest.approx(1)
+        assert (cpu["speedup_vs_cpu"] <= 1 + 1e-9).all()  # no CPU row beats the fastest CPU baseline
     samples = pd.read_parquet(tiny_run / "tables" / "samples.parquet")
     assert len(samples) == 6 * 2 * 2
     assert json.loads((tiny_run / "tables" / "skipped.json").read_text()) == []
@@ -550,8 +571,16 @@ def test_e2e_records_are_simulated_and_verdicts_ok(tiny_run):
     assert "tiny/bellmanford_naive/block-32" in labels and "rand16/dijkstra_cpu/default" in labels
 
 
+# the figures the tiny sweep has data for (no tiled APSP solver: no tile heatmap; one size per graph family: no
+# scaling plot): plot_results writes only figures with data
+TINY_FIGURES = ("speedup", "throughput", "time_per_solver")
+
+
 def test_e2e_plots(tiny_run):
-    for name in ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput"):
+    # (Snakemake keeps a hidden .snakemake_timestamp in a directory output)
+    assert sorted(p.name for p in (tiny_run / "plots").iterdir() if not p.name.startswith(".")) == [
+        f"{name}.png" for name in TINY_FIGURES]
+    for name in TINY_FIGURES:
         path = tiny_run / "plots" / f"{name}.png"
         data = path.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path

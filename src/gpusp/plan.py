@@ -423,8 +423,9 @@ def check_config(config: dict, source: str = "config") -> dict:
     plan what it says: no graphs or no solvers; a solver name or a parameter *name* its solver does not
     have (a parameter *value* the solver does not allow is a skip with the reason, see :func:`expand_jobs`);
     a solver's ``graphs`` naming no graph of the config, or empty; a graph that no solver runs on; bad
-    generator parameters, weight ranges, source seeds; more sources than a graph known at planning time has.
-    :func:`validate_config` and :func:`expand_jobs` both call it, so what reaches a job has passed here.
+    generator parameters, weight ranges, source seeds; more sources than a graph known at planning time has; a
+    ``compare_with`` that does not exist. :func:`validate_config` and :func:`expand_jobs` both call it, so what
+    reaches a job has passed here.
     Returns each graph's :func:`graph_size`, which the sources check needs and expand_jobs plans with."""
     graphs, solvers = config.get("graphs") or {}, config.get("solvers") or []
     if not graphs:
@@ -434,6 +435,9 @@ def check_config(config: dict, source: str = "config") -> dict:
     for key, test, must in _BOUNDS:
         if key in config and not test(config[key]):
             raise GpuspError(f"{source}: key {key}: must be {must}, got {config[key]!r}")
+    if config.get("compare_with") and not Path(config["compare_with"]).exists():
+        raise GpuspError(f"{source}: key compare_with: {config['compare_with']}: no such file or folder (a results "
+                         "folder, a samples table or a records archive of the run to compare with)")
     used, sizes = set(), {}
     for i, entry in enumerate(solvers):
         used |= _check_solver_entry(entry, graphs, f"{source}: key solvers/{i}")

@@ -13,7 +13,9 @@ rule write_skipped:
 rule aggregate_records:
     """Every record and verdict into tidy tables, the run's environment and an archive of the records (refuses
     mixed code versions of one solver, and mixed hardware unless allow_mixed_hardware). On a cluster one job
-    with plot_results (group "report")."""
+    with plot_results (group "report"). The tables are update() outputs: Snakemake keeps a copy of the earlier
+    ones and puts it back when aggregation fails, so a refused aggregation never destroys the last good tables.
+    """
     input:
         records=record_paths(),
         verdicts=verdict_paths(),
@@ -21,33 +23,33 @@ rule aggregate_records:
         intro=os.path.join(workflow.current_basedir, "../report/workflow.rst"),
     output:
         samples=report(
-            f"{RESULTS}/tables/samples.csv",
+            update(f"{RESULTS}/tables/samples.csv"),
             caption="../report/samples.rst",
             category="Data",
         ),
-        parquet=f"{RESULTS}/tables/samples.parquet",
+        parquet=update(f"{RESULTS}/tables/samples.parquet"),
         summary=report(
-            f"{RESULTS}/tables/summary.csv",
+            update(f"{RESULTS}/tables/summary.csv"),
             caption="../report/summary.rst",
             category="Tables",
         ),
         environment=report(
-            f"{RESULTS}/tables/environment.csv",
+            update(f"{RESULTS}/tables/environment.csv"),
             caption="../report/environment.rst",
             category="Provenance",
         ),
         graphs=report(
-            f"{RESULTS}/tables/graphs.csv",
+            update(f"{RESULTS}/tables/graphs.csv"),
             caption="../report/graphs.rst",
             category="Provenance",
         ),
-        environment_rst=f"{RESULTS}/tables/environment.rst",
+        environment_rst=update(f"{RESULTS}/tables/environment.rst"),
         records=report(
-            f"{RESULTS}/tables/records.tar.gz",
+            update(f"{RESULTS}/tables/records.tar.gz"),
             caption="../report/records.rst",
             category="Data",
         ),
-        landing=f"{RESULTS}/tables/landing.rst",
+        landing=update(f"{RESULTS}/tables/landing.rst"),
     log:
         f"{RESULTS}/logs/aggregate_records.log",
     group:
@@ -99,3 +101,34 @@ rule plot_results:
     shell:
         "gpusp plot --samples {input.samples:q} --summary {input.summary:q} "
         "--out-dir {output.plots:q} {params.peak} > {log:q} 2>&1"
+
+
+rule compare_results:
+    """This run (B) against the run named by compare_with (A): per configuration the ratio of medians with a bootstrap
+    interval and a verdict, as a table and a figure in the report (only when compare_with is set).
+    """
+    input:
+        samples=rules.aggregate_records.output.samples,
+    output:
+        table=report(
+            f"{RESULTS}/compare/compare.csv",
+            caption="../report/compare.rst",
+            category="Comparison",
+        ),
+        text=f"{RESULTS}/compare/compare.rst",
+        figure=report(
+            f"{RESULTS}/compare/compare.png",
+            caption="../report/compare.rst",
+            category="Comparison",
+        ),
+    log:
+        f"{RESULTS}/logs/compare_results.log",
+    group:
+        "report"
+    conda:
+        "../envs/gpusp.yaml"
+    params:
+        other=config["compare_with"] or "",
+        out_dir=lambda wc, output: os.path.dirname(output.table),
+    shell:
+        "gpusp compare {params.other:q} {input.samples:q} --out-dir {params.out_dir:q} > {log:q} 2>&1"

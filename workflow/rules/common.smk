@@ -159,6 +159,18 @@ def peer_of(wildcards):
     return spec.family if spec.peer else None
 
 
+def sources_input(wildcards):
+    """An SSSP solve's sources file (pick_sources). None for APSP, which solves from every vertex: a graph's new
+    sources then rerun only its SSSP solves, and an APSP-only sweep picks no sources."""
+    if registry.get(wildcards.solver).problem == "sssp":
+        return [f"{RESULTS}/graphs/{wildcards.graph}.sources.txt"]
+    return []
+
+
+def sources_flag(wildcards, input):
+    return f"--sources {shlex.quote(input.sources[0])}" if input.sources else ""
+
+
 def peer_input(wildcards):
     """A peer's solve job waits for its build (BUILD.json: built, or unavailable with the reason)."""
     name = peer_of(wildcards)

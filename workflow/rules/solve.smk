@@ -8,7 +8,7 @@ rule solve_graph:
     """
     input:
         graph=rules.prepare_graph.output.graph,
-        sources=rules.pick_sources.output.sources,
+        sources=sources_input,
         peer=peer_input,
     output:
         record=f"{RESULTS}/runs/{{graph}}/{{solver}}/{{params}}.json",
@@ -26,12 +26,13 @@ rule solve_graph:
         runtime=job_runtime,
     params:
         solver_params=job_params,
+        sources=sources_flag,
         settings=job_settings,
         code=job_code,
         env=solve_env(),
         peer_env=peer_env,
     shell:
         "{params.env} {params.peer_env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
-        "{params.solver_params} --sources {input.sources:q} {params.settings} "
+        "{params.solver_params} {params.sources} {params.settings} "
         "--params-label {wildcards.params} --graph-label {wildcards.graph} "
         "--record {output.record:q} --answer {output.answer:q} > {log:q} 2>&1"
