@@ -46,6 +46,23 @@ def test_unreachable_negative_cycle_is_ignored():
 
 
 @pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("launcher", ["native", "numba"])
+def test_prepared_launches_serve_every_source_and_trial(name, launcher):
+    """The round kernels are prepared once per upload (NativeLaunch): the source and the round stamp are set per
+    call, so later sources and trials reuse the same launches, with exact answers (on a GPU 'native' bypasses Numba's
+    dispatcher after the first launch; in the simulator both launchers go through it)."""
+    from gpusp.measure.harness import solve_many
+
+    _, graph, _ = CASES[-1]  # random-neg: negative weights, unreachable vertices
+    sources = [0, graph.n // 2, graph.n - 1]
+    results = list(solve_many(graph, name, sources, warmup=1, trials=2, **small(name, launcher=launcher)))
+    assert [r.source for r in results] == sources
+    for source, res in zip(sources, results):
+        assert_sssp_ok(graph, source, res)
+        assert res.params["launcher"] == launcher
+
+
+@pytest.mark.parametrize("name", VARIANTS)
 def test_fixed_rounds(name):
     """'fixed' runs |V| - 1 rounds plus the |V|-th check round: iterations == |V|, same answer."""
     for label, graph, source in (CASES[-4], CASES[-1]):  # random-37 and random-neg

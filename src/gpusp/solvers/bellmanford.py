@@ -32,6 +32,12 @@ round |V| means a negative cycle and raises :class:`~gpusp.errors.NegativeCycleE
 this check round is always run, so ``iterations`` is exactly |V| (as for ``bellmanford_cpu``); in 'early'
 mode it is the number of rounds run, the last of which changed nothing (at most |V|).
 
+Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
+kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
+launches through :class:`~gpusp.solvers.launch.NativeLaunch` (Numba's compiled kernel, its parameter block built
+once, the round stamp replaced per launch: the driver's cost, as the paper's C code pays it); ``'numba'`` goes
+through Numba's dispatcher on every launch (tens of microseconds of host time each), for comparison.
+
 Counters: ``iterations`` (rounds, including the check round), ``relaxations`` (``rounds * m``, edges
 examined, for naive and stride; not counted for flag, whose work depends on the frontier and would need
 a device counter in the timed path), ``launches`` (kernel launches including the parent tree).
@@ -52,7 +58,7 @@ from numba import cuda
 from ..errors import NegativeCycleError
 from .base import Solver
 from .csr import DeviceGraph, build_parents
-from .launch import blocks_per_sm, launch_grid
+from .launch import NativeLaunch, blocks_per_sm, launch_grid
 from .rules import STRIDE_BLOCKS_PER_SM
 
 
@@ -209,17 +215,20 @@ class _RoundsSolver(Solver):
         super().__init__(graph, **params)
         self.block = params["block"]
         self.fixed = params["rounds"] == "fixed"
+        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
 
     def grid(self) -> int:
         """Blocks per launch of the round kernels."""
         raise NotImplementedError
 
-    def relax(self, grid):
+    def round_kernels(self):
+        """(init kernel, its arguments up to the source and inf), (relax kernel, its arguments), (copy kernel,
+        its arguments up to the round stamp)."""
         raise NotImplementedError
 
-    def copy(self, grid, stamp):
-        raise NotImplementedError
+    def prepare(self, kernel, *args):
+        return NativeLaunch(kernel, self.grid(), self.block, *args, native=self.native)
 
     def upload(self):
         n, dtype = self.graph.n, self.graph.dtype
@@ -230,6 +239,11 @@ class _RoundsSolver(Solver):
         self.d_changed = cuda.device_array(1, dtype=np.int32)
         self.d_flag = cuda.device_array(n, dtype=np.uint8) if self.uses_flag else None
         self.h_changed = cuda.pinned_array(1, dtype=np.int32)
+        (init, init_args), (relax, relax_args), (copy, copy_args) = self.round_kernels()
+        # the source and the round stamp are set per call (NativeLaunch.set: their parameters only)
+        self.l_init = self.prepare(init, *init_args, 0, self.dg.inf)
+        self.l_relax = self.prepare(relax, *relax_args)
+        self.l_copy = self.prepare(copy, *copy_args, 0)
 
     def _changed_in(self, stamp) -> bool:
         """Read the round stamp (one small device-to-host copy: a synchronisation)."""
@@ -237,16 +251,14 @@ class _RoundsSolver(Solver):
         return int(self.h_changed[0]) == stamp
 
     def run(self, source):
-        n, block, grid = self.graph.n, self.block, self.grid()
-        dg = self.dg
-        if self.uses_flag:
-            init_rounds_flag[grid, block](self.d_prev, self.d_dist, self.d_flag, self.d_changed, source, dg.inf)
-        else:
-            init_rounds[grid, block](self.d_prev, self.d_dist, self.d_changed, source, dg.inf)
+        n, block, dg = self.graph.n, self.block, self.dg
+        self.l_init.set(-2, source)
+        self.l_init()
         launches, rounds = 1, 0
         for r in range(1, n + 1):
-            self.relax(grid)
-            self.copy(grid, r)  # stamps d_changed with r when a distance improved in round r
+            self.l_relax()
+            self.l_copy.set(-1, r)
+            self.l_copy()  # stamps d_changed with r when a distance improved in round r
             launches += 2
             rounds = r
             if r == n:  # the check round: any change now means a reachable negative cycle
@@ -268,37 +280,35 @@ class _RoundsSolver(Solver):
 class NaiveSolver(_RoundsSolver):
     """bellmanford_naive: one thread per vertex, ceil(n / block) blocks."""
 
-    def __init__(self, graph, *, block, rounds):
-        super().__init__(graph, block=block, rounds=rounds)
+    def __init__(self, graph, *, block, rounds, launcher):
+        super().__init__(graph, block=block, rounds=rounds, launcher=launcher)
 
     def grid(self):
         return launch_grid(self.graph.n, self.block)
 
-    def relax(self, grid):
+    def round_kernels(self):
         dg = self.dg
-        relax_naive[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
-
-    def copy(self, grid, stamp):
-        copy_naive[grid, self.block](self.d_prev, self.d_dist, self.d_changed, stamp)
+        return ((init_rounds, (self.d_prev, self.d_dist, self.d_changed)),
+                (relax_naive, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)),
+                (copy_naive, (self.d_prev, self.d_dist, self.d_changed)))
 
 
 class StrideSolver(_RoundsSolver):
     """bellmanford_stride: grid-stride loops over a fixed grid (``grid`` blocks, 0: STRIDE_BLOCKS_PER_SM per
     multiprocessor)."""
 
-    def __init__(self, graph, *, block, grid, rounds):
-        super().__init__(graph, block=block, grid=grid, rounds=rounds)
+    def __init__(self, graph, *, block, grid, rounds, launcher):
+        super().__init__(graph, block=block, grid=grid, rounds=rounds, launcher=launcher)
         self.grid_blocks = grid
 
     def grid(self):
         return self.grid_blocks or blocks_per_sm(STRIDE_BLOCKS_PER_SM)
 
-    def relax(self, grid):
+    def round_kernels(self):
         dg = self.dg
-        relax_stride[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)
-
-    def copy(self, grid, stamp):
-        copy_stride[grid, self.block](self.d_prev, self.d_dist, self.d_changed, stamp)
+        return ((init_rounds, (self.d_prev, self.d_dist, self.d_changed)),
+                (relax_stride, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)),
+                (copy_stride, (self.d_prev, self.d_dist, self.d_changed)))
 
 
 class FlagSolver(StrideSolver):
@@ -307,13 +317,11 @@ class FlagSolver(StrideSolver):
     uses_flag = True
     counts_relaxations = False
 
-    def relax(self, grid):
+    def round_kernels(self):
         dg = self.dg
-        relax_flag[grid, self.block](dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag,
-                                     dg.inf)
-
-    def copy(self, grid, stamp):
-        copy_flag[grid, self.block](self.d_prev, self.d_dist, self.d_flag, self.d_changed, stamp)
+        return ((init_rounds_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)),
+                (relax_flag, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag, dg.inf)),
+                (copy_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)))
 
 
 def compile_targets():

@@ -123,6 +123,86 @@ class Launch:
             self.kernel[self.config](*args)
 
 
+class NativeLaunch:
+    """One kernel launched at the driver's cost: Numba's own compiled function and a parameter block built once.
+
+    ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (typing the
+    arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data, shape, strides)
+    before ``cuda.core.launch``. A per-round variant that launches thousands of times then times the dispatcher,
+    not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload it picks);
+    later calls hand the kept parameters to ``cuda.core.launch`` directly. :meth:`set` replaces one argument (a
+    round stamp) by building only its parameters. Arrays must be device arrays: a host array would need Numba's
+    copies around every launch. ``native=False`` (and the simulator) makes every call Numba's own launch: the
+    path the per-round variants are compared with.
+    """
+
+    __slots__ = ("kernel", "config", "args", "native", "_native", "_params", "_starts", "_types")
+
+    def __init__(self, kernel, griddim, blockdim, *args, native=True, stream=0, sharedmem=0):
+        self.kernel, self.config, self.args = kernel, (griddim, blockdim, stream, sharedmem), list(args)
+        self._native = self._params = self._starts = self._types = None
+        self.native = native and TARGET.gpu
+
+    def set(self, index: int, value) -> None:
+        """Replace argument ``index`` (negative: from the end; its parameters only) for the next calls."""
+        index %= len(self.args)
+        self.args[index] = value
+        if self._native is not None:
+            compiled, stream = self._native[0], self._native[4]
+            part = self._pack(compiled, self._types[index], value, stream)
+            start, end = self._starts[index], self._starts[index + 1]
+            self._params[start:end] = part
+
+    def __call__(self) -> None:
+        if self._native is not None:
+            _, launch, function, config, stream = self._native
+            launch(stream, config, function, *self._params)
+        elif self.native:
+            self._first_launch()
+        else:
+            self.kernel[self.config](*self.args)
+
+    def _first_launch(self) -> None:
+        """Launch through Numba once, keeping the overload and stream it used, then build the parameter block."""
+        seen = []
+        configured = self.kernel[self.config]
+        configured.pre_launch_callbacks.append(lambda compiled, launch_config: seen.append((compiled,
+                                                                                            launch_config)))
+        configured(*self.args)
+        compiled, launch_config = seen[-1]
+        self._types = tuple(compiled.argument_types)
+        params, starts = [], [0]
+        for ty, value in zip(self._types, self.args):
+            params += self._pack(compiled, ty, value, launch_config.stream)
+            starts.append(len(params))
+        from cuda.core import launch
+
+        self._params, self._starts = params, starts
+        self._native = (compiled, launch, compiled._codelibrary.get_cufunc().kernel,
+                        _core_config(self.config[0], self.config[1], self.config[3], compiled.cooperative),
+                        launch_config.stream)
+
+    @staticmethod
+    def _pack(compiled, ty, value, stream) -> list:
+        """The kernel parameters of one argument, as Numba's own launch builds them."""
+        out, copies = [], []
+        compiled._prepare_args(ty, value, stream, copies, out)
+        if copies:
+            raise SolverError("a native launch takes device arrays only (a host array needs a copy around every "
+                              "launch)")
+        return out
+
+
+def _core_config(griddim, blockdim, sharedmem: int, cooperative: bool):
+    """cuda.core's LaunchConfig (its cooperative flag was renamed in cuda.core 1.0)."""
+    from cuda.core import LaunchConfig
+
+    try:
+        return LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem, is_cooperative=cooperative)
+    except TypeError:
+        return LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem, cooperative_launch=cooperative)
+
+
 def event():
     """A CUDA event for ordering streams (without timing on a GPU: cheaper to record)."""
     return cuda.event(timing=False) if TARGET.gpu else cuda.event()

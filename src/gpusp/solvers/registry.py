@@ -149,6 +149,10 @@ class SolverSpec:
 BLOCK = Param("block", 256, "threads per block", choices=(32, 64, 128, 256, 512, 1024))
 ROUNDS = Param("rounds", "early", "'early': stop when a round changes nothing; 'fixed': always |V|-1 rounds "
                "as in paper 000", choices=("early", "fixed"))
+LAUNCHER = Param("launcher", "native", "how a host-driven round's kernels are launched: 'native' hands Numba's "
+                 "compiled kernel a parameter block built once to the driver (C's cost per launch); 'numba' goes "
+                 "through Numba's dispatcher every launch (tens of microseconds of host time each)",
+                 choices=("native", "numba"))
 GRID = Param("grid", 0, f"blocks in the grid-stride launch (0: {rules.STRIDE_BLOCKS_PER_SM} per multiprocessor)",
              minimum=0)
 TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=rules.MATRIX_TILES)
@@ -245,15 +249,15 @@ SPECS: tuple[SolverSpec, ...] = (
     # --- paper 000: vertex-parallel Bellman-Ford -----------------------------------------------------
     SolverSpec("bellmanford_naive", "sssp", "gpu", "000", "thread per vertex relaxes its out-edges from "
                "prevDistance into distance with atomic min, then a copy kernel; parent kernel at the end",
-               "gpusp.solvers.bellmanford:NaiveSolver", params=(BLOCK, ROUNDS), negative_weights=True,
+               "gpusp.solvers.bellmanford:NaiveSolver", params=(BLOCK, ROUNDS, LAUNCHER), negative_weights=True,
                memory=_csr, memory_formula=CSR_MEMORY),
     SolverSpec("bellmanford_stride", "sssp", "gpu", "000", "as naive, with grid-stride loops over vertices "
                "and a fixed grid size", "gpusp.solvers.bellmanford:StrideSolver",
-               params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
+               params=(BLOCK, GRID, ROUNDS, LAUNCHER), negative_weights=True, memory=_csr,
                memory_formula=CSR_MEMORY),
     SolverSpec("bellmanford_flag", "sssp", "gpu", "000", "stride with a per-vertex changed flag: only "
                "vertices whose distance changed last round relax", "gpusp.solvers.bellmanford:FlagSolver",
-               params=(BLOCK, GRID, ROUNDS), negative_weights=True, memory=_csr,
+               params=(BLOCK, GRID, ROUNDS, LAUNCHER), negative_weights=True, memory=_csr,
                memory_formula=CSR_MEMORY),
     # --- paper 004: edge-parallel and pull/push Bellman-Ford -----------------------------------------
     SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
