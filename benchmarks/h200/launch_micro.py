@@ -1,7 +1,7 @@
 """Host microseconds per launch of an empty kernel (six int32 array arguments, 132 x 256 threads) through Numba's
 dispatcher and through gpusp's NativeLaunch (Numba's compiled kernel, parameters built once, cuda.core's launch),
 three ways: async launch; launch + synchronize; launch + a 4-byte read-back into pinned memory (Numba's
-copy_to_host, as the per-round solvers read their flag). Median (min, max) of 7 repeats of 2,000 launches.
+copy_to_host for the numba path, NativeRead for the native one: as the per-round solvers read their flag). Median (min, max) of 7 repeats of 2,000 launches.
 launch_micro.cu is the same in C. Usage on the device: python3 benchmarks/h200/launch_micro.py > OUT.csv
 """
 
@@ -10,7 +10,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from gpusp.solvers.launch import NativeLaunch
+from gpusp.solvers.launch import NativeLaunch, NativeRead
 
 LAUNCHES, REPEATS = 2000, 7
 
@@ -37,16 +37,17 @@ def main():
     arrays = [cuda.to_device(np.zeros(256, np.int32)) for _ in range(6)]
     pinned = cuda.pinned_array(1, np.int32)
     configured = empty[132, 256]
+    flag = cuda.to_device(np.zeros(1, np.int32))
     native = NativeLaunch(empty, 132, 256, *arrays)
-    paths = {"numba": lambda: configured(*arrays), "native": native}
+    paths = {"numba": (lambda: configured(*arrays), NativeRead(flag, pinned, native=False)),
+             "native": (native, NativeRead(flag, pinned))}
     stream = cuda.default_stream()
-    ways = {"launch": lambda: None, "launch+sync": stream.synchronize,
-            "launch+readback": lambda: arrays[0][:1].copy_to_host(pinned)}
-    for call in paths.values():
+    for call, _ in paths.values():
         call()
     cuda.synchronize()
     print("path,way,median_us,min_us,max_us")
-    for path, call in paths.items():
+    for path, (call, read) in paths.items():
+        ways = {"launch": lambda: None, "launch+sync": stream.synchronize, "launch+readback": read}
         for way, after in ways.items():
             times = per_launch(call, after)
             print(f"{path},{way},{np.median(times):.3f},{min(times):.3f},{max(times):.3f}", flush=True)

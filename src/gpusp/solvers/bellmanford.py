@@ -35,8 +35,9 @@ mode it is the number of rounds run, the last of which changed nothing (at most 
 Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
 kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
 launches through :class:`~gpusp.solvers.launch.NativeLaunch` (Numba's compiled kernel, its parameter block built
-once, the round stamp replaced per launch: the driver's cost, as the paper's C code pays it); ``'numba'`` goes
-through Numba's dispatcher on every launch (tens of microseconds of host time each), for comparison.
+once, the round stamp replaced per launch) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`:
+the driver's cost, as the paper's C code pays it; ``'numba'`` goes through Numba's dispatcher and
+``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
 
 Counters: ``iterations`` (rounds, including the check round), ``relaxations`` (``rounds * m``, edges
 examined, for naive and stride; not counted for flag, whose work depends on the frontier and would need
@@ -58,7 +59,7 @@ from numba import cuda
 from ..errors import NegativeCycleError
 from .base import Solver
 from .csr import DeviceGraph, build_parents
-from .launch import NativeLaunch, blocks_per_sm, launch_grid
+from .launch import NativeLaunch, NativeRead, blocks_per_sm, launch_grid
 from .rules import STRIDE_BLOCKS_PER_SM
 
 
@@ -244,11 +245,11 @@ class _RoundsSolver(Solver):
         self.l_init = self.prepare(init, *init_args, 0, self.dg.inf)
         self.l_relax = self.prepare(relax, *relax_args)
         self.l_copy = self.prepare(copy, *copy_args, 0)
+        self.read_changed = NativeRead(self.d_changed, self.h_changed, native=self.native)
 
     def _changed_in(self, stamp) -> bool:
         """Read the round stamp (one small device-to-host copy: a synchronisation)."""
-        self.d_changed.copy_to_host(self.h_changed)
-        return int(self.h_changed[0]) == stamp
+        return int(self.read_changed()[0]) == stamp
 
     def run(self, source):
         n, block, dg = self.graph.n, self.block, self.dg

@@ -193,6 +193,34 @@ class NativeLaunch:
         return out
 
 
+class NativeRead:
+    """A small device array read into pinned host memory at the driver's cost (``cuMemcpyDtoHAsync`` on the legacy
+    default stream, which orders it after the launches before it, then ``cuStreamSynchronize``): the per-round
+    flag read of a host-driven variant. Numba's ``copy_to_host`` spends tens of microseconds of host time more.
+    ``native=False`` (and the simulator) reads with ``copy_to_host``. Calling returns the host array."""
+
+    __slots__ = ("device", "host", "_driver", "_args")
+
+    def __init__(self, device, host, *, native=True):
+        self.device, self.host, self._driver = device, host, None
+        if native and TARGET.gpu:
+            from cuda.bindings import driver
+
+            self._driver = driver
+            self._args = (host.ctypes.data, driver.CUdeviceptr(device.device_ctypes_pointer.value), host.nbytes,
+                          driver.CUstream(0))
+
+    def __call__(self):
+        if self._driver is None:
+            return self.device.copy_to_host(self.host)
+        driver = self._driver
+        (copied,) = driver.cuMemcpyDtoHAsync(*self._args)
+        (synced,) = driver.cuStreamSynchronize(self._args[3])
+        if copied != driver.CUresult.CUDA_SUCCESS or synced != driver.CUresult.CUDA_SUCCESS:
+            raise SolverError(f"reading {self.host.nbytes} bytes back failed: {copied}, {synced}")
+        return self.host
+
+
 def _core_config(griddim, blockdim, sharedmem: int, cooperative: bool):
     """cuda.core's LaunchConfig (its cooperative flag was renamed in cuda.core 1.0)."""
     from cuda.core import LaunchConfig
