@@ -129,34 +129,34 @@ class NativeLaunch:
     ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (typing the
     arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data, shape, strides)
     before ``cuda.core.launch``. A per-round variant that launches thousands of times then times the dispatcher,
-    not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload it picks);
-    later calls hand the kept parameters to ``cuda.core.launch`` directly. :meth:`set` replaces one argument (a
-    round stamp) by building only its parameters. Arrays must be device arrays: a host array would need Numba's
+    not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload and stream
+    it uses); later calls pass a block of pointers to the kept parameters to ``cuLaunchKernel`` (or
+    ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. :meth:`set` rewrites one argument's
+    parameters in place (a source, a round stamp). Arrays must be device arrays: a host array would need Numba's
     copies around every launch. ``native=False`` (and the simulator) makes every call Numba's own launch: the
     path the per-round variants are compared with.
     """
 
-    __slots__ = ("kernel", "config", "args", "native", "_native", "_params", "_starts", "_types")
+    __slots__ = ("kernel", "config", "args", "native", "_compiled", "_stream", "_types", "_starts", "_holders",
+                 "_pointers", "_launch")
 
     def __init__(self, kernel, griddim, blockdim, *args, native=True, stream=0, sharedmem=0):
         self.kernel, self.config, self.args = kernel, (griddim, blockdim, stream, sharedmem), list(args)
-        self._native = self._params = self._starts = self._types = None
         self.native = native and TARGET.gpu
+        self._launch = None
 
     def set(self, index: int, value) -> None:
-        """Replace argument ``index`` (negative: from the end; its parameters only) for the next calls."""
+        """Replace argument ``index`` (negative: from the end) for the next calls."""
         index %= len(self.args)
         self.args[index] = value
-        if self._native is not None:
-            compiled, stream = self._native[0], self._native[4]
-            part = self._pack(compiled, self._types[index], value, stream)
-            start, end = self._starts[index], self._starts[index + 1]
-            self._params[start:end] = part
+        if self._launch is not None:
+            start = self._starts[index]
+            for k, param in enumerate(self._pack(self._compiled, self._types[index], value, self._stream)):
+                self._holders[start + k].value = param.value if hasattr(param, "value") else param
 
     def __call__(self) -> None:
-        if self._native is not None:
-            _, launch, function, config, stream = self._native
-            launch(stream, config, function, *self._params)
+        if self._launch is not None:
+            self._launch()
         elif self.native:
             self._first_launch()
         else:
@@ -164,23 +164,43 @@ class NativeLaunch:
 
     def _first_launch(self) -> None:
         """Launch through Numba once, keeping the overload and stream it used, then build the parameter block."""
+        import ctypes
+
+        from cuda.bindings import driver
+
         seen = []
         configured = self.kernel[self.config]
         configured.pre_launch_callbacks.append(lambda compiled, launch_config: seen.append((compiled,
                                                                                             launch_config)))
         configured(*self.args)
         compiled, launch_config = seen[-1]
-        self._types = tuple(compiled.argument_types)
+        self._compiled, self._stream, self._types = compiled, launch_config.stream, tuple(compiled.argument_types)
         params, starts = [], [0]
         for ty, value in zip(self._types, self.args):
-            params += self._pack(compiled, ty, value, launch_config.stream)
+            params += self._pack(compiled, ty, value, self._stream)
             starts.append(len(params))
-        from cuda.core import launch
+        # each parameter in a ctypes value of its own (Numba passes sizes, shapes and strides as intptr_t), and a
+        # block of pointers to them: what cuLaunchKernel reads; set() writes into the same values
+        self._holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p))
+                         for p in params]
+        self._pointers = (ctypes.c_void_p * max(1, len(params)))(*[ctypes.addressof(h) for h in self._holders])
+        self._starts = starts
+        err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
+        _check(driver, err, "cuKernelGetFunction")
+        grid, block = _dims(self.config[0]), _dims(self.config[1])
+        call = (function, *grid, *block, int(self.config[3]), driver.CUstream(_stream_handle(self._stream)),
+                ctypes.addressof(self._pointers))
+        if compiled.cooperative:
+            launch, call = driver.cuLaunchCooperativeKernel, call
+        else:
+            launch, call = driver.cuLaunchKernel, call + (0,)
 
-        self._params, self._starts = params, starts
-        self._native = (compiled, launch, compiled._codelibrary.get_cufunc().kernel,
-                        _core_config(self.config[0], self.config[1], self.config[3], compiled.cooperative),
-                        launch_config.stream)
+        def issue():
+            (err,) = launch(*call)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                _check(driver, err, launch.__name__)
+
+        self._launch = issue
 
     @staticmethod
     def _pack(compiled, ty, value, stream) -> list:
@@ -191,6 +211,24 @@ class NativeLaunch:
             raise SolverError("a native launch takes device arrays only (a host array needs a copy around every "
                               "launch)")
         return out
+
+
+def _dims(dims) -> tuple[int, int, int]:
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+
+
+def _stream_handle(stream) -> int:
+    """The CUstream address of a Numba stream (0: the legacy default stream)."""
+    if not stream:
+        return 0
+    protocol = getattr(stream, "__cuda_stream__", None)
+    return int(protocol()[1]) if protocol else int(stream.handle)
+
+
+def _check(driver, err, what: str) -> None:
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise SolverError(f"{what} failed: {err}")
 
 
 class NativeRead:
@@ -219,16 +257,6 @@ class NativeRead:
         if copied != driver.CUresult.CUDA_SUCCESS or synced != driver.CUresult.CUDA_SUCCESS:
             raise SolverError(f"reading {self.host.nbytes} bytes back failed: {copied}, {synced}")
         return self.host
-
-
-def _core_config(griddim, blockdim, sharedmem: int, cooperative: bool):
-    """cuda.core's LaunchConfig (its cooperative flag was renamed in cuda.core 1.0)."""
-    from cuda.core import LaunchConfig
-
-    try:
-        return LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem, is_cooperative=cooperative)
-    except TypeError:
-        return LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem, cooperative_launch=cooperative)
 
 
 def event():
