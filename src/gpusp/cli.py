@@ -195,12 +195,16 @@ def integer(minimum: int | None = None):
     return parse
 
 
-def positive_number(text: str) -> float:
-    """An argparse type: a finite number > 0 (seconds, rates): inf and nan are no budget or ceiling."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number > 0 (seconds, rates): inf and nan are no budget or ceiling."""
+    value = _number(text)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
     return value
@@ -208,10 +212,7 @@ def positive_number(text: str) -> float:
 
 def fraction(text: str) -> float:
     """An argparse type: a number strictly between 0 and 1 (a confidence level)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = _number(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
     return value

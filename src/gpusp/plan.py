@@ -22,6 +22,7 @@ import difflib
 import functools
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -177,8 +178,6 @@ def load_default_config(path, base) -> dict:
     """The embedded default config at ``path``, its relative graph files resolved from the folder ``base`` (the
     workflow's own folder) rather than the working directory, so that the workflow runs its default from anywhere
     (e.g. as a Snakemake module); kept relative where they lie under the working directory."""
-    import os
-
     config = yaml.safe_load(Path(path).read_text()) or {}
     for spec in (config.get("graphs") or {}).values():
         if isinstance(spec, dict) and isinstance(spec.get("file"), str) and not os.path.isabs(spec["file"]):

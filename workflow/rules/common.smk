@@ -11,7 +11,6 @@ from gpusp.plan import (
     SOLVER_NAME,
     config_source,
     expand_jobs,
-    graph_size,
     graph_spec_json,
     layer_configs,
     load_default_config,
@@ -56,6 +55,7 @@ except GpuspError as exc:
     sys.exit(f"gpusp: error: {exc}")
 RESULTS = str(results_dir(config))
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
+GRAPH_SIZES = {j.graph: (j.n, j.m) for j in JOBS}  # as planning found them
 # The offline mirror reaches the downloads through the environment, never a rule's params: where the verified
 # files come from does not change them, so a different mirror reruns nothing.
 if config["mirror"]:
@@ -121,8 +121,8 @@ def job_memory(wildcards, attempt):
 
 
 def graph_memory(wildcards, attempt):
-    """MB of host memory of preparing a graph, doubled on each retry."""
-    n, m, _ = graph_size(wildcards.graph, config["graphs"][wildcards.graph])
+    """MB of host memory of preparing a graph (its size as planning found it), doubled on each retry."""
+    n, m = GRAPH_SIZES.get(wildcards.graph, (None, None))
     return memory_mb(None, n, m, attempt)
 
 

@@ -276,13 +276,13 @@ def speedups(summary: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def machines(rows: pd.DataFrame) -> list[tuple]:
-    """The machines of timed summary rows, as (GPU, host CPU): every GPU with its host CPU, then each host CPU
-    that ran no GPU solver as (None, CPU)."""
-    gpu = rows[rows["device"] == "gpu"]
-    pairs = sorted(set(zip(gpu["gpu"], gpu["cpu"])), key=str)
-    cpus = sorted(set(rows["cpu"]) - {cpu for _, cpu in pairs}, key=str)
-    return pairs + [(None, cpu) for cpu in cpus]
+def machines(rows: pd.DataFrame, gpu: str = "gpu", cpu: str = "cpu") -> list[tuple]:
+    """The machines of timed rows (their GPU and host CPU in columns ``gpu`` and ``cpu``), as (GPU, host CPU):
+    every GPU with its host CPU, then each host CPU that ran no GPU solver as (None, CPU)."""
+    on_gpu = rows[rows["device"] == "gpu"]
+    pairs = sorted(set(zip(on_gpu[gpu], on_gpu[cpu])), key=str)
+    cpus = sorted(set(rows[cpu]) - {c for _, c in pairs}, key=str)
+    return pairs + [(None, c) for c in cpus]
 
 
 # a run whose IQR is over this fraction of its median is too spread for its median to carry a ratio alone

@@ -32,6 +32,8 @@ import seaborn as sns  # noqa: E402
 
 from ..atomic import atomic_path  # noqa: E402
 from ..plan import parse_paramset  # noqa: E402
+from .aggregate import machines as aggregate_machines  # noqa: E402
+from .compare import bootstrap_ratio  # noqa: E402
 from .rst import number, ratio  # noqa: E402
 
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
@@ -117,11 +119,8 @@ def _timed(samples: pd.DataFrame) -> pd.DataFrame:
 
 
 def machines(frame: pd.DataFrame) -> list[tuple]:
-    """The machines of prepared rows as (GPU, host CPU): every GPU with its host CPU, then each host CPU that
-    ran no GPU solver as (None, CPU)."""
-    gpu = frame[frame["device"] == "gpu"]
-    pairs = sorted(set(zip(gpu["_gpu"], gpu["_cpu"])), key=str)
-    return pairs + [(None, c) for c in sorted(set(frame["_cpu"]) - {c for _, c in pairs}, key=str)]
+    """The machines of prepared rows as (GPU, host CPU) (:func:`gpusp.report.aggregate.machines`)."""
+    return aggregate_machines(frame, gpu="_gpu", cpu="_cpu")
 
 
 def _on_machine(frame: pd.DataFrame, gpu, cpu) -> pd.DataFrame:
@@ -209,14 +208,6 @@ def time_per_solver(samples, summary, peak=None):
 
 
 # --- speed-up -------------------------------------------------------------------------------------
-def _bootstrap(base: np.ndarray, other: np.ndarray, rng) -> tuple[float, float]:
-    """The CONFIDENCE interval of median(base) / median(other), resampling each side's samples."""
-    b = np.median(rng.choice(base, size=(BOOTSTRAP, len(base))), axis=1)
-    o = np.median(rng.choice(other, size=(BOOTSTRAP, len(other))), axis=1)
-    tail = (1 - CONFIDENCE) / 2 * 100
-    return tuple(np.percentile(b / o, [tail, 100 - tail]))
-
-
 def speedup_table(samples: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Per problem, graph and machine: every configuration's speed-up over the fastest CPU configuration of the
     graph on that host (validated ones first: the first page's baseline), its median over the configuration's
@@ -225,7 +216,6 @@ def speedup_table(samples: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     rows = []
     if data.empty:
         return pd.DataFrame(rows)
-    rng = np.random.default_rng(seed)
     for title, part in _panels(data):
         groups = {c: g for c, g in part.groupby("config")}
         medians = {c: float(g["time_ms"].median()) for c, g in groups.items()}
@@ -237,7 +227,9 @@ def speedup_table(samples: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
             if config == base:
                 continue
             g = groups[config]
-            low, high = _bootstrap(groups[base]["time_ms"].to_numpy(float), g["time_ms"].to_numpy(float), rng)
+            # median(base) / median(config): compare's ratio with the sides swapped, seeded per row
+            _, low, high = bootstrap_ratio(g["time_ms"], groups[base]["time_ms"], resamples=BOOTSTRAP,
+                                           confidence=CONFIDENCE, seed=[seed, len(rows)])
             rows.append({"panel": title, "problem": g["problem"].iloc[0], "graph": g["graph"].iloc[0],
                          "config": config, "solver": g["solver"].iloc[0],
                          "params": g["params"].iloc[0], "device": g["device"].iloc[0],

@@ -196,9 +196,7 @@ class NativeLaunch:
             launch, call = driver.cuLaunchKernel, call + (0,)
 
         def issue():
-            (err,) = launch(*call)
-            if err != driver.CUresult.CUDA_SUCCESS:
-                _check(driver, err, launch.__name__)
+            _check(driver, launch(*call)[0], "cuLaunchKernel")
 
         self._launch = issue
 
