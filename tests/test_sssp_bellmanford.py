@@ -48,7 +48,7 @@ def test_unreachable_negative_cycle_is_ignored():
 @pytest.mark.parametrize("name", VARIANTS)
 @pytest.mark.parametrize("launcher", ["native", "numba"])
 def test_prepared_launches_serve_every_source_and_trial(name, launcher):
-    """The round kernels are prepared once per upload (NativeLaunch): the source and the round stamp are set per
+    """The round kernels' launches are built once per upload (Launch): the source and the round stamp are written per
     call, so later sources and trials reuse the same launches, with exact answers (on a GPU 'native' bypasses Numba's
     dispatcher after the first launch; in the simulator both launchers go through it)."""
     from gpusp.measure.harness import solve_many

@@ -1,5 +1,5 @@
 """Host microseconds per launch of an empty kernel (six int32 array arguments, 132 x 256 threads) through Numba's
-dispatcher and through gpusp's NativeLaunch (Numba's compiled kernel, parameters built once, cuda.core's launch),
+dispatcher and through gpusp's Launch (Numba's compiled kernel, its parameter block built once, cuLaunchKernel),
 three ways: async launch; launch + synchronize; launch + a 4-byte read-back into pinned memory (Numba's
 copy_to_host for the numba path, NativeRead for the native one: as the per-round solvers read their flag). Median (min, max) of 7 repeats of 2,000 launches.
 launch_micro.cu is the same in C. Usage on the device: python3 benchmarks/h200/launch_micro.py > OUT.csv
@@ -10,7 +10,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from gpusp.solvers.launch import NativeLaunch, NativeRead
+from gpusp.solvers.launch import Launch, NativeRead
 
 LAUNCHES, REPEATS = 2000, 7
 
@@ -38,9 +38,9 @@ def main():
     pinned = cuda.pinned_array(1, np.int32)
     configured = empty[132, 256]
     flag = cuda.to_device(np.zeros(1, np.int32))
-    native = NativeLaunch(empty, 132, 256, *arrays)
+    native = Launch(empty, 132, 256)
     paths = {"numba": (lambda: configured(*arrays), NativeRead(flag, pinned, native=False)),
-             "native": (native, NativeRead(flag, pinned))}
+             "native": (lambda: native(*arrays), NativeRead(flag, pinned))}
     stream = cuda.default_stream()
     for call, _ in paths.values():
         call()

@@ -34,8 +34,8 @@ mode it is the number of rounds run, the last of which changed nothing (at most 
 
 Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
 kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
-launches through :class:`~gpusp.solvers.launch.NativeLaunch` (Numba's compiled kernel, its parameter block built
-once, the round stamp replaced per launch) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`:
+launches through :class:`~gpusp.solvers.launch.Launch` (Numba's compiled kernel, its parameter block built once,
+the round stamp written into it per launch) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`:
 the driver's cost, as the paper's C code pays it; ``'numba'`` goes through Numba's dispatcher and
 ``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
 
@@ -59,7 +59,7 @@ from numba import cuda
 from ..errors import NegativeCycleError
 from .base import Solver
 from .csr import DeviceGraph, build_parents
-from .launch import NativeLaunch, NativeRead, blocks_per_sm, launch_grid
+from .launch import Launch, NativeRead, blocks_per_sm, launch_grid
 from .rules import STRIDE_BLOCKS_PER_SM
 
 
@@ -228,9 +228,6 @@ class _RoundsSolver(Solver):
         its arguments up to the round stamp)."""
         raise NotImplementedError
 
-    def prepare(self, kernel, *args):
-        return NativeLaunch(kernel, self.grid(), self.block, *args, native=self.native)
-
     def upload(self):
         n, dtype = self.graph.n, self.graph.dtype
         self.dg.upload()
@@ -240,11 +237,10 @@ class _RoundsSolver(Solver):
         self.d_changed = cuda.device_array(1, dtype=np.int32)
         self.d_flag = cuda.device_array(n, dtype=np.uint8) if self.uses_flag else None
         self.h_changed = cuda.pinned_array(1, dtype=np.int32)
-        (init, init_args), (relax, relax_args), (copy, copy_args) = self.round_kernels()
-        # the source and the round stamp are set per call (NativeLaunch.set: their parameters only)
-        self.l_init = self.prepare(init, *init_args, 0, self.dg.inf)
-        self.l_relax = self.prepare(relax, *relax_args)
-        self.l_copy = self.prepare(copy, *copy_args, 0)
+        (init, self.init_args), (relax, self.relax_args), (copy, self.copy_args) = self.round_kernels()
+        grid = self.grid()
+        self.l_init, self.l_relax, self.l_copy = (Launch(k, grid, self.block, native=self.native)
+                                                  for k in (init, relax, copy))
         self.read_changed = NativeRead(self.d_changed, self.h_changed, native=self.native)
 
     def _changed_in(self, stamp) -> bool:
@@ -253,13 +249,12 @@ class _RoundsSolver(Solver):
 
     def run(self, source):
         n, block, dg = self.graph.n, self.block, self.dg
-        self.l_init.set(-2, source)
-        self.l_init()
+        relax, copy, copy_args, relax_args = self.l_relax, self.l_copy, self.copy_args, self.relax_args
+        self.l_init(*self.init_args, source, dg.inf)
         launches, rounds = 1, 0
         for r in range(1, n + 1):
-            self.l_relax()
-            self.l_copy.set(-1, r)
-            self.l_copy()  # stamps d_changed with r when a distance improved in round r
+            relax(*relax_args)
+            copy(*copy_args, r)  # stamps d_changed with r when a distance improved in round r
             launches += 2
             rounds = r
             if r == n:  # the check round: any change now means a reachable negative cycle

@@ -12,9 +12,14 @@ imported; the offline compile gate has no GPU and no simulator and compiles the 
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import operator
+import weakref
 from dataclasses import dataclass
 
 from numba import config, cuda
+from numba.core import types as numba_types
 
 from .. import device
 from ..errors import SolverError
@@ -107,108 +112,130 @@ def capture_graph(issue):
 
 
 class Launch:
-    """A kernel with its launch configuration, configured once on a GPU (configuring costs more host time than the
-    launch itself) and per call in the simulator, whose ``kernel[...]`` changes the kernel object."""
+    """A kernel with its launch configuration, called with its arguments at the driver's cost.
 
-    __slots__ = ("kernel", "config", "bound")
-
-    def __init__(self, kernel, *config):
-        self.kernel, self.config = kernel, config
-        self.bound = kernel[config] if TARGET.gpu else None
-
-    def __call__(self, *args):
-        if self.bound is not None:
-            self.bound(*args)
-        else:
-            self.kernel[self.config](*args)
-
-
-class NativeLaunch:
-    """One kernel launched at the driver's cost: Numba's own compiled function and a parameter block built once.
-
-    ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (typing the
-    arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data, shape, strides)
-    before ``cuda.core.launch``. A per-round variant that launches thousands of times then times the dispatcher,
-    not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload and stream
-    it uses); later calls pass a block of pointers to the kept parameters to ``cuLaunchKernel`` (or
-    ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. :meth:`set` rewrites one argument's
-    parameters in place (a source, a round stamp). Arrays must be device arrays: a host array would need Numba's
-    copies around every launch. ``native=False`` (and the simulator) makes every call Numba's own launch: the
+    ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (configuring the
+    kernel, typing the arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data,
+    shape, strides) before the driver's launch. A per-round variant that launches thousands of times then times the
+    dispatcher, not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload
+    and stream it uses); later calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or
+    ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array
+    arguments (a ping-pong pair costs two), so arrays must be device arrays (a host array would need Numba's copies
+    around every launch) and a new array object costs one rebuild; scalars are written into the block in place and
+    keep the type of their first call. ``native=False``, the simulator (whose ``kernel[...]`` changes the kernel
+    object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call: the
     path the per-round variants are compared with.
     """
 
-    __slots__ = ("kernel", "config", "args", "native", "_compiled", "_stream", "_types", "_starts", "_holders",
-                 "_pointers", "_launch")
+    __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
+                 "_blocks")
 
-    def __init__(self, kernel, griddim, blockdim, *args, native=True, stream=0, sharedmem=0):
-        self.kernel, self.config, self.args = kernel, (griddim, blockdim, stream, sharedmem), list(args)
-        self.native = native and TARGET.gpu
-        self._launch = None
+    def __init__(self, kernel, griddim, blockdim, stream=0, sharedmem=0, *, native=True):
+        self.kernel, self.config = kernel, (griddim, blockdim, stream, sharedmem)
+        self.bound = kernel[self.config] if TARGET.gpu else None
+        self.native = bool(native) and self.bound is not None and _plain_stream(stream)
+        self._function = None
 
-    def set(self, index: int, value) -> None:
-        """Replace argument ``index`` (negative: from the end) for the next calls."""
-        index %= len(self.args)
-        self.args[index] = value
-        if self._launch is not None:
-            start = self._starts[index]
-            for k, param in enumerate(self._pack(self._compiled, self._types[index], value, self._stream)):
-                self._holders[start + k].value = param.value if hasattr(param, "value") else param
-
-    def __call__(self) -> None:
-        if self._launch is not None:
-            self._launch()
+    def __call__(self, *args):
+        if self._function is not None:
+            self._native(args)
+        elif self.bound is None:
+            self.kernel[self.config](*args)
         elif self.native:
-            self._first_launch()
+            self._first(args)
         else:
-            self.kernel[self.config](*self.args)
+            self.bound(*args)
 
-    def _first_launch(self) -> None:
-        """Launch through Numba once, keeping the overload and stream it used, then build the parameter block."""
-        import ctypes
-
+    def _first(self, args) -> None:
+        """Launch through Numba once, keeping the overload it used, then prepare the driver's launch."""
         from cuda.bindings import driver
 
         seen = []
-        configured = self.kernel[self.config]
-        configured.pre_launch_callbacks.append(lambda compiled, launch_config: seen.append((compiled,
-                                                                                            launch_config)))
-        configured(*self.args)
-        compiled, launch_config = seen[-1]
-        self._compiled, self._stream, self._types = compiled, launch_config.stream, tuple(compiled.argument_types)
-        params, starts = [], [0]
-        for ty, value in zip(self._types, self.args):
-            params += self._pack(compiled, ty, value, self._stream)
-            starts.append(len(params))
-        # each parameter in a ctypes value of its own (Numba passes sizes, shapes and strides as intptr_t), and a
-        # block of pointers to them: what cuLaunchKernel reads; set() writes into the same values
-        self._holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p))
-                         for p in params]
-        self._pointers = (ctypes.c_void_p * max(1, len(params)))(*[ctypes.addressof(h) for h in self._holders])
-        self._starts = starts
+        callbacks = self.bound.pre_launch_callbacks
+        callbacks.append(lambda compiled, launch_config: seen.append(compiled))
+        try:
+            self.bound(*args)
+        finally:
+            callbacks.pop()
+        compiled = seen[-1]
+        types = tuple(compiled.argument_types)
+        if not all(_is_array(t) or _scalar_kind(t) for t in types):
+            self.native = False  # an argument kind without a fixed parameter layout: Numba's launch every call
+            return
         err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
         _check(driver, err, "cuKernelGetFunction")
-        grid, block = _dims(self.config[0]), _dims(self.config[1])
-        call = (function, *grid, *block, int(self.config[3]), driver.CUstream(_stream_handle(self._stream)),
-                ctypes.addressof(self._pointers))
+        lib = _libcuda()
+        head = (int(function), *_dims(self.config[0]), *_dims(self.config[1]), int(self.config[3]),
+                _stream_handle(self.config[2]))
         if compiled.cooperative:
-            launch, call = driver.cuLaunchCooperativeKernel, call
+            self._launch = lambda block, f=lib.cuLaunchCooperativeKernel, h=head: f(*h, block)
         else:
-            launch, call = driver.cuLaunchKernel, call + (0,)
+            self._launch = lambda block, f=lib.cuLaunchKernel, h=head: f(*h, block, None)
+        self._types, self._blocks = types, {}
+        arrays = [i for i, t in enumerate(types) if _is_array(t)]
+        self._pick = (lambda a: ()) if not arrays else (
+            (lambda a, i=arrays[0]: (a[i],)) if len(arrays) == 1 else operator.itemgetter(*arrays))
+        self._scalars = [(i, _scalar_kind(t)) for i, t in enumerate(types) if not _is_array(t)]
+        self._function = compiled
+        self._native(args)
 
-        def issue():
-            _check(driver, launch(*call)[0], "cuLaunchKernel")
+    def _native(self, args) -> None:
+        arrays = self._pick(args)
+        key = tuple(map(id, arrays))
+        entry = self._blocks.get(key)
+        if entry is None or any(ref() is not a for ref, a in zip(entry[0], arrays)):
+            entry = self._block(args, arrays, key)
+        holders = entry[1]
+        for (i, convert), at in zip(self._scalars, entry[2]):
+            holders[at].value = convert(args[i])
+        err = self._launch(entry[3])
+        if err:
+            raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
 
-        self._launch = issue
+    def _block(self, args, arrays, key):
+        """The parameters of one set of array arguments, as Numba's own launch builds them, in ctypes values of their
+        own (sizes, shapes and strides as intptr_t) with a block of pointers to them: what the driver reads."""
+        compiled, stream = self._function, self.config[2]
+        params, scalar_at = [], []
+        for i, (ty, value) in enumerate(zip(self._types, args)):
+            if not _is_array(ty):
+                scalar_at.append(len(params))
+            copies = []
+            compiled._prepare_args(ty, value, stream, copies, params)
+            if copies:
+                raise SolverError(f"{self.kernel.__name__}: a native launch takes device arrays only (a host array "
+                                  "needs a copy around every launch)")
+        holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p))
+                   for p in params]
+        pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
+        if len(self._blocks) >= _BLOCKS_KEPT:
+            self._blocks.clear()
+        entry = (tuple(weakref.ref(a) for a in arrays), holders, scalar_at, pointers)
+        self._blocks[key] = entry
+        return entry
 
-    @staticmethod
-    def _pack(compiled, ty, value, stream) -> list:
-        """The kernel parameters of one argument, as Numba's own launch builds them."""
-        out, copies = [], []
-        compiled._prepare_args(ty, value, stream, copies, out)
-        if copies:
-            raise SolverError("a native launch takes device arrays only (a host array needs a copy around every "
-                              "launch)")
-        return out
+
+_BLOCKS_KEPT = 8  # parameter blocks a Launch keeps (sets of array arguments seen); more start over
+
+
+def _is_array(ty) -> bool:
+    return isinstance(ty, numba_types.Array)
+
+
+def _scalar_kind(ty):
+    """How a scalar argument of Numba type ``ty`` is written into its kept ctypes value (None: not a plain scalar)."""
+    if isinstance(ty, numba_types.Boolean) or isinstance(ty, numba_types.Integer):
+        return int
+    if ty in (numba_types.float32, numba_types.float64):
+        return float
+    return None
+
+
+def _plain_stream(stream) -> bool:
+    """The legacy default stream or a Numba stream (not, e.g., a CUDA graph builder capturing launches)."""
+    from numba.cuda.cudadrv.driver import Stream
+
+    return not stream or isinstance(stream, Stream)
 
 
 def _dims(dims) -> tuple[int, int, int]:
@@ -224,6 +251,21 @@ def _stream_handle(stream) -> int:
     return int(protocol()[1]) if protocol else int(stream.handle)
 
 
+@functools.cache
+def _libcuda():
+    """The driver library with argument types declared for the calls made per round: a ctypes call with prepared
+    arguments costs about a microsecond less than cuda.bindings' converting wrappers."""
+    lib = ctypes.CDLL("libcuda.so.1")
+    u, p = ctypes.c_uint, ctypes.c_void_p
+    for name, extra in (("cuLaunchKernel", [p]), ("cuLaunchCooperativeKernel", [])):
+        getattr(lib, name).argtypes = [p, u, u, u, u, u, u, u, p, p] + extra
+    lib.cuMemcpyDtoHAsync_v2.argtypes = [p, ctypes.c_uint64, ctypes.c_size_t, p]
+    lib.cuStreamSynchronize.argtypes = [p]
+    for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize"):
+        getattr(lib, name).restype = ctypes.c_int
+    return lib
+
+
 def _check(driver, err, what: str) -> None:
     if err != driver.CUresult.CUDA_SUCCESS:
         raise SolverError(f"{what} failed: {err}")
@@ -235,25 +277,23 @@ class NativeRead:
     flag read of a host-driven variant. Numba's ``copy_to_host`` spends tens of microseconds of host time more.
     ``native=False`` (and the simulator) reads with ``copy_to_host``. Calling returns the host array."""
 
-    __slots__ = ("device", "host", "_driver", "_args")
+    __slots__ = ("device", "host", "_copy", "_sync")
 
     def __init__(self, device, host, *, native=True):
-        self.device, self.host, self._driver = device, host, None
+        self.device, self.host, self._copy = device, host, None
         if native and TARGET.gpu:
-            from cuda.bindings import driver
-
-            self._driver = driver
-            self._args = (host.ctypes.data, driver.CUdeviceptr(device.device_ctypes_pointer.value), host.nbytes,
-                          driver.CUstream(0))
+            lib = _libcuda()
+            args = (host.ctypes.data, device.device_ctypes_pointer.value, host.nbytes, None)
+            self._copy = lambda f=lib.cuMemcpyDtoHAsync_v2, a=args: f(*a)
+            self._sync = lambda f=lib.cuStreamSynchronize: f(None)
 
     def __call__(self):
-        if self._driver is None:
+        if self._copy is None:
             return self.device.copy_to_host(self.host)
-        driver = self._driver
-        (copied,) = driver.cuMemcpyDtoHAsync(*self._args)
-        (synced,) = driver.cuStreamSynchronize(self._args[3])
-        if copied != driver.CUresult.CUDA_SUCCESS or synced != driver.CUresult.CUDA_SUCCESS:
-            raise SolverError(f"reading {self.host.nbytes} bytes back failed: {copied}, {synced}")
+        copied = self._copy()
+        synced = self._sync()
+        if copied or synced:
+            raise SolverError(f"reading {self.host.nbytes} bytes back failed: CUresult {copied}, {synced}")
         return self.host
 
 
