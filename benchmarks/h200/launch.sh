@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Launch paths on the lent GPU, in one process order: the real-GPU tests of the native launch path and of the
 # families named (CUDASIM=0), the C reference, the Python microbenchmark, the C reference again, and paper 000's
-# Bellman-Ford variants on NY with both launchers. usage (device, repo root):
+# Bellman-Ford variants on NY (round_floor.py: kernel time per round and the C floor; gpusp bench: both launchers).
+# usage (device, repo root):
 #   GPUSP_COMMIT=<sha> benchmarks/h200/launch.sh NAME [test files...]
 # Needs .whl/ (numpy 2.4.6 cp312) and .devdata/ (USA-road-d.NY) carried. Writes $OUT/NAME.tar.gz.
 set -u
@@ -18,7 +19,10 @@ echo "pytest on the GPU: exit $?"; tail -3 "$out/pytest-gpu.txt"
 nvcc -O2 -arch=sm_90 benchmarks/h200/launch_micro.cu -o /tmp/launch_micro && /tmp/launch_micro > "$out/launch-c.csv"
 python3 benchmarks/h200/launch_micro.py > "$out/launch-py.csv"
 /tmp/launch_micro > "$out/launch-c-after.csv"
-column -s, -t "$out"/launch-c.csv "$out"/launch-py.csv "$out"/launch-c-after.csv
+cat "$out"/launch-c.csv "$out"/launch-py.csv "$out"/launch-c-after.csv
+python3 benchmarks/h200/round_floor.py .devdata/USA-road-d.NY.gr.gz "$out/launch-c.csv" > "$out/round-floor.csv" \
+    2> "$out/round-floor-log.txt"
+echo "round floor: exit $?"; cat "$out/round-floor.csv"
 timeout 200 gpusp bench --config benchmarks/h200/launchers-ny.yaml --out "$out/ny" > "$out/ny-log.txt" 2>&1
 echo "bench NY: exit $?"
 python3 - "$out/ny" <<'PY'

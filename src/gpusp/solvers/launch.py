@@ -128,7 +128,7 @@ class Launch:
     """
 
     __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
-                 "_blocks")
+                 "_blocks", "_last")
 
     def __init__(self, kernel, griddim, blockdim, stream=0, sharedmem=0, *, native=True):
         self.kernel, self.config = kernel, (griddim, blockdim, stream, sharedmem)
@@ -165,30 +165,33 @@ class Launch:
         err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
         _check(driver, err, "cuKernelGetFunction")
         lib = _libcuda()
-        head = (int(function), *_dims(self.config[0]), *_dims(self.config[1]), int(self.config[3]),
-                _stream_handle(self.config[2]))
-        if compiled.cooperative:
-            self._launch = lambda block, f=lib.cuLaunchCooperativeKernel, h=head: f(*h, block)
-        else:
-            self._launch = lambda block, f=lib.cuLaunchKernel, h=head: f(*h, block, None)
+        u = ctypes.c_uint
+        head = (ctypes.c_void_p(int(function)), *map(u, _dims(self.config[0])), *map(u, _dims(self.config[1])),
+                u(int(self.config[3])), ctypes.c_void_p(_stream_handle(self.config[2])))
+        self._launch = (lib.cuLaunchCooperativeKernel, head, ()) if compiled.cooperative else (
+            lib.cuLaunchKernel, head, (None,))
         self._types, self._blocks = types, {}
         arrays = [i for i, t in enumerate(types) if _is_array(t)]
         self._pick = (lambda a: ()) if not arrays else (
             (lambda a, i=arrays[0]: (a[i],)) if len(arrays) == 1 else operator.itemgetter(*arrays))
         self._scalars = [(i, _scalar_kind(t)) for i, t in enumerate(types) if not _is_array(t)]
+        self._last = ((), None, ())
         self._function = compiled
-        self._native(args)
 
     def _native(self, args) -> None:
         arrays = self._pick(args)
         key = tuple(map(id, arrays))
-        entry = self._blocks.get(key)
-        if entry is None or any(ref() is not a for ref, a in zip(entry[0], arrays)):
-            entry = self._block(args, arrays, key)
+        last_key, entry, _ = self._last
+        if key != last_key:  # the last arrays are held, so their ids are still theirs
+            entry = self._blocks.get(key)
+            if entry is None or any(ref() is not a for ref, a in zip(entry[0], arrays)):
+                entry = self._block(args, arrays, key)
+            self._last = (key, entry, arrays)
         holders = entry[1]
         for (i, convert), at in zip(self._scalars, entry[2]):
             holders[at].value = convert(args[i])
-        err = self._launch(entry[3])
+        launch, head, tail = self._launch
+        err = launch(*head, entry[3], *tail)
         if err:
             raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
 
@@ -277,21 +280,21 @@ class NativeRead:
     flag read of a host-driven variant. Numba's ``copy_to_host`` spends tens of microseconds of host time more.
     ``native=False`` (and the simulator) reads with ``copy_to_host``. Calling returns the host array."""
 
-    __slots__ = ("device", "host", "_copy", "_sync")
+    __slots__ = ("device", "host", "_lib", "_args")
 
     def __init__(self, device, host, *, native=True):
-        self.device, self.host, self._copy = device, host, None
+        self.device, self.host, self._lib = device, host, None
         if native and TARGET.gpu:
-            lib = _libcuda()
-            args = (host.ctypes.data, device.device_ctypes_pointer.value, host.nbytes, None)
-            self._copy = lambda f=lib.cuMemcpyDtoHAsync_v2, a=args: f(*a)
-            self._sync = lambda f=lib.cuStreamSynchronize: f(None)
+            self._lib = _libcuda()
+            self._args = (ctypes.c_void_p(host.ctypes.data), ctypes.c_uint64(device.device_ctypes_pointer.value),
+                          ctypes.c_size_t(host.nbytes), None)
 
     def __call__(self):
-        if self._copy is None:
+        lib = self._lib
+        if lib is None:
             return self.device.copy_to_host(self.host)
-        copied = self._copy()
-        synced = self._sync()
+        copied = lib.cuMemcpyDtoHAsync_v2(*self._args)
+        synced = lib.cuStreamSynchronize(None)
         if copied or synced:
             raise SolverError(f"reading {self.host.nbytes} bytes back failed: CUresult {copied}, {synced}")
         return self.host
