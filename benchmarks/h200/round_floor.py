@@ -1,10 +1,16 @@
-"""Where a host-driven round of paper 000's Bellman-Ford goes: kernel time per round (CUDA events around every
-launch of one run) beside the run's wall time with each launcher, and the floor the issue sets, rounds x (C launch +
-C launch with 4-byte read-back) + kernel time, from the C reference measured in the same call.
+"""Where a host-driven round of paper 000's Bellman-Ford goes: the rounds' device time alone beside the run's wall
+time with each launcher, and the floor the issue sets, rounds x C's host cost per round + device time, from the C
+reference measured in the same call (a round with a read-back: C launch + C launch with 4-byte read-back; a fixed
+round: two C launches).
+
+Device time: the same launches captured into a CUDA graph and replayed, so no host work sits between kernels (an
+upper bound: a graph adds well under a microsecond per node). Early stop: the run's rounds replayed once after the
+init kernel. Fixed rounds: the early rounds, then rounds after convergence from a replayed graph of 1,000 of them,
+scaled to |V| - 1.
 
 usage (device): python3 benchmarks/h200/round_floor.py GRAPH C_CSV > OUT.csv
 GRAPH is a DIMACS .gr(.gz); C_CSV is launch_micro.cu's output. Early-stop rounds with both launchers (5 timed runs
-after a warm-up), then the paper's |V| - 1 fixed rounds with the native launcher (one run, and one with events).
+after a warm-up), then the paper's |V| - 1 fixed rounds with the native launcher (one run).
 """
 
 import sys
@@ -14,23 +20,10 @@ import numpy as np
 from numba import cuda
 
 import gpusp
+from gpusp.solvers.launch import capture_graph
 from gpusp.solvers.registry import get
 
 VARIANTS = ("bellmanford_naive", "bellmanford_stride", "bellmanford_flag")
-
-
-class Timed:
-    """A launch wrapped in two events; the events' elapsed time is the kernel's time on the device."""
-
-    def __init__(self, launch, log):
-        self.launch, self.log = launch, log
-
-    def __call__(self, *args):
-        start, end = cuda.event(), cuda.event()
-        start.record()
-        self.launch(*args)
-        end.record()
-        self.log.append((start, end))
 
 
 def wall_ms(solver, source, runs):
@@ -43,22 +36,45 @@ def wall_ms(solver, source, runs):
     return out, counters
 
 
-def kernel_ms(solver, source):
-    log = []
-    solver.l_init, solver.l_relax, solver.l_copy = (Timed(k, log) for k in (solver.l_init, solver.l_relax,
-                                                                            solver.l_copy))
-    solver.run(source)
-    cuda.synchronize()
-    return sum(a.elapsed_time(b) for a, b in log)
+def replay_ms(solver, first, count, times=1):
+    """Device time of ``count`` rounds (stamps from ``first``) replayed ``times`` times from one captured graph."""
+    _, (relax, relax_args), (copy, copy_args) = solver.round_kernels()
+    grid, block = solver.grid(), solver.block
+
+    def issue(stream):
+        for r in range(first, first + count):
+            relax[grid, block, stream](*relax_args)
+            copy[grid, block, stream](*copy_args, r)
+
+    graph, replay = capture_graph(issue)
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    for _ in range(times):
+        graph.launch(replay)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def device_ms(solver, source, rounds, fixed):
+    """The rounds' device time: the early rounds from the init state, and for fixed rounds the rest after convergence."""
+    (init, init_args), _, _ = solver.round_kernels()
+    init[solver.grid(), solver.block](*init_args, source, solver.dg.inf)
+    early = replay_ms(solver, 1, rounds)
+    if not fixed:
+        return early
+    per_round = replay_ms(solver, rounds + 1, 1000, times=3) / 3000
+    return early + (solver.graph.n - rounds) * per_round
 
 
 def main():
     graph = gpusp.read_graph(sys.argv[1])
     c = {row[1]: float(row[2]) for row in (line.split(",") for line in open(sys.argv[2]).read().split())}
-    c_round_us = c["launch"] + c["launch+readback"]
+    host_us = {"early": c["launch"] + c["launch+readback"], "fixed": 2 * c["launch"]}
     source = int(np.random.default_rng(1).integers(graph.n))
-    print("solver,rounds,launcher,iterations,wall_median_ms,wall_min_ms,kernel_ms,c_round_us,c_floor_ms,"
+    print("solver,rounds,launcher,iterations,wall_median_ms,wall_min_ms,device_ms,c_host_us_per_round,c_floor_ms,"
           "wall_over_floor", flush=True)
+    early_rounds = {}
     for rounds, launchers, runs in (("early", ("native", "numba"), 5), ("fixed", ("native",), 1)):
         for name in VARIANTS:
             for launcher in launchers:
@@ -67,11 +83,12 @@ def main():
                 if rounds == "early":
                     solver.run(source)  # warm-up: compiles, and prepares the native launches
                 walls, counters = wall_ms(solver, source, runs)
-                kernels = kernel_ms(solver, source) if launcher == "native" else float("nan")
                 it = counters["iterations"]
-                floor = it * c_round_us / 1e3 + kernels
-                print(f"{name},{rounds},{launcher},{it},{np.median(walls):.3f},{min(walls):.3f},{kernels:.3f},"
-                      f"{c_round_us:.2f},{floor:.3f},{np.median(walls) / floor:.3f}", flush=True)
+                early_rounds.setdefault(name, it)
+                device = device_ms(solver, source, early_rounds[name], rounds == "fixed")
+                floor = it * host_us[rounds] / 1e3 + device
+                print(f"{name},{rounds},{launcher},{it},{np.median(walls):.3f},{min(walls):.3f},{device:.3f},"
+                      f"{host_us[rounds]:.2f},{floor:.3f},{np.median(walls) / floor:.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -198,7 +198,7 @@ class Launch:
     def _block(self, args, arrays, key):
         """The parameters of one set of array arguments, as Numba's own launch builds them, in ctypes values of their
         own (sizes, shapes and strides as intptr_t) with a block of pointers to them: what the driver reads."""
-        compiled, stream = self._function, self.config[2]
+        compiled, stream = self._function, self.config[2] or cuda.default_stream()
         params, scalar_at = [], []
         for i, (ty, value) in enumerate(zip(self._types, args)):
             if not _is_array(ty):
