@@ -198,16 +198,15 @@ class Launch:
     def _block(self, args, arrays, key):
         """The parameters of one set of array arguments, as Numba's own launch builds them, in ctypes values of their
         own (sizes, shapes and strides as intptr_t) with a block of pointers to them: what the driver reads."""
-        compiled, stream = self._function, self.config[2] or cuda.default_stream()
+        compiled, stream = self._function, self.config[2]
         params, scalar_at = [], []
-        for i, (ty, value) in enumerate(zip(self._types, args)):
+        for ty, value in zip(self._types, args):
             if not _is_array(ty):
                 scalar_at.append(len(params))
-            copies = []
-            compiled._prepare_args(ty, value, stream, copies, params)
-            if copies:
+            elif not cuda.is_cuda_array(value):
                 raise SolverError(f"{self.kernel.__name__}: a native launch takes device arrays only (a host array "
                                   "needs a copy around every launch)")
+            compiled._prepare_args(ty, value, stream, [], params)
         holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p))
                    for p in params]
         pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
