@@ -263,7 +263,7 @@ class _RoundsSolver(Solver):
                 break
             if not self.fixed and not self._changed_in(r):
                 break
-        launches += build_parents(dg, self.d_dist, self.d_parent, source, block)
+        launches += build_parents(dg, self.d_dist, self.d_parent, source, block, native=self.native)
         counters = {"iterations": rounds, "launches": launches}
         if self.counts_relaxations:
             counters["relaxations"] = rounds * self.graph.m

@@ -14,7 +14,7 @@ import numpy as np
 from numba import cuda
 
 from ..data.graph import Graph
-from .launch import fill, launch_grid, put
+from .launch import Launch, NativeRead, fill, launch_grid, put
 
 
 @cuda.jit(cache=True)
@@ -58,6 +58,7 @@ class DeviceGraph:
         self.inf = graph.dtype.type(graph.inf)
         self.nonpositive = bool(graph.m and int(graph.weights.min()) <= 0)
         self.indptr = self.indices = self.weights = None
+        self.trees = {}  # build_parents' prepared launches per (block, native)
 
     def upload(self):
         self.indptr = cuda.to_device(self.graph.indptr)
@@ -66,26 +67,48 @@ class DeviceGraph:
         return self
 
 
-def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256) -> int:
-    """Fill ``parent`` (device, int32) with a shortest-path tree of ``dist``; returns launches used."""
-    grid = launch_grid(dg.n, block)
-    fill[grid, block](parent, -1)
-    if not dg.nonpositive:
-        tight_parents[grid, block](dg.indptr, dg.indices, dg.weights, dist, parent, dg.inf)
-        put[1, 1](parent, source, -1)
-        return 2
-    level = cuda.device_array(dg.n, dtype=np.int32)
-    fill[grid, block](level, -1)
-    put[1, 1](level, source, 0)
-    grew = cuda.device_array(1, dtype=np.int32)
-    depth, launches = 0, 3
-    while True:
-        put[1, 1](grew, 0, 0)
-        tight_tree_level[grid, block](dg.indptr, dg.indices, dg.weights, dist, level, parent, depth, grew)
-        launches += 2
-        if int(grew.copy_to_host()[0]) == 0:
-            return launches
-        depth += 1
+def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256, *, native: bool = True) -> int:
+    """Fill ``parent`` (device, int32) with a shortest-path tree of ``dist``; returns launches used. The launches (and
+    the level arrays of the zero-weight case) are built once per graph, block and launcher."""
+    key = (block, native)
+    tree = dg.trees.get(key)
+    if tree is None:
+        tree = dg.trees[key] = _TreeLaunches(dg, block, native)
+    return tree.build(dist, parent, source)
+
+
+class _TreeLaunches:
+    """build_parents' launches for one device graph: prepared once, so a per-level loop costs the driver's launch."""
+
+    def __init__(self, dg: DeviceGraph, block: int, native: bool):
+        self.dg = dg
+        grid = launch_grid(dg.n, block)
+        self.fill = Launch(fill, grid, block, native=native)
+        self.put = Launch(put, 1, 1, native=native)
+        self.tight = Launch(tight_parents, grid, block, native=native)
+        self.level_step = Launch(tight_tree_level, grid, block, native=native)
+        if dg.nonpositive:
+            self.level = cuda.device_array(dg.n, dtype=np.int32)
+            self.grew = cuda.device_array(1, dtype=np.int32)
+            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native)
+
+    def build(self, dist, parent, source: int) -> int:
+        dg = self.dg
+        self.fill(parent, -1)
+        if not dg.nonpositive:
+            self.tight(dg.indptr, dg.indices, dg.weights, dist, parent, dg.inf)
+            self.put(parent, source, -1)
+            return 3
+        self.fill(self.level, -1)
+        self.put(self.level, source, 0)
+        depth, launches = 0, 3
+        while True:
+            self.put(self.grew, 0, 0)
+            self.level_step(dg.indptr, dg.indices, dg.weights, dist, self.level, parent, depth, self.grew)
+            launches += 2
+            if int(self.read_grew()[0]) == 0:
+                return launches
+            depth += 1
 
 
 def compile_targets():
