@@ -118,3 +118,17 @@ def test_dijkstra_memory_check(monkeypatch):
     monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
     with pytest.raises(SolverError, match="device memory"):
         gpusp.solve(random_graph(13, 40, seed=1), "dijkstra_gpunaive", warmup=0, block=32)
+
+
+@pytest.mark.parametrize("name", list(MINPLUS))
+def test_minplus_launcher_numba_matches_native(name):
+    """launcher='numba' (Numba's dispatcher and copy_to_host every squaring) gives the native launcher's answers,
+    also on repeated runs of one solver (the prepared launches keep their ping-pong buffers apart)."""
+    graph = sssp_cases(negative=True)[-1][1]
+    native = gpusp.solve(graph, name, warmup=1, trials=2, launcher="native", **MINPLUS[name])
+    numba = gpusp.solve(graph, name, warmup=0, launcher="numba", transpose=True, **MINPLUS[name])
+    assert_apsp_ok(graph, native)
+    assert_apsp_ok(graph, numba)
+    np.testing.assert_array_equal(native.dist, numba.dist)
+    assert native.counters["iterations"] == numba.counters["iterations"]
+    assert registry.get(name).build(graph, launcher="numba", **MINPLUS[name]).native is False

@@ -10,6 +10,7 @@ from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_c
 
 import gpusp
 from gpusp.errors import NegativeCycleError
+from gpusp.measure.validate import check_sssp
 from gpusp.solvers import registry
 
 SOLVERS = ["edgebf_coo", "edgebf_dense", "vertexbf_pull", "vertexbf_push"]
@@ -85,6 +86,105 @@ def test_dense_complete_graph(wmin, wmax):
     res = _solve(graph, "edgebf_dense", 2)
     assert_sssp_ok(graph, 2, res)
     assert res.counters["relaxations"] == res.counters["iterations"] * 81
+
+
+def _hidden_path(n, seed, hops=8):
+    """A random graph whose only cheap route is a path of ``hops`` weight-1 arcs through random vertices (every
+    other arc is heavy): a matrix entry of the path that the dense kernel never visits changes the answer.
+    Returns (graph, source, far end)."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)[:hops + 1]
+    src, dst = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+    w = rng.integers(10 * n, 20 * n, src.size)
+    src, dst = np.concatenate([order[:-1], src]), np.concatenate([order[1:], dst])
+    w = np.concatenate([np.ones(hops, dtype=np.int64), w])
+    return gpusp.Graph.from_edges(n, src, dst, w, name=f"hidden-path-{n}-{seed}"), int(order[0]), int(order[-1])
+
+
+DENSE_SHAPES = [("coalesced", 1), ("strided", 1), ("coalesced", 2), ("strided", 8), ("coalesced", 64),
+                ("strided", 64)]
+
+
+@pytest.mark.parametrize("layout,k", DENSE_SHAPES, ids=[f"{a}-k{b}" for a, b in DENSE_SHAPES])
+def test_dense_layout_and_edges_per_thread(layout, k):
+    """Paper 004's non-coalesced layout and Alg. 5 (k entries per thread, 2-D grid stride) visit every entry:
+    awkward cases, and hidden paths whose every arc is needed, with 1-row and 4-row blocks."""
+    for label, graph, source in [CASES[i] for i in (0, 2, 5, -3, -1)]:
+        res = _solve(graph, "edgebf_dense", source, layout=layout, edges_per_thread=k)
+        assert_sssp_ok(graph, source, res)
+        assert res.params["layout"] == layout and res.params["edges_per_thread"] == k
+    for n, seed, block in ((40, 1, 32), (37, 2, 128)):  # more than a warp of rows and columns
+        graph, source, end = _hidden_path(n, seed)
+        res = gpusp.solve(graph, "edgebf_dense", source, block=block, warmup=0, layout=layout, edges_per_thread=k)
+        assert_sssp_ok(graph, source, res)
+        assert res.dist[end] == 8  # the path's far end, reached over every arc of the path
+
+
+@pytest.mark.parametrize("k,block,grid", [(1, 64, (2, 32)), (2, 64, (2, 16)), (8, 64, (1, 8)), (64, 256, (1, 1))])
+def test_dense_grid_shrinks_by_edges_per_thread(k, block, grid):
+    """Alg. 5's grid: n^2 / k threads for a 64 x 64 matrix (k split into rows ky >= columns kx)."""
+    graph = _complete(64, seed=1, wmin=1, wmax=9)
+    for layout in ("coalesced", "strided"):
+        solver = registry.get("edgebf_dense").build(graph, block=block, edges_per_thread=k, layout=layout)
+        gx, gy = solver.grid_for(64)
+        assert (gx, gy) == grid
+        assert gx * gy * block * k >= 64 * 64
+
+
+@pytest.mark.parametrize("layout,k,chunks", [("strided", 1, 2), ("coalesced", 4, 4), ("strided", 16, 8)])
+def test_dense_streams_with_layout_and_edges_per_thread(layout, k, chunks):
+    """The streamed upload relaxes each row piece on its stream with the chosen kernel (rows offset per piece)."""
+    for graph, source, _ in (_hidden_path(36, 5, hops=4), (CASES[-1][1], CASES[-1][2], None)):
+        res = _solve(graph, "edgebf_dense", source, transfer="streams", chunks=chunks, layout=layout,
+                     edges_per_thread=k, trials=2)
+        assert_sssp_ok(graph, source, res)
+        assert res.counters["chunks"] == chunks
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_launcher_numba_matches_native(name):
+    """launcher='numba' (Numba's dispatcher every launch) gives the native launcher's answers and counters."""
+    graph, source = CASES[-1][1], CASES[-1][2]
+    native = _solve(graph, name, source, launcher="native", trials=2)
+    numba = _solve(graph, name, source, launcher="numba", trials=2)
+    assert_sssp_ok(graph, source, numba)
+    assert np.array_equal(native.dist, numba.dist) and native.counters == numba.counters
+    assert registry.get(name).build(graph, launcher="numba").native is False
+
+
+@pytest.mark.parametrize("name", ["edgebf_coo", "vertexbf_pull", "vertexbf_push"])
+def test_lanes_on_streams_share_the_graph(name):
+    """Lanes (one source's state each, on streams of their own) interleave rounds of different sources on one
+    uploaded graph and end with each source's own answer; a device-resident launch mode refuses them."""
+    graph = CASES[-1][1]
+    solver = registry.get(name).build(graph, block=32)
+    solver.upload()
+    lanes = solver.lanes(3)
+    assert len({id(lane.stream) for lane in lanes}) == 3 and all(lane.stream for lane in lanes)
+    sources = [0, 4, 9]
+    for lane, s in zip(lanes, sources):
+        lane.start(s)
+        lane.issue()
+    done = {}
+    while len(done) < len(lanes):
+        for lane, s in zip(lanes, sources):
+            if s in done:
+                continue
+            if lane.settle():
+                done[s] = lane.finish(s)
+            else:
+                lane.issue()
+    for lane, s in zip(lanes, sources):
+        dist, parent = np.empty(graph.n, dtype=graph.dtype), np.empty(graph.n, dtype=np.int32)
+        lane.download_into(dist, parent)
+        alone = _solve(graph, name, s)
+        assert np.array_equal(dist, alone.dist) and done[s]["iterations"] == alone.counters["iterations"]
+        assert check_sssp(graph, s, dist, parent).ok
+    if name != "vertexbf_pull":
+        device_rounds = registry.get(name).build(graph, block=32, launch="persistent")
+        device_rounds.upload()
+        with pytest.raises(gpusp.SolverError, match="launch='host'"):
+            device_rounds.lanes(2)
 
 
 @pytest.mark.parametrize("name", SOLVERS)

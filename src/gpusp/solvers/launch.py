@@ -274,29 +274,44 @@ def _check(driver, err, what: str) -> None:
 
 
 class NativeRead:
-    """A small device array read into pinned host memory at the driver's cost (``cuMemcpyDtoHAsync`` on the legacy
-    default stream, which orders it after the launches before it, then ``cuStreamSynchronize``): the per-round
-    flag read of a host-driven variant. Numba's ``copy_to_host`` spends tens of microseconds of host time more.
-    ``native=False`` (and the simulator) reads with ``copy_to_host``. Calling returns the host array."""
+    """A small device array read into pinned host memory at the driver's cost (``cuMemcpyDtoHAsync`` on ``stream``,
+    then ``cuStreamSynchronize`` of that stream only): the per-round flag read of a host-driven variant. On the
+    legacy default stream (0) the copy is ordered after every launch before it. ``issue()`` queues the copy and
+    ``wait()`` returns the host array once it is there, so that several streams' reads can be in flight; calling does
+    both. Numba's ``copy_to_host`` spends tens of microseconds of host time more; ``native=False`` (and the
+    simulator) reads with it."""
 
-    __slots__ = ("device", "host", "_lib", "_args")
+    __slots__ = ("device", "host", "stream", "_lib", "_args")
 
-    def __init__(self, device, host, *, native=True):
-        self.device, self.host, self._lib = device, host, None
+    def __init__(self, device, host, *, native=True, stream=0):
+        self.device, self.host, self.stream, self._lib = device, host, stream, None
         if native and TARGET.gpu:
             self._lib = _libcuda()
             self._args = (ctypes.c_void_p(host.ctypes.data), ctypes.c_uint64(device.device_ctypes_pointer.value),
-                          ctypes.c_size_t(host.nbytes), None)
+                          ctypes.c_size_t(host.nbytes), ctypes.c_void_p(_stream_handle(stream)))
+
+    def issue(self) -> None:
+        if self._lib is not None:
+            err = self._lib.cuMemcpyDtoHAsync_v2(*self._args)
+            if err:
+                raise SolverError(f"queueing a {self.host.nbytes}-byte read failed: CUresult {err}")
+        elif self.stream:
+            self.device.copy_to_host(self.host, stream=self.stream)
+
+    def wait(self):
+        if self._lib is not None:
+            err = self._lib.cuStreamSynchronize(self._args[3])
+            if err:
+                raise SolverError(f"reading {self.host.nbytes} bytes back failed: CUresult {err}")
+        elif self.stream:
+            self.stream.synchronize()
+        else:
+            self.device.copy_to_host(self.host)
+        return self.host
 
     def __call__(self):
-        lib = self._lib
-        if lib is None:
-            return self.device.copy_to_host(self.host)
-        copied = lib.cuMemcpyDtoHAsync_v2(*self._args)
-        synced = lib.cuStreamSynchronize(None)
-        if copied or synced:
-            raise SolverError(f"reading {self.host.nbytes} bytes back failed: CUresult {copied}, {synced}")
-        return self.host
+        self.issue()
+        return self.wait()
 
 
 def event():

@@ -43,6 +43,13 @@ it is expected to win. Costs ``w n^2`` more bytes.
 
 Int32 graphs with non-negative weights use ``min(int32(a + b), c)`` (DPX ``VIADDMNMX`` on sm_90).
 
+Launches (``launcher``, both variants). A squaring is a flag reset, the product, a one-word read and, with
+``transpose``, a transpose: ``'native'`` (default) launches them through
+:class:`~gpusp.solvers.launch.Launch` objects built at upload (the driver's cost per launch, as C pays it) and
+reads the flag through :class:`~gpusp.solvers.launch.NativeRead`; ``'numba'`` goes through Numba's dispatcher
+and ``copy_to_host`` every squaring, for comparison. At most ceil(log2 n) squarings, so this matters on small
+matrices only. The set-up (:func:`gpusp.solvers.dense.build_matrix`) and the diagonal check launch through Numba.
+
 Counters: ``iterations`` (squarings run, including the last one that changed nothing), ``relaxations``
 (``iterations * n^3``), ``launches``.
 
@@ -65,7 +72,7 @@ from .base import Solver
 from .csr import DeviceGraph
 from .dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
                     require_device_memory)
-from .launch import grid2, put
+from .launch import Launch, NativeRead, grid2, put
 from .rules import MATRIX_TILES
 
 NAIVE_SIDE = 16  # block side of the naive product and of its transpose
@@ -193,6 +200,7 @@ class _MinPlus(Solver):
         self.negative = graph.has_negative_weights
         self.inf = graph.dtype.type(graph.inf)
         self.transpose = params["transpose"]
+        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
         self.cur = 0
 
@@ -210,6 +218,12 @@ class _MinPlus(Solver):
         self.P = [cuda.device_array((n, n), dtype=np.int32) for _ in range(2)]
         self.DT = cuda.device_array((n, n), dtype=self.graph.dtype) if self.transpose else None
         self.flag = cuda.device_array(1, dtype=np.int32)
+        self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
+        square, sq_grid, sq_block, transpose, side = self.kernels()
+        self.l_reset = Launch(put, 1, 1, native=self.native)
+        self.l_square = Launch(square, sq_grid, sq_block, native=self.native)
+        self.l_transpose = (Launch(transpose, grid2(n, side), (side, side), native=self.native)
+                            if transpose is not None else None)
 
     def run(self, source=None):
         n = self.n
@@ -218,8 +232,7 @@ class _MinPlus(Solver):
             return {"iterations": 0, "relaxations": 0, "launches": 0}
         D, P = self.D, self.P
         launches = build_matrix(self.dg, D[0], P[0], self.inf)
-        square, sq_grid, sq_block, transpose, side = self.kernels()
-        tr = transpose[grid2(n, side), (side, side)] if transpose is not None else None
+        square, tr = self.l_square, self.l_transpose
         if tr is not None:
             tr(D[0], self.DT)
             launches += 1
@@ -227,12 +240,12 @@ class _MinPlus(Solver):
         squarings = 0
         while squarings < limit:
             cur = self.cur
-            put[1, 1](self.flag, 0, np.int32(0))
-            square[sq_grid, sq_block](D[cur], self.DT if tr is not None else D[cur], P[cur], D[1 - cur],
-                                      P[1 - cur], self.flag, self.inf)
+            self.l_reset(self.flag, 0, np.int32(0))
+            square(D[cur], self.DT if tr is not None else D[cur], P[cur], D[1 - cur], P[1 - cur], self.flag,
+                   self.inf)
             launches += 2
             squarings += 1
-            if int(self.flag.copy_to_host()[0]) == 0:
+            if int(self.read_flag()[0]) == 0:
                 break  # D_2l == D_l: converged (the unchanged copy in D[cur] is the answer)
             self.cur = 1 - cur
             if tr is not None and squarings < limit:
@@ -249,8 +262,8 @@ class _MinPlus(Solver):
 class NaiveSolver(_MinPlus):
     registry_name = "minplus_naive"
 
-    def __init__(self, graph, *, transpose):
-        super().__init__(graph, transpose=transpose)
+    def __init__(self, graph, *, transpose, launcher):
+        super().__init__(graph, transpose=transpose, launcher=launcher)
 
     def kernels(self):
         n, s = self.n, NAIVE_SIDE
@@ -262,8 +275,8 @@ class NaiveSolver(_MinPlus):
 class TiledSolver(_MinPlus):
     registry_name = "minplus_tiled"
 
-    def __init__(self, graph, *, tile, transpose):
-        super().__init__(graph, tile=tile, transpose=transpose)
+    def __init__(self, graph, *, tile, transpose, launcher):
+        super().__init__(graph, tile=tile, transpose=transpose, launcher=launcher)
         self.tile = tile
 
     def kernels(self):

@@ -32,11 +32,15 @@ Variants
   ``dst`` and ``w`` are the CSR ``indices`` / ``weights`` (CSR order is COO sorted by source), shared with
   the CSR upload that :func:`~gpusp.solvers.csr.build_parents` uses.
 * ``edgebf_dense`` (DenseSolver) - sec. III: the dense n x n matrix (``graph.to_dense()``: lightest of
-  parallel edges, diagonal ``min(0, self-loop)``), a 2-D launch with one thread per entry ``(i, j)``
-  (x = column, so a warp reads a contiguous piece of row ``i`` and tests one mask word); rows stride by
-  the grid height beyond 65535 blocks. Per round O(n^2) work; ``relaxations`` = rounds * n^2. Memory
-  w n^2: no CSR is uploaded, so the shortest-path tree is built from the matrix by in-edge (column)
-  scans.
+  parallel edges, diagonal ``min(0, self-loop)``), a 2-D launch with one thread per entry ``(i, j)``;
+  rows stride by the grid height beyond 65535 blocks. ``layout`` 'coalesced' puts the column on x, so a
+  warp reads a contiguous piece of row ``i`` and tests one mask word; 'strided' puts the row on x (sec.
+  IV-B's non-coalesced version: a warp's reads are a row apart, its lanes test 32 mask words and meet on
+  one ``dist[j]``). ``edges_per_thread`` k > 1 is sec. IV-B's Alg. 5: the grid shrinks k-fold (ky >= kx
+  powers of two, ky * kx = k, along y and x) and each thread relaxes its entries in a 2-D grid-stride loop.
+  Layout and Alg. 5's loop are compile-time specialisations (:func:`.kernels.dense_kernel`). Per round
+  O(n^2) work; ``relaxations`` = rounds * n^2. Memory w n^2: no CSR is uploaded, so the shortest-path
+  tree is built from the matrix by in-edge (column) scans.
 * ``vertexbf_pull`` (PullSolver) - sec. IV-D, "incoming": thread per vertex ``v`` scans its in-edges
   (reverse CSR, ``graph.reverse()``) from masked tails and writes ``min(dist[v], ...)`` to a second
   distance buffer (Jacobi double buffering: no atomics, no write races). Per round O(n + m) work (every
@@ -57,13 +61,30 @@ round in one cooperative kernel, a grid-wide barrier between rounds (``rules.PER
 per multiprocessor, capped at the co-resident maximum). vertexbf_pull and edgebf_dense have no ``launch``
 parameter: their rounds are always launched from the host.
 
+Launcher (``launcher``, every solver here). A host-driven round is a launch of a few microseconds of kernel
+and an 8-byte read, so the host's launch path is what it measures. 'native' (default) builds every kernel's
+:class:`~gpusp.solvers.launch.Launch` once per source state (the reset, the round kernel, each streamed piece's
+kernel, the tree's kernels) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`: the driver's
+cost, as the paper's C code pays it; 'numba' goes through Numba's dispatcher and ``copy_to_host`` every time
+(tens of microseconds each), for comparison. 'graph' and 'persistent' rounds are launched as before.
+
+Source states (:class:`.solvers.Lane`). A solver's per-source arrays (distances, masks, flags, parents, the
+tree's buffers) and their launches form a lane on one stream; a solver runs one on the legacy default stream.
+``lanes(k)`` gives k more on CUDA streams of their own, sharing the uploaded graph (read only):
+bellmanford_allsources with ``streams`` > 1 keeps that many sources in flight (paper 004 sec. V-B's streams
+version), each round queued on its stream with its flag read on that stream (``cuMemcpyDtoHAsync`` and a
+synchronisation of that stream alone), so that one source's round runs while the host waits for another's.
+edgebf_dense has no lanes beside its own (bellmanford_allsources does not take it).
+
 Streams and pinned memory (sec. IV-A) for the matrix transfer of ``edgebf_dense``: parameter ``transfer``
-('pageable', 'pinned', 'streams' with ``chunks`` row pieces), see :class:`~.solvers.DenseSolver`. The per-round
-flag copy of every variant goes through pinned memory.
+('pageable', 'pinned', 'streams' with ``chunks`` row pieces, each relaxed by the chosen layout's kernel on its
+stream behind its copy), see :class:`~.solvers.DenseSolver`. The per-round flag copy of every variant goes
+through pinned memory.
 
 Counters: ``iterations`` (rounds, including the final quiet one), ``relaxations`` where known without
 extra device work, ``launches`` (kernel launches in ``run`` including the tree).
 
-Modules: :mod:`.kernels` (reset, the four relaxation kernels, the device-resident rounds), :mod:`.tree` (trees
-from in-edges for pull and dense), :mod:`.solvers` (the host round loop and the four solver classes).
+Modules: :mod:`.kernels` (reset, the relaxation kernels, the device-resident rounds), :mod:`.tree` (trees from
+in-edges for pull and dense, from out-edges for coo and push, per lane; the per-stream flag read), :mod:`.solvers`
+(lanes, the host round loop and the four solver classes).
 """

@@ -6,6 +6,8 @@ protocol (mask stamps, flag words, the floor test) is described in :mod:`gpusp.s
 
 from __future__ import annotations
 
+import functools
+
 from numba import cuda
 
 
@@ -58,43 +60,67 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
 
 
 @cuda.jit(device=True)
-def _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1):
-    """Rows row0 .. row1-1 of the matrix, thread per entry (i, j) (x = column j): relax i -> j when row
-    i changed in round r - 1."""
-    j, i = cuda.grid(2)
-    n = dist.size
-    if j >= n:
+def _dense_entry(mat, dist, mask, nxt, flag, r, inf, floor, i, j):
+    """Relax the matrix entry i -> j when row i changed in round r - 1."""
+    if mask[i] != r - 1:
         return
-    rows = cuda.gridsize(2)[1]
-    prev = r - 1
-    i += row0
-    while i < row1:
-        if mask[i] == prev:
-            a = mat[i, j]
-            di = dist[i]
-            if a != inf and di != inf:
-                cand = di + a
-                if cand < floor:
-                    flag[1] = r  # shorter than any simple path: a negative cycle (stamped with the round)
-                elif cand < dist[j]:
-                    # atomic: every row of column j may lower dist[j] in the same round
-                    old = cuda.atomic.min(dist, j, cand)
-                    if cand < old:
-                        nxt[j] = r
-                        flag[0] = r
-        i += rows
+    a = mat[i, j]
+    di = dist[i]
+    if a != inf and di != inf:
+        cand = di + a
+        if cand < floor:
+            flag[1] = r  # shorter than any simple path: a negative cycle (stamped with the round)
+        elif cand < dist[j]:
+            # atomic: every row of column j may lower dist[j] in the same round
+            old = cuda.atomic.min(dist, j, cand)
+            if cand < old:
+                nxt[j] = r
+                flag[0] = r
 
 
-@cuda.jit(cache=True)
-def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor):
-    """Thread per matrix entry: relax i -> j when row i changed in round r - 1."""
-    _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, 0, dist.size)
+@functools.cache
+def dense_kernel(strided: bool, multi: bool):
+    """The dense round kernel over rows row0 .. row1-1 (all rows: 0, n; one streamed piece: its rows), a
+    compile-time specialisation of the layout and of Alg. 5.
 
+    ``strided`` False (coalesced): x = column j, y = row i, so a warp reads a contiguous piece of row i and tests
+    one mask word; True: x = row i, y = column j, so a warp's reads are a row apart (paper 004's non-coalesced
+    version; its lanes also test 32 mask words and meet on one dist[j]). The y index always strides by the grid
+    height (a grid is at most 65535 blocks high). ``multi`` (edges_per_thread > 1, Alg. 5): the x index strides by
+    the grid width too, so each thread relaxes the entries of a 2-D grid-stride loop; without it the x extent is
+    covered by the grid and each thread has one x index."""
+    STRIDED = strided
+    MULTI = multi
 
-@cuda.jit(cache=True)
-def dense_relax_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1):
-    """dense_relax over rows row0 .. row1-1 only (one streamed piece of the matrix)."""
-    _dense_rows(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1)
+    def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1):
+        """Relax every entry (i, j) with row0 <= i < row1 whose row i changed in round r - 1."""
+        x, y = cuda.grid(2)
+        sx, sy = cuda.gridsize(2)
+        n = dist.size
+        if STRIDED:
+            x += row0
+            xend = row1
+            y0 = y
+            yend = n
+        else:
+            xend = n
+            y0 = y + row0
+            yend = row1
+        while x < xend:
+            y = y0
+            while y < yend:
+                if STRIDED:
+                    _dense_entry(mat, dist, mask, nxt, flag, r, inf, floor, x, y)
+                else:
+                    _dense_entry(mat, dist, mask, nxt, flag, r, inf, floor, y, x)
+                y += sy
+            if not MULTI:
+                break
+            x += sx
+
+    name = f"dense_relax_{'strided' if strided else 'coalesced'}{'_multi' if multi else ''}"
+    dense_relax.__name__ = dense_relax.__qualname__ = name
+    return cuda.jit(cache=True)(dense_relax)
 
 
 @cuda.jit(cache=True)

@@ -2,7 +2,9 @@
 uploads a forward CSR, so thread v picks its own parent among its in-neighbours instead of
 :func:`gpusp.solvers.csr.build_parents`. With every weight positive one pass takes any tight in-edge (a tight
 in-edge comes from a strictly closer vertex); with zero or negative weights the tree grows level by level from the
-source, one launch per level, so that a tight zero cycle cannot close a loop.
+source, one launch per level, so that a tight zero cycle cannot close a loop. edgebf_coo and vertexbf_push build theirs
+from out-edges like :func:`gpusp.solvers.csr.build_parents` (:class:`ForwardTree`). Each source's state owns its
+tree buffers and launches them on its own stream (bellmanford_allsources with several sources in flight).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..launch import launch_grid
+from ..csr import tight_parents, tight_tree_level
+from ..launch import Launch, NativeRead, fill, launch_grid, put
 
 
 @cuda.jit(cache=True)
@@ -113,34 +116,73 @@ def dense_tree_level(mat, dist, level, parent, depth, grew, inf):
 
 
 class InEdgeTree:
-    """Tree building by in-edge scans (thread v picks its own parent), mixed into the pull and dense solvers."""
+    """Tree building by in-edge scans for one source's state (thread v picks its own parent): ``tight`` (one pass)
+    and ``per_level`` kernels of :mod:`.tree` over ``graph_args`` (the reverse CSR, or the matrix), launched on
+    ``stream``; the level buffers are its own, so trees of several sources can grow at once."""
 
-    def _tree_kernels(self):
-        """(one-pass kernel, level kernel, graph arguments)."""
-        raise NotImplementedError
+    def __init__(self, tight, per_level, graph_args, *, n, block, stream, native, nonpositive, inf):
+        grid = launch_grid(n, block)
+        self.graph_args, self.nonpositive, self.inf = graph_args, nonpositive, inf
+        self.tight = Launch(tight, grid, block, stream, native=native)
+        if nonpositive:  # the one-pass tree needs no level array
+            self.init = Launch(tree_init, grid, block, stream, native=native)
+            self.per_level = Launch(per_level, grid, block, stream, native=native)
+            self.level = cuda.device_array(n, dtype=np.int32)
+            self.grew = cuda.device_array(1, dtype=np.int32)
+            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native,
+                                        stream=stream)
 
-    def _tree(self, source):
-        grid = launch_grid(self.n, self.block)
-        tight, per_level, args = self._tree_kernels()
+    def build(self, dist, parent, source) -> int:
+        """Fill ``parent`` from the converged ``dist``; returns launches."""
         if not self.nonpositive:
             # every weight > 0: a tight in-edge always comes from a strictly closer vertex, so any will do
-            tight[grid, self.block](*args, self.d_dist, self.d_parent, self.inf)
+            self.tight(*self.graph_args, dist, parent, self.inf)
             return 1
         # zero or negative weights: grow the tree level by level so a tight zero cycle cannot close a loop
-        tree_init[grid, self.block](self.d_level, self.d_parent, self.d_grew, source)
+        self.init(self.level, parent, self.grew, source)
         launches, depth = 1, 0
         while True:
-            per_level[grid, self.block](*args, self.d_dist, self.d_level, self.d_parent, depth, self.d_grew,
-                                        self.inf)
+            self.per_level(*self.graph_args, dist, self.level, parent, depth, self.grew, self.inf)
             launches += 1
-            self.d_grew.copy_to_host(self.h_grew)
-            if self.h_grew[0] != depth + 1:  # stamp: nobody joined level depth + 1
+            if self.read_grew()[0] != depth + 1:  # stamp: nobody joined level depth + 1
                 return launches
             depth += 1
 
-    def _tree_buffers(self):
-        if not self.nonpositive:  # the one-pass tree needs no level array
-            return
-        self.d_level = cuda.device_array(self.n, dtype=np.int32)
-        self.d_grew = cuda.device_array(1, dtype=np.int32)
-        self.h_grew = cuda.pinned_array(1, dtype=np.int32)
+
+class ForwardTree:
+    """:func:`gpusp.solvers.csr.build_parents` for one source's state (edgebf_coo, vertexbf_push): the same
+    kernels and protocol (tight out-edges in one pass when every weight is positive, else level by level with a
+    compare-and-swap claim), launched on ``stream`` with level buffers of its own, so that several sources on
+    streams of their own do not share them."""
+
+    def __init__(self, dg, *, block, stream, native):
+        n = dg.n
+        grid = launch_grid(n, block)
+        self.dg = dg
+        self.fill = Launch(fill, grid, block, stream, native=native)
+        self.put = Launch(put, 1, 1, stream, native=native)
+        self.tight = Launch(tight_parents, grid, block, stream, native=native)
+        if dg.nonpositive:
+            self.level_step = Launch(tight_tree_level, grid, block, stream, native=native)
+            self.level = cuda.device_array(n, dtype=np.int32)
+            self.grew = cuda.device_array(1, dtype=np.int32)
+            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native,
+                                        stream=stream)
+
+    def build(self, dist, parent, source) -> int:
+        dg = self.dg
+        self.fill(parent, -1)
+        if not dg.nonpositive:
+            self.tight(dg.indptr, dg.indices, dg.weights, dist, parent, dg.inf)
+            self.put(parent, source, -1)
+            return 3
+        self.fill(self.level, -1)
+        self.put(self.level, source, 0)
+        depth, launches = 0, 3
+        while True:
+            self.put(self.grew, 0, 0)
+            self.level_step(dg.indptr, dg.indices, dg.weights, dist, self.level, parent, depth, self.grew)
+            launches += 2
+            if int(self.read_grew()[0]) == 0:
+                return launches
+            depth += 1
