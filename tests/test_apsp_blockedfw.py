@@ -2,7 +2,10 @@
 
 B = 4 keeps every phase cheap (16 simulated threads a block). The graph versions 4.0 / 4.1 cannot
 capture CUDA graphs here: they run their DAG one piece at a time in an adversarial order, and the
-split / join wiring is checked with stand-in builders.
+split / join wiring is checked with stand-in builders. Without paths the kernels get a 1 x 1 placeholder
+for the predecessor matrix, so in the simulator any access past its one cell raises: the runs without paths
+also check that no kernel touches it. On a GPU (NUMBA_ENABLE_CUDASIM=0) the same tests run the native launches
+and the CUDA graphs.
 """
 
 import subprocess
@@ -16,16 +19,31 @@ from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
 import gpusp
 from gpusp.errors import NegativeCycleError
 from gpusp.solvers import registry
+from gpusp.solvers.base import counters_of
 from gpusp.solvers.blockedfw import layout
 from gpusp.solvers.blockedfw import versions
 from gpusp.solvers.launch import TARGET
 
 VERSIONS = ["v10", "v11", "v12", "v20", "v21", "v30", "v40", "v41"]
+LAUNCHED = VERSIONS[:6]  # the versions with a host loop of launches (parameter ``launcher``)
 SMALL = [(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
 
 
-def solve(graph, version, B=4):
-    return gpusp.solve(graph, f"blockedfw_{version}", warmup=0, block_size=B)
+def solve(graph, version, B=4, **params):
+    return gpusp.solve(graph, f"blockedfw_{version}", warmup=0, block_size=B, **params)
+
+
+def build(graph, version, /, B=4, **params):
+    """The solver itself, uploaded (``gpusp.solve`` cannot pass the parameter named ``graph``)."""
+    spec = registry.get(f"blockedfw_{version}")
+    solver = spec.load()(graph, **spec.resolve({"block_size": B, **params}))
+    solver.upload()
+    return solver
+
+
+def answer(solver, counters=None):
+    dist, parent = solver.download()
+    return SimpleNamespace(dist=dist, parent=parent, counters=counters)
 
 
 def run_class(cls, graph, B):
@@ -37,26 +55,54 @@ def run_class(cls, graph, B):
     return SimpleNamespace(dist=dist, parent=parent, counters=counters)
 
 
+@pytest.mark.parametrize("paths", [True, False])
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_version_b4(version):
+def test_every_version_b4(version, paths):
     for n in (1, 10, 12):
         g = random_graph(n, 3 * n, seed=n, wmin=0 if n == 10 else 1)
-        res = solve(g, version)
+        res = solve(g, version, paths=paths)
         assert_apsp_ok(g, res)
         r = -(-n // 4)
         assert res.counters["iterations"] == r and res.counters["relaxations"] == (4 * r) ** 3
+        assert res.counters["paths"] is paths
     for label, g in SMALL:
-        assert_apsp_ok(g, solve(g, version))
+        assert_apsp_ok(g, solve(g, version, paths=paths))
 
 
-@pytest.mark.parametrize("version", ["v12", "v21"])
-def test_negative_weights_and_cycle(version):
+@pytest.mark.parametrize("version", LAUNCHED)
+def test_numba_launcher_same_answers(version):
+    """launcher='numba' (Numba's dispatcher per launch) against the reference, as the native default above."""
+    for label, g in SMALL[2:]:
+        res = solve(g, version, launcher="numba")
+        assert_apsp_ok(g, res)
+        assert res.counters["launches"] == solve(g, version).counters["launches"]
+    with pytest.raises(NegativeCycleError):
+        solve(negative_cycle_graph(), version, launcher="numba", paths=False)
+
+
+@pytest.mark.parametrize("paths", [True, False])
+@pytest.mark.parametrize("version", ["v12", "v21", "v41"])
+def test_negative_weights_and_cycle(version, paths):
     for label, g, _ in sssp_cases(negative=True)[-3:]:
-        res = solve(g, version)
+        res = solve(g, version, paths=paths)
         assert_apsp_ok(g, res)
         assert res.counters["hop_tiebreak"]
     with pytest.raises(NegativeCycleError):
-        solve(negative_cycle_graph(), version)
+        solve(negative_cycle_graph(), version, paths=paths)
+
+
+@pytest.mark.parametrize("version", ["v10", "v30", "v40"])
+def test_without_paths_no_predecessor_matrix(version):
+    """paths=False allocates, copies and resets no predecessor matrix; the runs repeat from a clean matrix."""
+    g = random_graph(10, 30, seed=3, wmin=0, wmax=6)
+    s = build(g, version, paths=False)
+    assert s.p.shape == (1, 1) and s.p0 is None and s.d.shape == s.d0.shape == (12, 12)
+    for _ in range(2):
+        counters = counters_of(s.run(None))
+    res = answer(s, counters)
+    assert_apsp_ok(g, res)
+    with_paths = solve(g, version)
+    np.testing.assert_array_equal(res.dist, with_paths.dist)
 
 
 @pytest.mark.parametrize("version", ["v12", "v21"])
@@ -114,6 +160,9 @@ def test_layout_sizes_and_memory_without_numba():
     assert registry.get("blockedfw_v21").params[0].choices == layout.BLOCK_SIZES
     assert [layout.padded(n, 8) for n in (0, 1, 8, 9)] == [0, 8, 8, 16]
     assert layout.device_bytes(10, 4, 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their pristine copies
+    assert layout.device_bytes(10, 4, 8, paths=False) == 2 * 8 * 12 ** 2  # d and its pristine copy
+    spec = registry.get("blockedfw_v40")
+    assert spec.memory(10, 30, spec.resolve({"block_size": 4, "paths": False}), 4) == 2 * 4 * 12 ** 2
 
 
 def _paths(dag):
@@ -199,11 +248,36 @@ def test_graph_wiring_keeps_every_dependency(relaxed):
         assert root.seen == set(range(len(dag)))
 
 
+@pytest.mark.parametrize("mode", ["once", "per-run"])
 @pytest.mark.parametrize("version", ["v40", "v41"])
-def test_graph_versions_replay_on_a_gpu_and_fall_back_in_simulator(version):
-    """After the warm-up a GPU replays the captured graph; the simulator launches the pieces one by one."""
+def test_graph_modes(version, mode):
+    """'once' captures in the first run and replays; 'per-run' runs plainly first (compiling), then captures,
+    launches and releases a graph in every run. The simulator launches the pieces one by one in both modes."""
+    g = random_graph(13, 40, seed=2, wmin=0, wmax=9)
+    s = build(g, version, capture=mode, paths=mode == "once")
+    runs = [counters_of(s.run(None)) for _ in range(3)]
+    assert_apsp_ok(g, answer(s))
+    graph = [c["graph"] for c in runs]
+    captured = [c["captured"] for c in runs]
+    if TARGET.gpu:
+        assert graph == [False, True, True]
+        assert captured == ([1, 0, 0] if mode == "once" else [0, 1, 1])
+    else:
+        assert graph == [False] * 3 and captured == [0] * 3
+    s = build(negative_cycle_graph(), version, capture=mode)
+    for _ in range(2):  # the first run launches plainly, the second a graph (on a GPU)
+        with pytest.raises(NegativeCycleError):
+            s.run(None)
+
+
+@pytest.mark.parametrize("capture", ["once", "per-run"])
+@pytest.mark.parametrize("version", ["v40", "v41"])
+def test_graph_versions_replay_on_a_gpu_and_fall_back_in_simulator(version, capture):
+    """After the warm-up a GPU replays the captured graph; the simulator launches the pieces one by one. Both capture
+    modes go through the harness like any parameter (its name must not shadow the harness's own arguments)."""
     g = random_graph(13, 40, seed=1, wmin=0, wmax=9)
-    res = gpusp.solve(g, f"blockedfw_{version}", warmup=1, trials=1, block_size=4)
+    res = gpusp.solve(g, f"blockedfw_{version}", warmup=1, trials=1, block_size=4, capture=capture)
+    assert res.params["capture"] == capture
     assert_apsp_ok(g, res)
     assert res.counters["graph"] is TARGET.gpu and res.counters["hop_tiebreak"]
 

@@ -60,6 +60,14 @@ attached in-neighbour over a tight edge (reverse CSR), until a round attaches no
 hangs under a vertex already in the tree, so chains end at the source; rounds <= the depth of the
 shortest-path trees (counter ``tree_rounds``).
 
+Launches (``launcher`` parameter, every variant). A step of the k loop is one launch (three a round for the tiled
+variants) of little work on small graphs, so the host's launch path can be what a variant measures. The launches of
+the k loop and of the repair rounds are configured once per solver as :class:`~gpusp.solvers.launch.Launch` objects
+and the repair's per-round flag is read through :class:`~gpusp.solvers.launch.NativeRead`: ``'native'`` (default)
+pays the driver's cost per launch, as the paper's C code does; ``'numba'`` goes through Numba's dispatcher and
+``copy_to_host`` every time (tens of microseconds of host time each), for comparison. The answers are the same.
+The matrix build and the negative-cycle check (a few launches per run, not per step) go through Numba either way.
+
 Counters: ``iterations`` (launches of the k loop; rounds for the tiled variants), ``relaxations``
 (n^3), ``launches`` (every kernel launch of the run).
 
@@ -82,7 +90,7 @@ from .base import Solver
 from .csr import DeviceGraph
 from .dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
                     require_device_memory)
-from .launch import grid2, launch_grid, put
+from .launch import Launch, NativeRead, grid2, launch_grid, put
 from .rules import MATRIX_TILES
 
 
@@ -384,6 +392,7 @@ class _DenseApsp(Solver):
         self.itemsize = graph.dtype.itemsize
         self.negative = graph.has_negative_weights
         self.inf = graph.dtype.type(graph.inf)
+        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
         self.rev = DeviceGraph(graph.reverse()) if self.repairs_parents and self.dg.nonpositive else None
         self.d = self.p = None
@@ -402,20 +411,33 @@ class _DenseApsp(Solver):
         self.d = cuda.device_array((n, n), dtype=self.graph.dtype)
         self.p = cuda.device_array((n, n), dtype=np.int32)
         self.flag = cuda.device_array(1, dtype=np.int32)
+        self.prepare()
+        if self.rev is not None:
+            grid = grid2(n, 16)
+            self.l_park = self.launch(park_parents, grid, (16, 16))
+            self.l_clear = self.launch(put, 1, 1)
+            self.l_attach = self.launch(attach_round, grid, (16, 16))
+            self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
+
+    def launch(self, kernel, griddim, blockdim) -> Launch:
+        """``kernel`` configured once, launched as ``launcher`` says (the driver's cost, or Numba's dispatcher)."""
+        return Launch(kernel, griddim, blockdim, native=self.native)
+
+    def prepare(self):
+        """Configure the launches of the k loop (the arrays exist)."""
+        raise NotImplementedError
 
     def repair_parents(self) -> tuple[int, int]:
         """Re-hang the predecessors as trees over tight edges (see the module docstring); (launches, rounds)."""
-        n = self.n
-        grid = grid2(n, 16)
-        park_parents[grid, (16, 16)](self.p)
+        rev, d, p, flag = self.rev, self.d, self.p, self.flag
+        self.l_park(p)
         launches, rounds = 1, 0
-        while rounds <= n:
-            put[1, 1](self.flag, 0, np.int32(0))
-            attach_round[grid, (16, 16)](self.rev.indptr, self.rev.indices, self.rev.weights, self.d, self.p,
-                                         self.inf, self.flag)
+        while rounds <= self.n:
+            self.l_clear(flag, 0, np.int32(0))
+            self.l_attach(rev.indptr, rev.indices, rev.weights, d, p, self.inf, flag)
             launches += 2
             rounds += 1
-            if int(self.flag.copy_to_host()[0]) == 0:
+            if int(self.read_flag()[0]) == 0:
                 break
         return launches, rounds
 
@@ -448,77 +470,82 @@ class _RowSolver(_DenseApsp):
 
     kernel_index = 0
 
-    def launch(self):
-        """The configured launch of this variant's kernel."""
+    def config(self) -> tuple:
+        """(grid, block) of this variant's launch."""
         raise NotImplementedError
 
-    def iterate(self):
-        launch = self.launch()
-        for k in range(self.n):
-            launch(self.d, self.p, k, self.inf)
-        return self.n, self.n
+    def prepare(self):
+        self.l_step = self.launch(_row_kernels(self.dt, self.negative)[self.kernel_index], *self.config())
 
-    def kernel(self):
-        return _row_kernels(self.dt, self.negative)[self.kernel_index]
+    def iterate(self):
+        step, d, p, inf = self.l_step, self.d, self.p, self.inf
+        for k in range(self.n):
+            step(d, p, k, inf)
+        return self.n, self.n
 
 
 class SuperNaiveSolver(_RowSolver):
     registry_name = "floydwarshall_supernaive"
 
-    def __init__(self, graph, *, tile):
-        super().__init__(graph, tile=tile)
+    def __init__(self, graph, *, tile, launcher):
+        super().__init__(graph, tile=tile, launcher=launcher)
         self.side = tile
 
-    def launch(self):
-        return self.kernel()[grid2(self.n, self.side), (self.side, self.side)]
+    def config(self):
+        return grid2(self.n, self.side), (self.side, self.side)
 
 
 class SuperNaiveSharedSolver(_RowSolver):
     registry_name = "floydwarshall_supernaiveshared"
     kernel_index = 1
 
-    def __init__(self, graph, *, block):
-        super().__init__(graph, block=block)
+    def __init__(self, graph, *, block, launcher):
+        super().__init__(graph, block=block, launcher=launcher)
         self.block = block
 
-    def launch(self):
-        return self.kernel()[(self.n, launch_grid(self.n, self.block)), self.block]
+    def config(self):
+        return (max(1, self.n), launch_grid(self.n, self.block)), self.block
 
 
 class NaiveSolver(_RowSolver):
     registry_name = "floydwarshall_naive"
     kernel_index = 2
 
-    def __init__(self, graph, *, block):
-        super().__init__(graph, block=block)
+    def __init__(self, graph, *, block, launcher):
+        super().__init__(graph, block=block, launcher=launcher)
         self.block = block
 
-    def launch(self):
-        return self.kernel()[launch_grid(self.n, self.block), self.block]
+    def config(self):
+        return launch_grid(self.n, self.block), self.block
 
 
 class _TiledSolver(_DenseApsp):
     repairs_parents = True
     factory = None
 
-    def __init__(self, graph, *, tile):
-        super().__init__(graph, tile=tile)
+    def __init__(self, graph, *, tile, launcher):
+        super().__init__(graph, tile=tile, launcher=launcher)
         self.tile = tile
 
-    def iterate(self):
+    def prepare(self):
         T = self.tile
         phase1, phase2, phase3 = type(self).factory(T, self.dt, self.negative)
-        nt = launch_grid(self.n, T)
-        one = phase1[(1, 1), (T, T)]
+        self.nt = nt = launch_grid(self.n, T)
+        rest = max(1, nt - 1)  # a single tile launches phase 1 only
+        self.l1 = self.launch(phase1, (1, 1), (T, T))
+        self.l2 = self.launch(phase2, (rest, 2), (T, T))
+        self.l3 = self.launch(phase3, (rest, rest), (T, T))
+
+    def iterate(self):
+        nt, d, p, inf = self.nt, self.d, self.p, self.inf
+        one, two, three = self.l1, self.l2, self.l3
         if nt == 1:  # a single tile: phase 1 is the whole algorithm
-            one(self.d, self.p, 0, self.inf)
+            one(d, p, 0, inf)
             return 1, 1
-        two = phase2[(nt - 1, 2), (T, T)]
-        three = phase3[(nt - 1, nt - 1), (T, T)]
         for r in range(nt):
-            one(self.d, self.p, r, self.inf)
-            two(self.d, self.p, r, self.inf)
-            three(self.d, self.p, r, self.inf)
+            one(d, p, r, inf)
+            two(d, p, r, inf)
+            three(d, p, r, inf)
         return nt, 3 * nt
 
 

@@ -28,29 +28,44 @@ launches and threads they spend and in where the blocks live:
 * **v30** (3.0) - v21 with phase 2 split into four pieces (column blocks above / below the pivot, row blocks left /
   right of it) and phase 3 into the four quadrants around the pivot cross, on four streams; events make each
   quadrant wait for its two phase-2 pieces and the next round's phase 1 wait for every piece of this round.
-* **v40** (4.0) - the v30 sequence for all rounds (matrix reset, every piece, the negative-cycle check) captured once
+* **v40** (4.0) - the v30 sequence for all rounds (matrix reset, every piece, the negative-cycle check) captured
   into a CUDA graph with exactly v30's dependencies (a cuda.core ``GraphBuilder`` as the launch stream: ``split``
-  forks a branch per dependent piece, ``join`` merges a piece's inputs) and replayed with one launch. The first run
-  launches the pieces plainly, compiling every kernel, then captures.
+  forks a branch per dependent piece, ``join`` merges a piece's inputs) and launched with one call. The first run
+  launches the pieces plainly, compiling every kernel. ``capture='once'`` (default) then captures and instantiates the
+  graph in that run and every later run replays it; ``capture='per-run'`` captures, instantiates, launches and
+  releases a new graph inside every later run, as the thesis does (its measured cost includes graph construction;
+  the capture issues each piece through Numba's launch path, tens of microseconds of host time per piece where C
+  pays a few).
 * **v41** (4.1) - the graph with the paper's relaxed inter-round dependencies: round t+1's phase 1 waits only for
   round t's lower-right quadrant, its upper and left phase-2 pieces also for round t's upper-right and lower-left
   quadrants, its upper-left quadrant also for round t's; pieces of consecutive rounds may overlap.
 
 Without a GPU, v40 and v41 launch their DAG's pieces one by one in an adversarial topological order (latest round
-first), which checks the kernels and that the DAG's dependencies suffice, not graph capture itself.
+first) in both ``capture`` modes, which checks the kernels and that the DAG's dependencies suffice, not graph capture
+itself (counters ``graph`` and ``captured``: whether the run launched a graph and captured one).
 
-Paths: the paper leaves a next-hop matrix as future work; here every version keeps a predecessor matrix
-(``p[i][j] = p[k][j]`` whenever going through k improves d[i][j]), the same O(1) extra work per improvement. Column
-pieces of phase 2 and phase 3 remember only the last improving k and read ``p[k][j]`` once at the end, since the
-block it comes from does not change during those phases. Phases 2 and 3 relax through d[i][k] already relaxed through
-later vertices of the same block, so with a zero-weight cycle predecessor chains could loop: graphs with a weight
-<= 0 run under the hop tie-break of :mod:`gpusp.solvers.dense` (counters ``hop_tiebreak``, ``matrix_dtype``).
+Launches (``launcher``, v10 ... v30): the host loops launch through :class:`~gpusp.solvers.launch.Launch` objects
+configured once per solver, and the negative-cycle flag is read through :class:`~gpusp.solvers.launch.NativeRead`.
+``'native'`` (default) pays the driver's cost per launch, as the paper's C code does; ``'numba'`` goes through
+Numba's dispatcher every launch (tens of microseconds of host time each), for comparison. The answers are the same.
+
+Paths (``paths``, default on): the paper computes costs only and leaves a next-hop matrix as future work. With paths
+every version keeps a predecessor matrix (``p[i][j] = p[k][j]`` whenever going through k improves d[i][j]), the same
+O(1) extra work per improvement. Column pieces of phase 2 and phase 3 remember only the last improving k and read
+``p[k][j]`` once at the end, since the block it comes from does not change during those phases. ``paths=False``
+builds every kernel without predecessors (a compile-time constant: no branch at run time, the shared predecessor
+arrays shrink to one unused cell) and allocates, copies and resets no predecessor matrix (the kernels get a 1 x 1
+placeholder); ``download`` then derives parents from tight arcs on the host, untimed, for validation
+(:func:`~gpusp.solvers.dense.apsp_tight_parents`, as ``blockedfw_fast`` and ``nsssp_*`` without paths). Phases 2 and 3
+relax through d[i][k] already relaxed through later vertices of the same block, so with a zero-weight cycle
+predecessor chains could loop: graphs with a weight <= 0 run under the hop tie-break of :mod:`gpusp.solvers.dense`
+(counters ``hop_tiebreak``, ``matrix_dtype``), with paths or without (the host-derived parents need it too).
 Negative weights: INF operands are never added, sums are clamped at -INF, and a negative diagonal entry after the
 last round raises NegativeCycleError.
 
-Complexity: Theta(n_pad^3) work, Theta(n_pad^2) memory (distance and predecessor matrices plus pristine copies to
-reset from), r sequential rounds; launches per run: v10 r^3, v11 / v12 / v20 / v21 3r, v30 up to 9r on four
-streams, v40 / v41 one graph launch (one check kernel more in every version).
+Complexity: Theta(n_pad^3) work, Theta(n_pad^2) memory (distance and, with paths, predecessor matrices, plus
+pristine copies to reset from), r sequential rounds; launches per run: v10 r^3, v11 / v12 / v20 / v21 3r, v30 up to
+9r on four streams, v40 / v41 one graph launch (one check kernel more in every version).
 
 The paper's findings on the blocking factor (K80, n = 80 .. 1200, B in {8, 16, 24, 32}): with shared memory (2.x)
 B = 8 was never the best, larger B (16 to 32) won, the best depending on n (n = 640: B = 32; n = 1200: B = 16 beat

@@ -1,7 +1,9 @@
 """Device functions for one cell of blocked Floyd-Warshall, shared by the global- and shared-memory kernels.
 
 Distances are ``int32`` or ``int64`` (a compile-time constant). An INF operand is never added, and a sum below -INF
-is clamped to -INF, so a negative cycle cannot wrap the integers around.
+is clamped to -INF, so a negative cycle cannot wrap the integers around. Whether predecessors are recorded is a
+compile-time constant too (``paths``): without them no kernel reads or writes ``p``, and the branches that would are
+compiled out.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from ...data.graph import inf_for
 
 
 @functools.cache
-def cell_fns(dtype_name: str) -> SimpleNamespace:
-    """``DT`` (Numba type), ``NPDT`` (NumPy scalar type), ``INF``, ``NEG`` (= -INF) and the device functions
-    ``relax`` (an ordered step of phases 1 and 2) and ``settle`` (the write-back of phase 3) for distances of
-    ``dtype_name``.
+def cell_fns(dtype_name: str, paths: bool = True) -> SimpleNamespace:
+    """``DT`` (Numba type), ``NPDT`` (NumPy scalar type), ``INF``, ``NEG`` (= -INF), ``PATHS`` and the device
+    functions ``relax`` (an ordered step of phases 1 and 2) and ``settle`` (the write-back of phase 3) for distances
+    of ``dtype_name``, recording predecessors when ``paths``.
 
     Phase 3's loop itself stays in each kernel: as a device function returning (dij, kb) it compiles to other
     code (NVVM unrolls it differently)."""
@@ -28,6 +30,7 @@ def cell_fns(dtype_name: str) -> SimpleNamespace:
     NPDT = np.dtype(dtype_name).type
     INF = NPDT(inf_for(dtype_name))
     NEG = NPDT(-inf_for(dtype_name))
+    PATHS = bool(paths)
 
     @cuda.jit(device=True)
     def relax(dik, dkj, dij):
@@ -43,12 +46,13 @@ def cell_fns(dtype_name: str) -> SimpleNamespace:
 
     @cuda.jit(device=True)
     def settle(d, p, i, j, dij, kb, base):
-        """End of phase 3 on cell (i, j): when step kb improved it, write the register clamped at -INF and take the
-        predecessor from row base + kb (block (t, J) of p is final in phase 3)."""
+        """End of phase 3 on cell (i, j): when step kb improved it, write the register clamped at -INF and (with
+        paths) take the predecessor from row base + kb (block (t, J) of p is final in phase 3)."""
         if kb >= 0:
             if dij < NEG:
                 dij = NEG
             d[i, j] = dij
-            p[i, j] = p[base + kb, j]
+            if PATHS:
+                p[i, j] = p[base + kb, j]
 
-    return SimpleNamespace(DT=DT, NPDT=NPDT, INF=INF, NEG=NEG, relax=relax, settle=settle)
+    return SimpleNamespace(DT=DT, NPDT=NPDT, INF=INF, NEG=NEG, PATHS=PATHS, relax=relax, settle=settle)

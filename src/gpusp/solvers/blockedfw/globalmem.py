@@ -2,7 +2,8 @@
 
 One CUDA block of B x B threads computes one matrix block, one cell per thread (``threadIdx.x`` is the column, so
 a warp reads consecutive addresses). Phases 1 and 2 take B ordered steps with a barrier each; phase 3 keeps its cell
-in a register, since the blocks it reads are final.
+in a register, since the blocks it reads are final. Each factory takes ``paths``: without it the kernels never touch
+the predecessor argument (a placeholder array) and the branches that would are compiled out.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from .cells import cell_fns
 
 
 @functools.cache
-def _steps(B: int, dtype_name: str):
+def _steps(B: int, dtype_name: str, paths: bool):
     """(update, rest): round t on one block (I, J) in global memory, ordered (phases 1 and 2) and in a register
     (phase 3)."""
-    c = cell_fns(dtype_name)
-    DT, INF, NEG, settle = c.DT, c.INF, c.NEG, c.settle
+    c = cell_fns(dtype_name, paths)
+    DT, INF, NEG, PATHS, settle = c.DT, c.INF, c.NEG, c.PATHS, c.settle
 
     @cuda.jit(device=True)
     def update(d, p, t, I, J):
@@ -37,7 +38,8 @@ def _steps(B: int, dtype_name: str):
                     if s < NEG:
                         s = NEG
                     d[i, j] = s
-                    p[i, j] = p[k, j]
+                    if PATHS:
+                        p[i, j] = p[k, j]
             cuda.syncthreads()  # step kk's writes visible before row/column kk+1 is read
 
     @cuda.jit(device=True)
@@ -62,9 +64,10 @@ def _steps(B: int, dtype_name: str):
 
 
 @functools.cache
-def global_kernels(B: int, dtype_name: str) -> dict:
-    """The v10 / v11 / v12 kernels for blocking factor B and distance dtype (cells stay in global memory)."""
-    update, rest = _steps(B, dtype_name)
+def global_kernels(B: int, dtype_name: str, paths: bool = True) -> dict:
+    """The v10 / v11 / v12 kernels for blocking factor B, distance dtype and ``paths`` (cells stay in global
+    memory)."""
+    update, rest = _steps(B, dtype_name, bool(paths))
 
     @cuda.jit(cache=True)
     def block(d, p, t, I, J):

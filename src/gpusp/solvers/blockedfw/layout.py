@@ -29,14 +29,14 @@ def padded(n: int, B: int) -> int:
     return -(-int(n) // int(B)) * int(B)
 
 
-def device_bytes(n: int, B: int, itemsize: int) -> int:
-    """Device memory of a run: distance (``itemsize`` bytes) and int32 predecessor matrices, n_pad x n_pad, each
-    with a pristine copy that every run resets from."""
-    return 2 * (int(itemsize) + 4) * padded(n, B) ** 2
+def device_bytes(n: int, B: int, itemsize: int, paths: bool = True) -> int:
+    """Device memory of a run: distance (``itemsize`` bytes) and, with ``paths``, int32 predecessor matrices,
+    n_pad x n_pad, each with a pristine copy that every run resets from."""
+    return 2 * (int(itemsize) + (4 if paths else 0)) * padded(n, B) ** 2
 
 
-MEMORY_FORMULA = ("2 (w+4) n_pad^2 bytes (matrices + pristine copies), n_pad = n rounded up to B; "
-                  "w = 8 when zero/negative weights force the hop tie-break")
+MEMORY_FORMULA = ("2 (w+4) n_pad^2 bytes (matrices + pristine copies; 2 w n_pad^2 without paths), n_pad = n "
+                  "rounded up to B; w = 8 when zero/negative weights force the hop tie-break")
 
 
 # --- the paper's bank-conflict rule (version 2.1) ------------------------------------------------------------------

@@ -6,7 +6,9 @@ Phase 1 stages the pivot block (t, t); phase 2 the pivot block and its own block
 (t, J), its own cell staying in a register. A :class:`Tile` fixes B, the distance dtype and the layout at compile
 time: with ``transpose`` the arrays read only by column (the pivot in row pieces, the own block in column pieces,
 block (I, t) in phase 3) are stored transposed, so the read becomes a row read; with ``pad`` the pivot of phase 1,
-read both ways, gets row stride B + 1 (:func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when).
+read both ways, gets row stride B + 1 (:func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when). With
+``paths`` off the predecessor argument is a placeholder no kernel touches, and the shared predecessor arrays shrink
+to one cell that nothing reads (compiled out).
 
 Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids of 1, 2(r-1) and (r-1)^2 blocks (2.x), and the
 pieces of 3.0 / 4.x, ``row`` / ``col`` (phase 2 blocks right or left of the pivot, below or above it) and
@@ -32,11 +34,17 @@ class Tile:
     dtype_name: str  # distance type, "int32" or "int64"
     transpose: bool  # store arrays read by column transposed
     pad: bool  # give the phase-1 pivot row stride B + 1
+    paths: bool = True  # record predecessors
 
     @property
     def stride(self) -> int:
         """Row stride of the phase-1 pivot array."""
         return self.B + (1 if self.pad else 0)
+
+    @property
+    def pside(self) -> int:
+        """Side of the shared predecessor arrays: B with paths, else 1 (declared, never used)."""
+        return self.B if self.paths else 1
 
 
 @functools.cache
@@ -65,9 +73,9 @@ def _transposed(transpose: bool):
 @functools.cache
 def _pivot(tile: Tile):
     """Phase 1 on the pivot block (t, t), staged in shared memory with row stride ``tile.stride``."""
-    B, W = tile.B, tile.stride
-    c = cell_fns(tile.dtype_name)
-    NPDT, relax = c.NPDT, c.relax
+    B, W, PB = tile.B, tile.stride, tile.pside
+    c = cell_fns(tile.dtype_name, tile.paths)
+    NPDT, PATHS, relax = c.NPDT, c.PATHS, c.relax
 
     @cuda.jit(device=True)
     def phase1(d, p, t):
@@ -77,19 +85,22 @@ def _pivot(tile: Tile):
         i = t * B + ty
         j = t * B + tx
         A = cuda.shared.array((B, W), NPDT)
-        P = cuda.shared.array((B, B), np.int32)
+        P = cuda.shared.array((PB, PB), np.int32)
         dij = d[i, j]
         A[ty, tx] = dij
-        P[ty, tx] = p[i, j]
+        if PATHS:
+            P[ty, tx] = p[i, j]
         cuda.syncthreads()  # pivot block staged
         for k in range(B):
             better, dij = relax(A[ty, k], A[k, tx], dij)
             if better:
                 A[ty, tx] = dij
-                P[ty, tx] = P[k, tx]
+                if PATHS:
+                    P[ty, tx] = P[k, tx]
             cuda.syncthreads()  # step k done before row/column k+1 is read
         d[i, j] = dij
-        p[i, j] = P[ty, tx]
+        if PATHS:
+            p[i, j] = P[ty, tx]
 
     return phase1
 
@@ -97,9 +108,9 @@ def _pivot(tile: Tile):
 @functools.cache
 def _sides(tile: Tile):
     """(row, col): phase 2 on one block of the pivot row or column, pivot and own block staged."""
-    B = tile.B
-    c = cell_fns(tile.dtype_name)
-    NPDT, relax = c.NPDT, c.relax
+    B, PB = tile.B, tile.pside
+    c = cell_fns(tile.dtype_name, tile.paths)
+    NPDT, PATHS, relax = c.NPDT, c.PATHS, c.relax
     get, put = _transposed(tile.transpose)
 
     @cuda.jit(device=True)
@@ -112,20 +123,23 @@ def _sides(tile: Tile):
         j = J * B + tx
         PV = cuda.shared.array((B, B), NPDT)
         C = cuda.shared.array((B, B), NPDT)
-        CP = cuda.shared.array((B, B), np.int32)
+        CP = cuda.shared.array((PB, PB), np.int32)
         put(PV, ty, tx, d[i, base + tx])
         dij = d[i, j]
         C[ty, tx] = dij
-        CP[ty, tx] = p[i, j]
+        if PATHS:
+            CP[ty, tx] = p[i, j]
         cuda.syncthreads()  # pivot and own block staged
         for k in range(B):
             better, dij = relax(get(PV, ty, k), C[k, tx], dij)
             if better:
                 C[ty, tx] = dij
-                CP[ty, tx] = CP[k, tx]
+                if PATHS:
+                    CP[ty, tx] = CP[k, tx]
             cuda.syncthreads()  # step k done before own row k+1 is read
         d[i, j] = dij
-        p[i, j] = CP[ty, tx]
+        if PATHS:
+            p[i, j] = CP[ty, tx]
 
     @cuda.jit(device=True)
     def col(d, p, t, I):
@@ -145,11 +159,12 @@ def _sides(tile: Tile):
         for k in range(B):
             better, dij = relax(get(C, ty, k), PV[k, tx], dij)
             if better:
-                kb = k
+                if PATHS:
+                    kb = k
                 put(C, ty, tx, dij)
             cuda.syncthreads()  # step k done before own column k+1 is read
         d[i, j] = dij
-        if kb >= 0:
+        if PATHS and kb >= 0:
             p[i, j] = p[base + kb, j]  # the pivot block's predecessors are final in phase 2
 
     return row, col
@@ -159,7 +174,7 @@ def _sides(tile: Tile):
 def _cross(tile: Tile):
     """Phase 3 on one block off the pivot cross, its cell in a register."""
     B = tile.B
-    c = cell_fns(tile.dtype_name)
+    c = cell_fns(tile.dtype_name, tile.paths)
     DT, NPDT, INF, settle = c.DT, c.NPDT, c.INF, c.settle
     get, put = _transposed(tile.transpose)
 
@@ -192,9 +207,9 @@ def _cross(tile: Tile):
 
 
 @functools.cache
-def shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool) -> dict:
-    """The shared-memory kernels for B, dtype and a layout (transpose column-read arrays, pad phase 1)."""
-    tile = Tile(int(B), dtype_name, bool(transpose), bool(pad))
+def shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool, paths: bool = True) -> dict:
+    """The shared-memory kernels for B, dtype, a layout (transpose column-read arrays, pad phase 1) and ``paths``."""
+    tile = Tile(int(B), dtype_name, bool(transpose), bool(pad), bool(paths))
     phase1 = _pivot(tile)
     row, col = _sides(tile)
     quad = _cross(tile)

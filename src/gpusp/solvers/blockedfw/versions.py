@@ -4,7 +4,7 @@
 reset from, the hop tie-break, the negative-cycle check, the counters and the download. A version adds how it
 launches the rounds: single blocks (1.0), full grids (1.1), rationalised grids (1.2 and, with shared memory, 2.0 /
 2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). The package docstring describes
-each version.
+each version and the parameters ``paths``, ``launcher`` (1.0 ... 3.0) and ``graph`` (4.0 / 4.1).
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ...errors import SolverError
+from ...errors import NegativeCycleError, SolverError
 from ..base import Solver
-from ..dense import DTYPES, check_diagonal, hop_tiebreak, padded_matrices, raise_on_negative_cycle, undo_tiebreak
-from ..launch import TARGET, Launch, capture_graph, event
+from ..dense import (DTYPES, apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
+                     undo_tiebreak)
+from ..launch import TARGET, Launch, NativeRead, capture_graph, event
 from .globalmem import global_kernels
 from .layout import (BLOCK_SIZES, LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges,
                      wire_dag)
@@ -29,8 +30,13 @@ class _BlockedFW(Solver):
     version = "?"
     layout = None  # shared-memory layout {"transpose", "pad"}; None: conflict_plan(B); tests may force one
 
-    def __init__(self, graph, *, block_size: int):
-        super().__init__(graph, block_size=block_size)
+    def __init__(self, graph, /, *, block_size: int, paths: bool, **variant):
+        """``variant``: ``launcher`` (1.0 ... 3.0) or ``graph`` (4.0 / 4.1), as the registry declares them (``graph``
+        the parameter can share the keyword space of ``graph`` the input because that one is positional only)."""
+        super().__init__(graph)
+        self.params = {"block_size": block_size, "paths": paths, **variant}
+        self.paths = bool(paths)
+        self.native = variant.get("launcher", "native") == "native"
         self.B = int(block_size)
         self.n = graph.n
         self.r = -(-self.n // self.B)
@@ -48,12 +54,18 @@ class _BlockedFW(Solver):
             return
         d0, p0 = padded_matrices(self.graph, self.n_pad, self.tie)
         self.d0 = cuda.to_device(d0)
-        self.p0 = cuda.to_device(p0)
         self.d = cuda.device_array_like(d0)
-        self.p = cuda.device_array_like(p0)
+        if self.paths:
+            self.p0 = cuda.to_device(p0)
+            self.p = cuda.device_array_like(p0)
+        else:  # a placeholder argument: kernels built without paths never touch it
+            self.p = cuda.device_array((1, 1), dtype=np.int32)
         self.flag = cuda.device_array(1, dtype=np.int32)
+        self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
         self.B2 = (self.B, self.B)
+        self.check_stream = 0
         self.prepare()
+        self.l_check = Launch(negative_diagonal, 1, TARGET.threads(256, 32), self.check_stream, native=self.native)
 
     def prepare(self):
         """Version-specific set-up after the arrays exist (configured launchers, streams, events)."""
@@ -61,22 +73,40 @@ class _BlockedFW(Solver):
     def shared(self) -> dict:
         """The shared-memory kernels for this B, dtype and layout."""
         lay = self.layout or conflict_plan(self.B)
-        return shared_kernels(self.B, self.dtype_name, lay["transpose"], lay["pad"])
+        return shared_kernels(self.B, self.dtype_name, lay["transpose"], lay["pad"], self.paths)
+
+    def global_kernels(self) -> dict:
+        """The global-memory kernels for this B, dtype and paths."""
+        return global_kernels(self.B, self.dtype_name, self.paths)
+
+    def launch(self, kernel, griddim, stream=0) -> Launch:
+        """``kernel`` configured on ``griddim`` blocks of B x B threads, launched as ``launcher`` says."""
+        return Launch(kernel, griddim, self.B2, stream, native=self.native)
 
     def reset(self, stream=0):
         self.d.copy_to_device(self.d0, stream=stream)
-        self.p.copy_to_device(self.p0, stream=stream)
+        if self.paths:
+            self.p.copy_to_device(self.p0, stream=stream)
 
     def check(self, stream=0):
-        check_diagonal(self.d, self.n, self.flag, stream)
+        """The negative-diagonal check on ``stream``: the configured launch on the check stream, else (a graph
+        builder under capture) Numba's."""
+        if stream is self.check_stream:
+            self.l_check(self.d, self.n, self.flag)
+        else:
+            check_diagonal(self.d, self.n, self.flag, stream)
 
-    def finish(self, stream=0):
-        """Read the check's flag (a sync) and raise on a negative cycle."""
-        raise_on_negative_cycle(self.flag, self.n, stream)
+    def finish(self):
+        """Read the check's flag (a sync on the legacy default stream, which waits for every stream's work) and
+        raise on a negative cycle."""
+        v = int(self.read_flag()[0])
+        if v < self.n:
+            raise NegativeCycleError("negative-weight cycle: a diagonal entry of the distance matrix is negative",
+                                     vertex=v)
 
     def counters(self, **extra):
         out = {"iterations": self.r, "launches": self.launches, "relaxations": self.n_pad ** 3,
-               "hop_tiebreak": bool(self.scale), "matrix_dtype": self.dtype_name}
+               "hop_tiebreak": bool(self.scale), "matrix_dtype": self.dtype_name, "paths": self.paths}
         out.update(extra)
         return out
 
@@ -97,8 +127,12 @@ class _BlockedFW(Solver):
         n = self.n
         if n == 0:
             return np.zeros((0, 0), dtype=self.dtype), np.zeros((0, 0), dtype=np.int32)
-        dist = undo_tiebreak(self.d.copy_to_host()[:n, :n], self.tie, self.graph)
-        return dist, np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
+        raw = self.d.copy_to_host()[:n, :n]
+        dist = undo_tiebreak(raw, self.tie, self.graph)
+        if self.paths:
+            return dist, np.ascontiguousarray(self.p.copy_to_host()[:n, :n])
+        # nothing recorded on the device: parents from tight arcs on the host (untimed), for validation
+        return dist, apsp_tight_parents(self.graph, raw, self.inf, self.scale)
 
 
 class V10Solver(_BlockedFW):
@@ -107,7 +141,7 @@ class V10Solver(_BlockedFW):
     version = "1.0"
 
     def prepare(self):
-        self.k_block = Launch(global_kernels(self.B, self.dtype_name)["block"], 1, self.B2)
+        self.k_block = self.launch(self.global_kernels()["block"], 1)
 
     def rounds(self):
         d, p, r, k = self.d, self.p, self.r, self.k_block
@@ -134,9 +168,9 @@ class V11Solver(_BlockedFW):
     version = "1.1"
 
     def prepare(self):
-        ks = global_kernels(self.B, self.dtype_name)
+        ks = self.global_kernels()
         grid = (self.r, self.r)
-        self.k = [Launch(ks[name], grid, self.B2) for name in ("full1", "full2", "full3")]
+        self.k = [self.launch(ks[name], grid) for name in ("full1", "full2", "full3")]
 
     def rounds(self):
         d, p = self.d, self.p
@@ -157,9 +191,9 @@ class _Rational(_BlockedFW):
     def prepare(self):
         k1, k2, k3 = self.kernels()
         r = self.r
-        self.k1 = Launch(k1, 1, self.B2)
-        self.k2 = Launch(k2, max(1, 2 * (r - 1)), self.B2)
-        self.k3 = Launch(k3, (max(1, r - 1), max(1, r - 1)), self.B2)
+        self.k1 = self.launch(k1, 1)
+        self.k2 = self.launch(k2, max(1, 2 * (r - 1)))
+        self.k3 = self.launch(k3, (max(1, r - 1), max(1, r - 1)))
 
     def rounds(self):
         d, p, r = self.d, self.p, self.r
@@ -177,7 +211,7 @@ class V12Solver(_Rational):
     version = "1.2"
 
     def kernels(self):
-        ks = global_kernels(self.B, self.dtype_name)
+        ks = self.global_kernels()
         return ks["rat1"], ks["rat2"], ks["rat3"]
 
 
@@ -213,18 +247,19 @@ class V30Solver(_BlockedFW):
         self.lanes = [LANES.get(kind, 0) for _, kind, _, _ in self.dag]
         self.kernel_nodes = sum(1 for _, kind, _, _ in self.dag if kind not in ("start", "end"))
         self.plan = None
+        self.check_stream = self.streams[LANES.get("end", 0)]
 
     def piece_call(self, kind, t, stream):
         """(configured kernel, args) of one piece of round t on ``stream`` (numba stream, 0 or a builder)."""
         (i0, i1), (j0, j1) = piece_ranges(kind, t, self.r)
-        d, p, B2 = self.d, self.p, self.B2
+        d, p, ks = self.d, self.p, self.ks
         if kind == "p1":
-            return Launch(self.ks["p1"], 1, B2, stream), (d, p, t)
+            return self.launch(ks["p1"], 1, stream), (d, p, t)
         if kind in ("up", "down"):
-            return Launch(self.ks["col"], i1 - i0, B2, stream), (d, p, t, i0)
+            return self.launch(ks["col"], i1 - i0, stream), (d, p, t, i0)
         if kind in ("left", "right"):
-            return Launch(self.ks["row"], j1 - j0, B2, stream), (d, p, t, j0)
-        return Launch(self.ks["quad"], (j1 - j0, i1 - i0), B2, stream), (d, p, t, i0, j0)
+            return self.launch(ks["row"], j1 - j0, stream), (d, p, t, j0)
+        return self.launch(ks["quad"], (j1 - j0, i1 - i0), stream), (d, p, t, i0, j0)
 
     def launch_piece(self, kind, t, stream):
         """Launch one piece of round t on ``stream``."""
@@ -268,7 +303,7 @@ class V30Solver(_BlockedFW):
                 self.check(st)
             if record is not None:
                 record.record(st)
-        self.finish(self.streams[0])
+        self.finish()
 
     def run(self, source=None):
         if self.n == 0:
@@ -280,28 +315,45 @@ class V30Solver(_BlockedFW):
 
 
 class _GraphVersion(V30Solver):
-    """4.x: the DAG captured once into a CUDA graph (cuda.core GraphBuilder), then replayed."""
+    """4.x: the DAG captured into a CUDA graph (cuda.core GraphBuilder) once and replayed (``graph='once'``), or
+    captured, instantiated, launched and released inside every run (``capture='per-run'``, as the thesis)."""
+
+    def __init__(self, graph, /, **params):
+        super().__init__(graph, **params)
+        self.per_run = params["capture"] == "per-run"
 
     def prepare(self):
         super().prepare()
         self.graph_exec = None
         self.core_stream = None
+        self.compiled = False
 
     def run(self, source=None):
         if self.n == 0:
             self.launches = 0
             return self.counters(graph=False)
         self.launches = self.kernel_nodes + 1
-        if not TARGET.gpu:
+        if not TARGET.gpu:  # no CUDA graphs: both modes launch the pieces one by one
             self.run_order(adversarial_order(self.dag))
-            return self.counters(graph=False)
-        if self.graph_exec is None:
+            return self.counters(graph=False, captured=0)
+        if not self.compiled:
+            self.compiled = True
             self.run_streams()  # compiles every kernel before capture; a valid run on its own
+            if self.per_run:
+                return self.counters(graph=False, captured=0)
             self.graph_exec = self.capture()
-            return self.counters(graph=False)
-        self.graph_exec.launch(self.core_stream)
-        self.finish()
-        return self.counters(graph=True, host_launches=1)
+            return self.counters(graph=False, captured=1)
+        fresh = self.per_run or self.graph_exec is None  # 'once' whose first run stopped at a negative cycle
+        built = self.capture() if fresh else self.graph_exec
+        try:
+            built.launch(self.core_stream)
+            self.finish()
+        finally:
+            if self.per_run:
+                built.close()  # after the finishing sync, or an error: the graph is not launched again
+            else:
+                self.graph_exec = built
+        return self.counters(graph=True, captured=int(fresh), host_launches=1)
 
     def run_order(self, order):
         """Launch the DAG's nodes one by one in ``order`` on the default stream (simulator fallback)."""
@@ -352,42 +404,45 @@ class V41Solver(_GraphVersion):
 
 
 # --- offline compile gate --------------------------------------------------------------------------------------------
-def _shared_targets(B: int, w: str, mats: str) -> list:
-    """The shared-memory kernels for B and dtype w: v20's layout, v21's where it differs, and the pieces."""
+def _shared_targets(B: int, w: str, mats: str, paths: bool) -> list:
+    """The shared-memory kernels for B, dtype w and paths: v20's layout, v21's where it differs, and the pieces."""
     out = []
-    plain = shared_kernels(B, w, False, False)
+    plain = shared_kernels(B, w, False, False, paths)
     lay = conflict_plan(B)
-    v21 = shared_kernels(B, w, lay["transpose"], lay["pad"])
+    v21 = shared_kernels(B, w, lay["transpose"], lay["pad"], paths)
     tag = f"T{int(lay['transpose'])}P{int(lay['pad'])}"
+    wt = w if paths else f"{w},nopaths"  # the label's dtype part
     for name, sig in (("p1", f"void({mats}, int64)"), ("p2", f"void({mats}, int64, int64)"),
                       ("p3", f"void({mats}, int64)")):
-        out.append((f"{name}[B={B},{w},v20]", plain[name], sig))
+        out.append((f"{name}[B={B},{wt},v20]", plain[name], sig))
         if v21 is not plain:
-            out.append((f"{name}[B={B},{w},v21 {tag}]", v21[name], sig))
+            out.append((f"{name}[B={B},{wt},v21 {tag}]", v21[name], sig))
     out += [
-        (f"row[B={B},{w},{tag}]", v21["row"], f"void({mats}, int64, int64)"),
-        (f"col[B={B},{w},{tag}]", v21["col"], f"void({mats}, int64, int64)"),
-        (f"quad[B={B},{w},{tag}]", v21["quad"], f"void({mats}, int64, int64, int64)"),
+        (f"row[B={B},{wt},{tag}]", v21["row"], f"void({mats}, int64, int64)"),
+        (f"col[B={B},{wt},{tag}]", v21["col"], f"void({mats}, int64, int64)"),
+        (f"quad[B={B},{wt},{tag}]", v21["quad"], f"void({mats}, int64, int64, int64)"),
     ]
     return out
 
 
 def compile_targets():
-    """(label, kernel, signature) for every kernel, every B in BLOCK_SIZES and int32 / int64 distances (the
-    negative-cycle check is :mod:`gpusp.solvers.dense`'s)."""
+    """(label, kernel, signature) for every kernel, every B in BLOCK_SIZES, int32 / int64 distances and paths on and
+    off (the negative-cycle check is :mod:`gpusp.solvers.dense`'s)."""
     out = []
     for w in DTYPES:
         mats = f"{w}[:, ::1], int32[:, ::1]"
         for B in BLOCK_SIZES:
-            g = global_kernels(B, w)
-            out += [
-                (f"block[B={B},{w}]", g["block"], f"void({mats}, int64, int64, int64)"),
-                (f"full1[B={B},{w}]", g["full1"], f"void({mats}, int64)"),
-                (f"full2[B={B},{w}]", g["full2"], f"void({mats}, int64)"),
-                (f"full3[B={B},{w}]", g["full3"], f"void({mats}, int64)"),
-                (f"rat1[B={B},{w}]", g["rat1"], f"void({mats}, int64)"),
-                (f"rat2[B={B},{w}]", g["rat2"], f"void({mats}, int64, int64)"),
-                (f"rat3[B={B},{w}]", g["rat3"], f"void({mats}, int64)"),
-            ]
-            out += _shared_targets(B, w, mats)
+            for paths in (True, False):
+                g = global_kernels(B, w, paths)
+                tag = f"B={B},{w}" + ("" if paths else ",nopaths")
+                out += [
+                    (f"block[{tag}]", g["block"], f"void({mats}, int64, int64, int64)"),
+                    (f"full1[{tag}]", g["full1"], f"void({mats}, int64)"),
+                    (f"full2[{tag}]", g["full2"], f"void({mats}, int64)"),
+                    (f"full3[{tag}]", g["full3"], f"void({mats}, int64)"),
+                    (f"rat1[{tag}]", g["rat1"], f"void({mats}, int64)"),
+                    (f"rat2[{tag}]", g["rat2"], f"void({mats}, int64, int64)"),
+                    (f"rat3[{tag}]", g["rat3"], f"void({mats}, int64)"),
+                ]
+                out += _shared_targets(B, w, mats, paths)
     return out
