@@ -166,3 +166,27 @@ def test_parameters_come_from_the_registry(name):
     args = list(inspect.signature(spec.load().__init__).parameters.values())[2:]
     assert [a.name for a in args] == [p.name for p in spec.params]
     assert all(a.kind is a.KEYWORD_ONLY and a.default is a.empty for a in args)
+
+
+@pytest.mark.parametrize("name", ["nsssp_shared", "nsssp_global"])
+@pytest.mark.parametrize("graph", [sssp_cases()[4][1], POSITIVE_13], ids=["zero-cycle", "positive-13"])
+def test_launcher_native_and_numba_agree(monkeypatch, name, graph):
+    """Every launch (init, the put flag resets, scatter, check, record, the tree levels) and every flag read goes
+    through a Launch / NativeRead built once with the launcher's choice; both launchers give the same answer."""
+    from test_sssp_harish import _Counted
+
+    out = {}
+    for launcher in ("native", "numba"):
+        counted = _Counted(monkeypatch, nsssp)
+        res = _solve(graph, name, launcher=launcher, **SMALL)
+        assert_apsp_ok(graph, res)
+        assert {x.asked for x in counted.launches + counted.reads} == {launcher == "native"}
+        assert len(counted.launches) == 6 and len(counted.reads) == 1  # built once, at upload
+        launches, reads = counted.calls()
+        assert launches == res.counters["launches"]
+        assert reads == res.counters["iterations"] + res.counters["tree_levels"]
+        out[launcher] = res
+    assert (out["native"].counters["tree_levels"] > 0) == (graph is not POSITIVE_13)  # zero weights: level loop
+    for key in ("dist", "parent"):
+        assert np.array_equal(getattr(out["native"], key), getattr(out["numba"], key))
+    assert out["native"].counters == out["numba"].counters

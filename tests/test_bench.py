@@ -75,3 +75,63 @@ def test_bench_refuses_a_bad_override(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"gpusp: error: {TINY} (with --set warmup): key warmup: -1 is less than "
                                               "the minimum of 0")
     assert not out.exists()
+
+
+def _end_to_end_records(tmp_path):
+    """harish_scattercheck on the tiny graph in the simulator, with and without end-to-end runs, recorded."""
+    from gpusp.measure.job import SolveJob, run_job
+
+    out = {}
+    for runs in (0, 2):
+        record = tmp_path / f"e2e-{runs}.json"
+        done = run_job(SolveJob(graph=REPO / "src" / "gpusp" / "data" / "tiny.gr", solver="harish_scattercheck",
+                                params={"block": 32}, sources=[0, 1], trials=2, warmup=0, end_to_end=runs,
+                                validate=True, record=record, params_label=f"e2e-{runs}", graph_label="tiny"),
+                       stream=None)
+        assert done.status == "ok", done.reason
+        out[runs] = record
+    return out
+
+
+def test_end_to_end_runs_are_recorded_per_source_only_when_asked_for(tmp_path, monkeypatch):
+    import gpusp
+    from gpusp.errors import SolverError
+    from gpusp.solvers import registry
+
+    built, load = [], registry.SolverSpec.load
+
+    def counted(self):
+        cls = load(self)
+        return (lambda *a, **k: built.append(self.name) or cls(*a, **k)) if self.name == "harish_scattercheck" else cls
+
+    monkeypatch.setattr(registry.SolverSpec, "load", counted)
+    records = _end_to_end_records(tmp_path)
+    assert len(built) == 1 + (1 + 2 * 2)  # one solver without, then one plus a fresh one per end-to-end run
+    with_runs, without = (json.loads(records[k].read_text()) for k in (2, 0))
+    assert with_runs["end_to_end"] == 2 and without["end_to_end"] == 0
+    for run in with_runs["runs"]:
+        t = run["timings"]
+        assert len(t["end_to_end_ms"]) == 2 and all(ms > 0 for ms in t["end_to_end_ms"])
+        assert t["end_to_end_clock"] == "wall-simulated" and len(t["samples_ms"]) == 2
+    assert all(r["timings"]["end_to_end_ms"] == [] and r["timings"]["end_to_end_clock"] is None
+               for r in without["runs"])
+    with pytest.raises(SolverError, match="end_to_end"):
+        gpusp.solve(gpusp.Graph.from_edges(2, [0], [1], [1]), "scipy_dijkstra", 0, end_to_end=-1)
+
+
+def test_the_summary_carries_the_end_to_end_median_and_iqr(tmp_path):
+    from gpusp.report.aggregate import write_tables
+
+    records = _end_to_end_records(tmp_path)
+    written = write_tables(list(records.values()), tmp_path / "tables")
+    summary = pd.read_csv(written["summary.csv"]).set_index("params")
+    assert {"end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples"} <= set(summary.columns)
+    rec = json.loads(records[2].read_text())
+    whole = [ms for run in rec["runs"] for ms in run["timings"]["end_to_end_ms"]]
+    assert summary.loc["e2e-2", "end_to_end_median_ms"] == pytest.approx(float(pd.Series(whole).median()))
+    assert summary.loc["e2e-2", "end_to_end_iqr_ms"] == pytest.approx(
+        float(pd.Series(whole).quantile(0.75) - pd.Series(whole).quantile(0.25)))
+    assert summary.loc["e2e-2", "end_to_end_samples"] == 4 and summary.loc["e2e-2", "samples"] == 4
+    assert pd.isna(summary.loc["e2e-0", "end_to_end_median_ms"]) and pd.isna(summary.loc["e2e-0", "end_to_end_iqr_ms"])
+    samples = pd.read_csv(written["samples.csv"])
+    assert samples["end_to_end_ms"].notna().sum() == 4 and samples["time_ms"].notna().sum() == 8

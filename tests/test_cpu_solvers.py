@@ -1,7 +1,8 @@
 """The CPU solvers against SciPy on the awkward cases, negative weights and negative cycles."""
 
+import numpy as np
 import pytest
-from cases import assert_apsp_ok, assert_sssp_ok, negative_cycle_graph, sssp_cases
+from cases import _g, assert_apsp_ok, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
@@ -66,3 +67,28 @@ def test_scipy_apsp_workers_split_the_sources(label, graph, source):
 def test_scipy_apsp_workers_negative_cycle():
     with pytest.raises(NegativeCycleError):
         gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=2)
+
+
+@pytest.mark.parametrize("label,graph,source", sssp_cases() + [("random-60", random_graph(60, 400, seed=7, wmin=0,
+                                                                                      wmax=5), 0)],
+                         ids=[c[0] for c in sssp_cases()] + ["random-60"])
+def test_dijkstra_cpumatrix_matches_scipy(label, graph, source):
+    res = gpusp.solve(graph, "dijkstra_cpumatrix", trials=2)
+    assert_apsp_ok(graph, res)
+    ref = gpusp.solve(graph, "scipy_apsp")
+    assert np.array_equal(res.dist, ref.dist)
+    assert res.dist.shape == (graph.n, graph.n) and res.parent.dtype == np.int32
+    assert (np.diagonal(res.parent) == -1).all()
+    assert res.counters["relaxations"] == res.counters["iterations"] * graph.n  # a full row per pop
+
+
+def test_dijkstra_cpumatrix_keeps_the_lightest_duplicate_and_ignores_self_loops():
+    graph = _g(3, [(0, 1, 9), (0, 1, 2), (0, 1, 5), (1, 1, 0), (0, 0, 4), (1, 2, 1)], "dups")
+    res = gpusp.solve(graph, "dijkstra_cpumatrix")
+    assert res.dist[0].tolist() == [0, 2, 3] and res.parent[0].tolist() == [-1, 0, 1]
+    assert res.dist[2, 0] == res.inf and res.parent[2, 0] == -1
+
+
+def test_dijkstra_cpumatrix_refuses_negative_weights():
+    with pytest.raises(SolverError, match="negative weights"):
+        gpusp.solve(sssp_cases(negative=True)[-3][1], "dijkstra_cpumatrix")

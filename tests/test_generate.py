@@ -339,3 +339,27 @@ def test_weight_range_errors_name_what_the_caller_calls_them():
     with pytest.raises(WeightsError, match=r"^weights/seed must be >= 0, got -1$"):
         check_range(1, 2, -1, names=("weights/min", "weights/max", "weights/seed"))
     assert check_range(np.int64(-3), 3.0, 0) == (-3, 3, 0)
+
+
+def test_the_config_schema_admits_every_generator_and_plans_paper_001s_power_law_size(tmp_path):
+    """Every kind of GENERATORS is a config's `generate` (paper 001's power-law graph has |V| = 4677, not a power
+    of two: kind powerlaw), and planning sizes it as the generator builds it."""
+    from pathlib import Path
+
+    import yaml
+
+    from gpusp.plan import expand_jobs, graph_size, load_config
+
+    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    kinds = schema["properties"]["graphs"]["additionalProperties"]["properties"]["generate"]["enum"]
+    assert set(kinds) == set(GENERATORS)
+    spec = {"generate": "powerlaw", "params": {"n": 4677, "m": 16384, "wmax": 4096}, "seed": 1}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"graphs": {"powerlaw-4677": spec}, "solvers": [{"name": "scipy_dijkstra"}]}))
+    config = load_config(path)
+    assert expand_jobs(config)[0][0].n == 4677
+    g = generate("powerlaw", seed=1, n=4677, m=16384, wmax=4096)
+    assert (g.n, g.m) == (4677, 16384) and graph_size("powerlaw-4677", config["graphs"]["powerlaw-4677"])[:2] == (
+        4677, 16384)
+    degree = g.out_degree()
+    assert degree.max() > 50 * degree.mean()  # heavy-tailed, as the paper's (max 834, average 3.5)

@@ -101,6 +101,20 @@ def test_jobs_carry_the_configs_own_top_level_values():
     assert jobs["scipy_apsp"].problem == "apsp"
 
 
+def test_end_to_end_runs_as_many_as_trials_where_a_solver_asks_and_only_there_reach_the_settings():
+    config = validate_config({"trials": 4, "graphs": {"g": RING}, "solvers": [
+        {"name": "scipy_dijkstra"}, {"name": "dijkstra_cpu", "end_to_end": True},
+        {"name": "bellmanford_naive", "trials": 2, "end_to_end": True}]})
+    assert config["solvers"][0]["end_to_end"] is False  # the schema's default: off
+    jobs = {j.solver: j for j in expand_jobs(config)[0]}
+    assert {name: j.end_to_end for name, j in jobs.items()} == {"scipy_dijkstra": 0, "dijkstra_cpu": 4,
+                                                                "bellmanford_naive": 2}
+    assert "end-to-end" not in jobs["scipy_dijkstra"].settings  # a config without it reruns nothing
+    assert jobs["dijkstra_cpu"].settings["end-to-end"] == 4 and jobs["bellmanford_naive"].settings["end-to-end"] == 2
+    with pytest.raises(GpuspError, match="end_to_end"):
+        validate_config({"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra", "end_to_end": 3}]})
+
+
 def test_an_unvalidated_config_is_refused_by_expand_jobs():
     with pytest.raises(GpuspError, match="no 'gpu_memory_gb'.*validated config"):
         expand_jobs({"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}]})

@@ -70,3 +70,65 @@ def test_compilecheck_sm90():
     if out.returncode != 0 and "nvrtc" in (out.stdout + out.stderr).lower() and " ok " not in out.stdout:
         pytest.skip("no NVVM/NVRTC here for the offline compile")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+
+
+class _Counted:
+    """Records every Launch / NativeRead a solver builds (its ``native`` request) and how often each is called."""
+
+    def __init__(self, monkeypatch, *modules):
+        from gpusp.solvers import launch
+
+        self.launches, self.reads = [], []
+        made = self
+
+        class CountedLaunch(launch.Launch):
+            __slots__ = ("asked", "calls")
+
+            def __init__(self, *args, native=True, **kw):
+                super().__init__(*args, native=native, **kw)
+                self.asked, self.calls = native, 0
+                made.launches.append(self)
+
+            def __call__(self, *args):
+                self.calls += 1
+                return super().__call__(*args)
+
+        class CountedRead(launch.NativeRead):
+            __slots__ = ("asked", "calls")
+
+            def __init__(self, *args, native=True):
+                super().__init__(*args, native=native)
+                self.asked, self.calls = native, 0
+                made.reads.append(self)
+
+            def __call__(self):
+                self.calls += 1
+                return super().__call__()
+
+        for module in modules:
+            monkeypatch.setattr(module, "Launch", CountedLaunch)
+            monkeypatch.setattr(module, "NativeRead", CountedRead)
+
+    def calls(self):
+        return sum(x.calls for x in self.launches), sum(x.calls for x in self.reads)
+
+
+@pytest.mark.parametrize("label,graph,source", [CASES[4], CASES[6]], ids=[CASES[4][0], CASES[6][0]])
+def test_launcher_native_and_numba_agree(monkeypatch, label, graph, source):
+    """Every launch and flag read goes through a Launch / NativeRead built with the launcher's choice (the
+    zero-weight cycle also takes build_parents' level loop), and both launchers give the same answer."""
+    from gpusp.solvers import csr, harish
+
+    out = {}
+    for launcher in ("native", "numba"):
+        counted = _Counted(monkeypatch, harish, csr)
+        res = _solve(graph, source, launcher=launcher, trials=2)
+        assert_sssp_ok(graph, source, res)
+        assert {x.asked for x in counted.launches + counted.reads} == {launcher == "native"}
+        launches, reads = counted.calls()
+        assert launches == 2 * res.counters["launches"]  # two trials, nothing launched outside the Launch objects
+        assert reads >= 2 * res.counters["iterations"]
+        out[launcher] = res
+    assert np.array_equal(out["native"].dist, out["numba"].dist)
+    assert np.array_equal(out["native"].parent, out["numba"].parent)
+    assert out["native"].counters == out["numba"].counters

@@ -29,6 +29,20 @@ def test_matches_reference(method, label, graph, source):
     assert 1 <= res.counters["iterations"] <= graph.n
 
 
+@pytest.mark.parametrize("launcher", ["native", "numba"])
+def test_launchers_agree_over_sources_and_trials(launcher):
+    """Both launchers give exact answers for several sources and trials on one upload (on a GPU 'native' reuses its
+    prepared launches; in the simulator both go through Numba)."""
+    from gpusp.measure.harness import solve_many
+
+    graph = CASES[-1][1]
+    sources = [0, 9, graph.n - 1]
+    results = list(solve_many(graph, "packed_atomic", sources, warmup=1, trials=2, block=32, launcher=launcher))
+    for source, res in zip(sources, results):
+        assert_sssp_ok(graph, source, res)
+        assert res.params["launcher"] == launcher
+
+
 def test_zero_tie_keeps_first_parent():
     label, graph, source = CASES[-3]
     for method in METHODS:

@@ -51,7 +51,7 @@ def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
             record = runs_dir / gname / job.solver / f"{job.label}.json"
             record.parent.mkdir(parents=True, exist_ok=True)
             solve = SolveJob(graph=gpath, solver=job.solver, params=job.params, sources=spath, seed=job.seed,
-                             trials=job.trials, warmup=job.warmup, validate=True, validate_rows=job.validate_rows,
+                             trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, validate=True, validate_rows=job.validate_rows,
                              time_budget=None if config["in_process"] else job.budget, record=record,
                              params_label=job.label, graph_label=gname)
             t1 = time.perf_counter()

@@ -8,10 +8,11 @@ workflow (``workflow/rules/common.smk``) and ``gpusp bench`` both validate and p
 :func:`check_config` then refuses, in one line naming the config file and key, what the schema cannot say
 (a parameter name its solver does not have, no solvers, a graph no solver runs on, bad generator
 parameters, more sources than a graph has, ...). :func:`expand_jobs` turns a validated config into fully
-resolved jobs, one per (graph, solver, parameter set), each with its budget, trials, warm-up runs and
-validation settings, and a list of combinations that cannot run, each with the reason (negative weights on
-Dijkstra, an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up
-in file paths and shell commands, so :func:`check_name` admits safe identifiers only.
+resolved jobs, one per (graph, solver, parameter set), each with its budget, trials, warm-up runs, end-to-end
+runs (a solver's ``end_to_end: true``: as many as its trials) and validation settings, and a list of
+combinations that cannot run, each with the reason (negative weights on Dijkstra, an n x n matrix larger
+than the GPU, a parameter value the solver does not allow). Names end up in file paths and shell commands,
+so :func:`check_name` admits safe identifiers only.
 """
 
 from __future__ import annotations
@@ -284,6 +285,7 @@ class Job:
     seed: int
     n: int | None = None  # the graph's size where planning knows it (a file it cannot read: None)
     m: int | None = None
+    end_to_end: int = 0  # runs timed from allocation to download after the trials (the solver's end_to_end: trials)
 
     @property
     def problem(self) -> str:
@@ -296,6 +298,8 @@ class Job:
         them by name). An SSSP job solves from its sources file, so the APSP validation rows reach APSP jobs only;
         its seed is the one its sources were picked with."""
         out = {"trials": self.trials, "warmup": self.warmup, "seed": self.seed}
+        if self.end_to_end:  # only where asked for: a config without it reruns nothing
+            out["end-to-end"] = self.end_to_end
         if self.problem == "apsp":
             out["validate-rows"] = self.validate_rows
         out["time-budget"] = self.budget
@@ -577,12 +581,12 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                     skipped.append({**base, "reason": reason})
                 else:
                     seed = config["sources"]["seed"] if spec.problem == "apsp" else source_settings(config, gname)[1]
+                    trials = int(entry.get("trials", config["trials"]))
                     jobs.append(Job(gname, solver, raw, label, spec,
                                     budget=float(entry.get("time_budget_s", config["time_budget_s"])),
-                                    trials=int(entry.get("trials", config["trials"])),
-                                    warmup=int(entry.get("warmup", config["warmup"])),
+                                    trials=trials, warmup=int(entry.get("warmup", config["warmup"])),
                                     validate_rows=int(config["validate"]["apsp_rows"]),
-                                    seed=int(seed), n=n, m=m))
+                                    seed=int(seed), n=n, m=m, end_to_end=trials if entry.get("end_to_end") else 0))
     return jobs, skipped
 
 

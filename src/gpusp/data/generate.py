@@ -28,7 +28,8 @@ Generators (all vectorised NumPy; ``m`` is the number of edges produced):
     and parallel edges are kept (``simple=True`` drops them, leaving fewer than ``m`` edges).
     :func:`powerlaw` handles any ``n``: it generates on ``2**ceil(log2 n)`` vertices, relabels
     randomly and folds every id ``>= n`` onto ``id - n`` (so ``2**S - n`` randomly chosen vertices
-    absorb a second R-MAT vertex each). O(m * scale) time.
+    absorb a second R-MAT vertex each): a config's ``generate: powerlaw`` with ``params: {n, m}``, e.g.
+    paper 001's power-law graph of |V| = 4677, |E| = 16K. O(m * scale) time.
 ``ring(n)``
     Paper 001's ring topology: the directed cycle ``i -> (i + 1) mod n``; every vertex has exactly
     one out-edge, so SSSP needs ``n - 1`` rounds (worst case for frontier methods). ``n == 1`` gives

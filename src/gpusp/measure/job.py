@@ -59,6 +59,7 @@ class SolveJob:
     seed: int = 0  # seed of the source pick and of the sampled APSP validation rows
     trials: int = 5
     warmup: int = 1
+    end_to_end: int = 0  # runs of a fresh solver timed from allocation to download after the trials (harness)
     validate: bool = False
     validate_rows: int = 16
     time_budget: float | None = None  # seconds; past it the run is recorded as skipped
@@ -148,7 +149,8 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     runs, status, reason, results = [], "ok", None, []
     t0 = time.perf_counter()
     try:
-        for result in solve_many(graph, spec, sources, trials=job.trials, warmup=job.warmup, **params):
+        for result in solve_many(graph, spec, sources, trials=job.trials, warmup=job.warmup,
+                                 end_to_end=job.end_to_end, **params):
             results.append(result)
             runs.append(run_entry(result))
     except NegativeCycleError as exc:
@@ -177,8 +179,8 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         _write_answer(staged["answer"], job, spec, graph, results, runs)
     record = make_record(spec=spec, params=params, graph=graph,
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
-                         trials=job.trials, warmup=job.warmup, status=status, reason=reason,
-                         extra={"wall_s": wall_s, "validation_s": validation_s, **_labels(job)})
+                         trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, status=status,
+                         reason=reason, extra={"wall_s": wall_s, "validation_s": validation_s, **_labels(job)})
     lines = []
     if job.output != "none" and results:
         paths = (line for r in results for s in ([r.source] if r.problem == "sssp" else range(graph.n))
@@ -194,9 +196,11 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     for r in results:
         t = r.timings
         src = "all" if r.source is None else r.source
+        whole = (f", end to end median {float(np.median(t.end_to_end_ms)):.3f} ms ({len(t.end_to_end_ms)} runs)"
+                 if t.end_to_end_ms else "")
         lines.append(f"{job.solver} source {src}: median {t.median_ms:.3f} ms (IQR {t.iqr_ms:.3f}, "
                      f"{len(t.samples_ms)} trials, {t.clock}), compile {t.compile_s:.2f} s, h2d {t.h2d_ms:.2f} ms, "
-                     f"d2h {t.d2h_ms:.2f} ms, {r.counters}")
+                     f"d2h {t.d2h_ms:.2f} ms{whole}, {r.counters}")
     if validation_s is not None:
         said = "ok" if status == "ok" and not reason else (reason if status == "ok" else status)
         lines.append(f"validation: {said} ({validation_s:.2f} s)")
@@ -396,7 +400,8 @@ def _publish(staged: Path, target) -> None:
 
 
 def _record_timeout(job: SolveJob) -> JobOutcome:
-    reason = f"exceeded the time budget of {job.time_budget:g} s (trials={job.trials}, warmup={job.warmup})"
+    runs = f", end_to_end={job.end_to_end}" if job.end_to_end else ""
+    reason = f"exceeded the time budget of {job.time_budget:g} s (trials={job.trials}, warmup={job.warmup}{runs})"
     record = None
     graph = load_graph(job) if job.record or job.answer else None
     if job.answer:
@@ -404,8 +409,8 @@ def _record_timeout(job: SolveJob) -> JobOutcome:
     if job.record:
         spec = registry.get(job.solver)
         record = make_record(spec=spec, params=spec.resolve(dict(job.params)), graph=graph, graph_path=job.graph,
-                             runs=[], trials=job.trials, warmup=job.warmup, status="skipped", reason=reason,
-                             extra=_labels(job))
+                             runs=[], trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end,
+                             status="skipped", reason=reason, extra=_labels(job))
         write_record(record, job.record)
     return JobOutcome("skipped", reason, record, timed_out=True)
 

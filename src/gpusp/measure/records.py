@@ -1,7 +1,8 @@
 """Benchmark records: one JSON document per (solver, parameters, graph) run, asv-style.
 
 A record keeps every raw sample with its median and IQR, the separately measured JIT, upload and
-download costs, the counters, the validation verdict per source, and the provenance needed to trust
+download costs, the end-to-end samples where they were asked for (allocation to download, paper 000's
+window), the counters, the validation verdict per source, and the provenance needed to trust
 or reject it later: graph identity and checksum, seeds, the machine (GPU, driver, CUDA, the host CPU's model
 and cores, the versions of NumPy, SciPy, Numba), for an external peer the build it ran (commit, compiler), git
 commit and a hash of the solver's code (the aggregate refuses to mix code versions of one solver, or hardware).
@@ -65,9 +66,10 @@ def run_entry(result, verdict=None) -> dict:
 
 
 def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trials: int, warmup: int,
-                status: str = "ok", reason: str | None = None, extra: dict | None = None) -> dict:
+                end_to_end: int = 0, status: str = "ok", reason: str | None = None, extra: dict | None = None) -> dict:
     """Assemble a record of solver ``spec`` (its registry entry); ``status`` is ok, failed-validation,
-    negative-cycle, skipped or error."""
+    negative-cycle, skipped or error. ``end_to_end``: the end-to-end runs asked for per source (their samples are
+    each run's ``timings.end_to_end_ms``, see :mod:`gpusp.measure.harness`)."""
     medians = [r["timings"]["median_ms"] for r in runs]
     checked = [r["validation"] for r in runs if r.get("validation")]
     verdicts = [v["ok"] for v in checked]
@@ -95,6 +97,7 @@ def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trial
         },
         "trials": trials,
         "warmup": warmup,
+        "end_to_end": end_to_end,
         "runs": runs,
         "summary": {
             "sources": len(runs),
@@ -153,7 +156,9 @@ _NUMBER = {"type": "number"}
 _TEXT = {"type": "string"}
 _TIMINGS = {"type": "object", "required": ["samples_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "median_ms"],
             "properties": {"samples_ms": {"type": "array", "minItems": 1, "items": _NUMBER}, "clock": _TEXT,
-                           "compile_s": _NUMBER, "h2d_ms": _NUMBER, "d2h_ms": _NUMBER, "median_ms": _NUMBER}}
+                           "compile_s": _NUMBER, "h2d_ms": _NUMBER, "d2h_ms": _NUMBER, "median_ms": _NUMBER,
+                           "end_to_end_ms": {"type": "array", "items": _NUMBER},
+                           "end_to_end_clock": {"type": ["string", "null"]}}}
 _VALIDATION = {"type": ["object", "null"], "required": ["ok"], "properties": {"ok": {"type": ["boolean", "null"]}}}
 _RUN = {"type": "object", "required": ["source", "timings", "counters"],
         "properties": {"source": {"type": ["integer", "null"], "minimum": 0}, "timings": _TIMINGS,
@@ -171,6 +176,7 @@ RECORD_SCHEMA = {
                                  "m": {"type": "integer", "minimum": 0}, "checksum": _TEXT,
                                  "meta": {"type": ["object", "null"]}}},
         "trials": {"type": "integer", "minimum": 0}, "warmup": {"type": "integer", "minimum": 0},
+        "end_to_end": {"type": "integer", "minimum": 0},
         "runs": {"type": "array", "items": _RUN},
         "summary": {"type": "object", "required": ["validated"], "properties": {"validated": {"type": "boolean"}}},
         "machine": {"type": "object"}, "peer": {"type": ["object", "null"]}, "git_commit": _TEXT, "code_hash": _TEXT,

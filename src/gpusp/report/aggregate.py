@@ -1,8 +1,11 @@
 """Records -> tidy tables (one row per timing sample) and a per-configuration summary, with pandas.
 
 The summary has one row per (graph, solver, parameter set, hardware): median and IQR over every sample of every
-source, the separately measured compile and transfer costs, the validation verdict, the speed-up over the fastest
-CPU baseline of the same graph on the same machine, and relaxations per second. Skipped combinations appear with
+source, the median and IQR of the end-to-end samples where a record has them (``end_to_end_median_ms``,
+``end_to_end_iqr_ms``: a fresh solver timed from its device allocations to its download, paper 000's window; empty
+where not measured; samples.csv carries end-to-end run i beside timed trial i), the separately measured compile and
+transfer costs, the validation verdict, the speed-up over the fastest CPU baseline of the same graph on the same
+machine, and relaxations per second. Skipped combinations appear with
 their reason. Hardware is a GPU model and a host CPU model: a GPU solver's row has both, a CPU solver's row only its
 host CPU. Records of one solver made by different code versions, or records of different hardware, are refused
 unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed hardware then stays apart in every table,
@@ -49,13 +52,14 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode", "gpu",
                   "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                  "relaxations")
+                  "relaxations", "end_to_end_ms")
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                   "relaxations"}
+                   "relaxations", "end_to_end_ms"}
 SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
 SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
-                   "iqr_ms", "relaxations_per_s", "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu")
+                   "iqr_ms", "end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples", "relaxations_per_s",
+                   "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu")
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
 NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
 MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
@@ -150,11 +154,14 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
             rows.append({**base, "source": None, "sample": None, "time_ms": np.nan})
         for run in rec["runs"]:
             t = run["timings"]
-            for i, ms in enumerate(t["samples_ms"]):
-                rows.append({**base, "source": run["source"], "sample": i, "time_ms": ms, "clock": t["clock"],
-                             "compile_s": t["compile_s"], "h2d_ms": t["h2d_ms"], "d2h_ms": t["d2h_ms"],
-                             "iterations": run["counters"].get("iterations"),
-                             "relaxations": run["counters"].get("relaxations")})
+            whole = t.get("end_to_end_ms") or []
+            for i in range(max(len(t["samples_ms"]), len(whole))):  # end-to-end run i beside timed trial i
+                rows.append({**base, "source": run["source"], "sample": i,
+                             "time_ms": t["samples_ms"][i] if i < len(t["samples_ms"]) else np.nan,
+                             "clock": t["clock"], "compile_s": t["compile_s"], "h2d_ms": t["h2d_ms"],
+                             "d2h_ms": t["d2h_ms"], "iterations": run["counters"].get("iterations"),
+                             "relaxations": run["counters"].get("relaxations"),
+                             "end_to_end_ms": whole[i] if i < len(whole) else np.nan})
     frame = pd.DataFrame(rows)
     for column in SAMPLE_COLUMNS:
         if column not in frame:
@@ -232,6 +239,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
                         validated=("validated", "all"), status=("status", "first"), mode=("mode", "first"),
                         clock=("clock", "first")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
+        summary = summary.merge(end_to_end_summary(samples), on=keys, how="left")
         summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
         apsp = summary["problem"] == "apsp"
         summary["n3_per_s"] = np.where(apsp, summary["n"].astype(float) ** 3 / (summary["median_ms"] / 1e3), np.nan)
@@ -246,6 +254,18 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     if extra:
         summary = pd.concat([summary, pd.DataFrame(extra)], ignore_index=True)
     return summary.sort_values(["problem", "graph", "median_ms"], na_position="last").reset_index(drop=True)
+
+
+def end_to_end_summary(samples: pd.DataFrame) -> pd.DataFrame:
+    """Per summary key, the median, IQR and count of the end-to-end samples (none: no row)."""
+    whole = samples.dropna(subset=["end_to_end_ms"]) if "end_to_end_ms" in samples else samples.iloc[:0]
+    if whole.empty:
+        return pd.DataFrame({**{k: pd.Series(dtype=object) for k in SUMMARY_KEYS},
+                             **{c: pd.Series(dtype=float) for c in ("end_to_end_median_ms", "end_to_end_iqr_ms",
+                                                                    "end_to_end_samples")}})
+    return whole.groupby(SUMMARY_KEYS, dropna=False)["end_to_end_ms"].agg(
+        end_to_end_median_ms="median", end_to_end_iqr_ms=lambda s: s.quantile(0.75) - s.quantile(0.25),
+        end_to_end_samples="size").reset_index()
 
 
 def fastest(rows: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,12 @@ vertex, because CUDA has no grid-wide barrier between the two phases:
 
 The host reads the flag after every check (one 4-byte copy into pinned memory) and stops when a round
 sets nothing. The flag holds a round stamp (``flag == r`` means "changed in round r"), so it needs no
-reset launch: two launches and one copy per round. Rounds are at most the largest number of edges on a
+reset launch: two launches and one copy per round. At a few microseconds of kernel time per round the host's
+launch path is part of what is measured, so ``launcher`` chooses it: ``'native'`` (default) launches through
+:class:`~gpusp.solvers.launch.Launch` objects built once at upload (the driver's cost per launch, as the paper's
+C code pays it) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`; ``'numba'`` goes through
+Numba's dispatcher and ``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
+Both give the same answer. Rounds are at most the largest number of edges on a
 shortest path plus one (<= |V|); each costs O(|V| + sum of out-degrees of masked vertices). Memory:
 CSR + 2w|V| + |V| bytes (+ the parent array).
 
@@ -36,7 +41,7 @@ from numba import cuda
 from ..errors import NegativeCycleError
 from .base import Solver
 from .csr import DeviceGraph, build_parents
-from .launch import launch_grid
+from .launch import Launch, NativeRead, launch_grid
 
 
 @cuda.jit(cache=True)
@@ -96,14 +101,15 @@ class ScatterCheckSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, *, block):
-        super().__init__(graph, block=block)
+    def __init__(self, graph, *, block, launcher):
+        super().__init__(graph, block=block, launcher=launcher)
         self.block = block
+        self.native = launcher == "native"
         self.n = graph.n
         self.inf = graph.dtype.type(graph.inf)
 
     def upload(self):
-        n, dtype = self.n, self.graph.dtype
+        n, dtype, block = self.n, self.graph.dtype, self.block
         self.dg = DeviceGraph(self.graph).upload()
         self.d_mask = cuda.device_array(n, dtype=np.uint8)
         self.d_cost = cuda.device_array(n, dtype=dtype)
@@ -111,24 +117,27 @@ class ScatterCheckSolver(Solver):
         self.d_parent = cuda.device_array(n, dtype=np.int32)
         self.d_flag = cuda.device_array(1, dtype=np.int32)
         self.h_flag = cuda.pinned_array(1, dtype=np.int32)
+        grid = launch_grid(n, block)
+        self.l_reset, self.l_scatter, self.l_check = (Launch(k, grid, block, native=self.native)
+                                                      for k in (reset, scatter, check))
+        self.read_flag = NativeRead(self.d_flag, self.h_flag, native=self.native)
 
     def run(self, source):
-        dg, block = self.dg, self.block
-        grid = launch_grid(self.n, block)
-        Ma, Ca, Ua = self.d_mask, self.d_cost, self.d_update
-        reset[grid, block](Ma, Ca, Ua, self.d_flag, source, self.inf)
+        dg = self.dg
+        Ma, Ca, Ua, flag, inf = self.d_mask, self.d_cost, self.d_update, self.d_flag, self.inf
+        scatter_, check_, read_flag = self.l_scatter, self.l_check, self.read_flag
+        self.l_reset(Ma, Ca, Ua, flag, source, inf)
         r, launches = 0, 1
         while True:
             r += 1
-            scatter[grid, block](dg.indptr, dg.indices, dg.weights, Ma, Ca, Ua, self.inf)
-            check[grid, block](Ma, Ca, Ua, self.d_flag, r)
+            scatter_(dg.indptr, dg.indices, dg.weights, Ma, Ca, Ua, inf)
+            check_(Ma, Ca, Ua, flag, r)
             launches += 2
-            self.d_flag.copy_to_host(self.h_flag)  # the round's only synchronisation
-            if self.h_flag[0] != r:
+            if read_flag()[0] != r:  # the round's only synchronisation
                 break
             if r >= self.n:  # only reachable with negative weights, which the registry refuses
                 raise NegativeCycleError(f"negative-weight cycle reachable from the source (change in round {r})")
-        launches += build_parents(dg, Ca, self.d_parent, source, block)
+        launches += build_parents(dg, Ca, self.d_parent, source, self.block, native=self.native)
         return {"iterations": r, "launches": launches}
 
     def download(self):

@@ -47,6 +47,13 @@ the result, so the run times the cost computation alone and the two runs give pa
 overhead (its Figure 14). Parents for validation are then derived on the host, untimed, from tight in-edges
 (positive weights only: zero-weight cycles could close a loop there).
 
+Launches (``launcher``): a group's rounds are three launches (flag reset, scatter, check) and a 4-byte flag
+read each, so on small graphs the host's launch path is part of what is measured. ``'native'`` (default) builds
+every launch once at upload as a :class:`~gpusp.solvers.launch.Launch` (init, the ``put`` flag reset, scatter,
+check, record and the tree-level loop: the driver's cost per launch, as the paper's C code pays it) and reads the
+flag through :class:`~gpusp.solvers.launch.NativeRead`; ``'numba'`` goes through Numba's dispatcher and
+``copy_to_host`` every time (tens of microseconds of host time each), for comparison. Both give the same answer.
+
 N (``sources_per_launch``) and B (``groups_per_block``) are compile-time constants (kernel factories
 under ``functools.cache``); a block has B*N <= 1024 threads.
 
@@ -89,7 +96,7 @@ from ..errors import SolverError
 from .base import Solver
 from .csr import DeviceGraph
 from .dense import apsp_tight_parents, result_fits
-from .launch import launch_grid, put
+from .launch import Launch, NativeRead, launch_grid, put
 
 MAX_BLOCK = 1024  # threads per block (B N) the hardware allows
 
@@ -276,10 +283,11 @@ class _NssspSolver(Solver):
     device = "gpu"
     shared = True
 
-    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths):
+    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths, launcher):
         super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
-                         paths=paths)
+                         paths=paths, launcher=launcher)
         self.paths = paths
+        self.native = launcher == "native"
         self.N = sources_per_launch
         self.B = groups_per_block
         if self.N * self.B > MAX_BLOCK:
@@ -323,46 +331,51 @@ class _NssspSolver(Solver):
             self.host_parent = cuda.pinned_array((n, n), dtype=np.int32)
             self.out_dist = self.ua.reshape(N, n) if n else cuda.device_array((N, 0), dtype=g.dtype)
             self.out_parent = cuda.device_array((N, n), dtype=np.int32)
+        grid, block, native = launch_grid(n, self.B), self.B * N, self.native  # ceil(n / B) blocks of B groups
+        self.l_init, self.l_scatter, self.l_check, self.l_record, self.l_level = (
+            Launch(k, grid, block, native=native)
+            for k in (self.init, self.scatter, self.check, self.record, self.tree_level))
+        self.l_put = Launch(put, 1, 1, native=native)
+        self.read_flag = NativeRead(self.flag, self.flag_host, native=native)
 
-    def _flag_set(self, arr) -> bool:
-        arr.copy_to_host(self.flag_host)  # one sync per round
-        return int(self.flag_host[0]) != 0
+    def _flag_set(self) -> bool:
+        return int(self.read_flag()[0]) != 0  # one sync per round
 
     def run(self, source=None):
-        N, B, n = self.N, self.B, self.graph.n
+        N, n = self.N, self.graph.n
         dg = self.dg
         inf = dg.inf
-        block = B * N
-        grid = launch_grid(n, B)  # ceil(n / B) blocks of B groups
+        ma, ca, ua, flag = self.ma, self.ca, self.ua, self.flag
+        put_, scatter, check = self.l_put, self.l_scatter, self.l_check
+        mode = 0 if not self.paths else 2 if self.tree else 1
         groups = (n + N - 1) // N
         rounds = launches = levels = 0
         host_copy = 0.0
         for k in range(groups):
             base = k * N
             count = min(N, n - base)
-            self.init[grid, block](self.ma, self.ca, self.ua, base, inf)
+            self.l_init(ma, ca, ua, base, inf)
             launches += 1
             while True:
-                put[1, 1](self.flag, 0, 0)
-                self.scatter[grid, block](dg.indptr, dg.indices, dg.weights, self.ma, self.ca, self.ua)
-                self.check[grid, block](self.ma, self.ca, self.ua, self.flag)
+                put_(flag, 0, 0)
+                scatter(dg.indptr, dg.indices, dg.weights, ma, ca, ua)
+                check(ma, ca, ua, flag)
                 launches += 3
                 rounds += 1
-                if not self._flag_set(self.flag):
+                if not self._flag_set():
                     break
             row0 = base if self.on_device else 0
-            self.record[grid, block](self.rindptr, self.rindices, self.rweights, self.ca, self.ma, self.out_dist,
-                                     self.out_parent, row0, base, inf, 0 if not self.paths else 2 if self.tree else 1)
+            self.l_record(self.rindptr, self.rindices, self.rweights, ca, ma, self.out_dist, self.out_parent, row0,
+                          base, inf, mode)
             launches += 1
-            if self.tree and self.paths:
+            if mode == 2:
                 depth = 0
                 while True:
-                    put[1, 1](self.flag, 0, 0)
-                    self.tree_level[grid, block](dg.indptr, dg.indices, dg.weights, self.ca, self.ma,
-                                                 self.out_parent, row0, depth, self.flag)
+                    put_(flag, 0, 0)
+                    self.l_level(dg.indptr, dg.indices, dg.weights, ca, ma, self.out_parent, row0, depth, flag)
                     launches += 2
                     levels += 1
-                    if not self._flag_set(self.flag):
+                    if not self._flag_set():
                         break
                     depth += 1
             if not self.on_device:

@@ -16,6 +16,10 @@ The host reads the flag once per round and stops after a round with no change; w
 weights that happens within |V| rounds (the relax kernel reads only ``cost`` from the previous round,
 so after round ``r`` the distances are those of the best walks with at most ``r`` edges).
 
+Launches (``launcher``): 'native' (default) launches the round's kernels through
+:class:`~gpusp.solvers.launch.Launch` and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`, at the
+driver's cost per round as the paper's C code pays it; 'numba' goes through Numba's dispatcher every launch.
+
 Variants (``method`` parameter):
 
 * ``'min'`` - ``cuda.atomic.min`` on the ``uint64`` word (one ``atom.global.min.u64``; no retry loop);
@@ -66,7 +70,7 @@ from numba import cuda
 from ..errors import SolverError
 from .base import Solver
 from .csr import DeviceGraph
-from .launch import launch_grid
+from .launch import Launch, NativeRead, launch_grid
 
 _SHIFT = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
@@ -160,8 +164,8 @@ class PackedSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, *, block, method):
-        super().__init__(graph, block=block, method=method)
+    def __init__(self, graph, *, block, method, launcher):
+        super().__init__(graph, block=block, method=method, launcher=launcher)
         if graph.dtype != np.int32:
             raise SolverError(f"packed_atomic packs a 32-bit distance into a 64-bit word and needs int32 "
                               f"distances; graph {graph.name!r} needs {graph.dtype} (paths up to n * max|w| "
@@ -184,21 +188,25 @@ class PackedSolver(Solver):
         self.d_cost = cuda.device_array(g.n, dtype=np.int32)
         self.d_mask = cuda.device_array(g.n, dtype=np.uint8)
         self.d_changed = cuda.device_array(1, dtype=np.int32)
-        self.h_changed = cuda.pinned_array(1, dtype=np.int32)
+        native = self.params["launcher"] == "native"
+        grid = launch_grid(g.n, self.block)
+        self.l_init, self.l_relax, self.l_commit = (Launch(k, grid, self.block, native=native)
+                                                    for k in (init_packed, self.relax, commit_packed))
+        self.read_changed = NativeRead(self.d_changed, cuda.pinned_array(1, dtype=np.int32), native=native)
 
     def run(self, source):
-        n, block, dg = self.graph.n, self.block, self.dg
-        grid = launch_grid(n, block)
-        init_packed[grid, block](self.d_word, self.d_cost, self.d_mask, self.d_changed, source, self.inf_word,
-                                 self.src_word, self.inf)
+        n, dg = self.graph.n, self.dg
+        relax, commit = self.l_relax, self.l_commit
+        relax_args = (dg.indptr, dg.indices, dg.weights, self.d_cost, self.d_mask, self.d_word)
+        commit_args = (self.d_word, self.d_cost, self.d_mask, self.d_changed)
+        self.l_init(*commit_args, source, self.inf_word, self.src_word, self.inf)
         launches, r = 1, 0
         while True:
             r += 1
-            self.relax[grid, block](dg.indptr, dg.indices, dg.weights, self.d_cost, self.d_mask, self.d_word)
-            commit_packed[grid, block](self.d_word, self.d_cost, self.d_mask, self.d_changed, r)
+            relax(*relax_args)
+            commit(*commit_args, r)
             launches += 2
-            self.d_changed.copy_to_host(self.h_changed)  # the once-per-round flag check (a sync)
-            if int(self.h_changed[0]) != r:
+            if int(self.read_changed()[0]) != r:  # the once-per-round flag check (a sync)
                 break
             if r > n:  # cannot happen without negative weights (refused above): an internal error
                 raise SolverError(f"packed_atomic did not converge in {n} rounds")
