@@ -189,3 +189,18 @@ def test_no_date_in_the_package():
              if p.suffix == ".py" for i, line in enumerate(p.read_text().splitlines(), 1)
              if DATE.search(line)]
     assert not found, "dates in src/gpusp:\n" + "\n".join(found)
+
+
+def test_no_solver_parameter_shadows_the_harness():
+    """Parameters reach the solver through the harness's ``**params``: one named like the harness's own arguments
+    (a graph, a source, trials) would collide there for every job of that solver."""
+    import inspect
+
+    from gpusp.measure import harness
+    from gpusp.solvers.registry import SPECS
+
+    reserved = set()
+    for fn in (harness.solve, harness.solve_many):
+        reserved |= {p.name for p in inspect.signature(fn).parameters.values() if p.kind != p.VAR_KEYWORD}
+    clashes = sorted((spec.name, p.name) for spec in SPECS for p in spec.params if p.name in reserved)
+    assert clashes == [], f"parameters named like harness arguments {sorted(reserved)}: {clashes}"

@@ -176,6 +176,14 @@ def cmd_plot(args):
     print("wrote " + (", ".join(str(p) for p in paths.values()) or "no figure"))
     for name, why in reasons.items():
         print(f"no {name}.png: {why}")
+    if args.papers_dir:
+        from .report.paperfigs import figures_from_tables as paper_figures
+
+        reasons = {}
+        paths = paper_figures(args.samples, args.summary, args.papers_dir, reasons=reasons)
+        print("wrote " + (", ".join(str(p) for p in paths.values()) or "no paper figure"))
+        for name, why in reasons.items():
+            print(f"no {name}.png: {why}")
 
 
 # --- argument types: each range is checked where it is parsed, and argparse names the option ---------------
@@ -299,6 +307,9 @@ COMMANDS = {
         (SEED[0], {**SEED[1], "help": "seed for sources and validation samples"}),
         ("--param", {"action": "append", "metavar": "KEY=VALUE", "help": "solver parameter (repeatable)"}),
         ("--trials", {"type": COUNT, "default": 5}), ("--warmup", {"type": NON_NEGATIVE, "default": 1}),
+        ("--end-to-end", {"type": NON_NEGATIVE, "default": 0, "metavar": "RUNS",
+                          "help": "after the timed trials, RUNS runs of a fresh solver timed on the host clock from its "
+                                  "device allocations to its download (paper 000's window)"}),
         ("--validate", {**FLAG, "help": "check against the CPU reference"}),
         ("--validate-rows", {"type": COUNT, "default": 16, "help": "APSP rows sampled for validation"}),
         ("--output", {"choices": ("none", "print", "write"), "default": "none",
@@ -348,7 +359,9 @@ COMMANDS = {
         ("--only-changed", {**FLAG, "help": "list only the configurations that got faster or slower"})]),
     "plot": (cmd_plot, "seaborn figures from the aggregated tables",
              [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
-              ("--peak", {"type": positive_number, "help": "measured peak relaxations/s for the rate plot"})]),
+              ("--peak", {"type": positive_number, "help": "measured peak relaxations/s for the rate plot"}),
+              ("--papers-dir", {"help": "also redraw the papers' figures from these tables here "
+                                        "(<dir>/<paper>/<figure>.png; docs/paper-figures.md)"})]),
     "paper003": (cmd_paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest cells, the "
                  "path between them", [(f"--{k}", {**FLOW_OPTIONS[k], "default": v}) for k, v in FLOW.items()] + [
                      ("--solver", {"default": "packed_atomic"}), ("--png", REQUIRED), ("--record", REQUIRED)]),

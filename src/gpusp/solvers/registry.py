@@ -149,20 +149,26 @@ class SolverSpec:
 BLOCK = Param("block", 256, "threads per block", choices=(32, 64, 128, 256, 512, 1024))
 ROUNDS = Param("rounds", "early", "'early': stop when a round changes nothing; 'fixed': always |V|-1 rounds "
                "as in paper 000", choices=("early", "fixed"))
-LAUNCHER = Param("launcher", "native", "how a host-driven round's kernels are launched: 'native' hands Numba's "
-                 "compiled kernel a parameter block built once to the driver (C's cost per launch); 'numba' goes "
-                 "through Numba's dispatcher every launch (tens of microseconds of host time each)",
+LAUNCHER = Param("launcher", "native", "how host-driven kernels are launched: 'native' hands Numba's compiled "
+                 "kernel a parameter block built once to the driver (C's cost per launch); 'numba' goes through "
+                 "Numba's dispatcher every launch (tens of microseconds of host time each)",
                  choices=("native", "numba"))
 GRID = Param("grid", 0, f"blocks in the grid-stride launch (0: {rules.STRIDE_BLOCKS_PER_SM} per multiprocessor)",
              minimum=0)
 TILE = Param("tile", 32, "tile width (paper 000 tiled FW: threads per tile side)", choices=rules.MATRIX_TILES)
 BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA block side)",
                  choices=blockedfw_layout.BLOCK_SIZES)
+BLOCKEDFW_PATHS = Param("paths", True, "record the predecessor matrix (paper 002 computes costs only: false)",
+                        choices=(True, False))
+BLOCKEDFW_CAPTURE = Param("capture", "once", "'once': the CUDA graph is captured and instantiated in warm-up and replayed "
+                        "by every run; 'per-run': captured and instantiated inside every timed run, as the thesis "
+                        "does", choices=("once", "per-run"))
 TRANSPOSE = Param("transpose", False, "multiply by the transposed operand for coalescing", choices=(False, True))
 NSSSP_PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", minimum=1, maximum=1024),
                 Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32),
                 Param("paths", True, "run the recording kernel (paper 001's path recording); off: cost computation "
-                      "only, parents derived on the host for validation (positive weights)", choices=(True, False)))
+                      "only, parents derived on the host for validation (positive weights)", choices=(True, False)),
+                LAUNCHER)
 LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kernel per round and reads the flag back "
                "(as the paper); 'graph' replays a CUDA graph of a batch of rounds whose kernels exit at once "
                f"after convergence; 'persistent' runs every round in one cooperative kernel ({rules.PERSISTENT_BLOCKS_PER_SM} "
@@ -244,6 +250,9 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(Param("workers", 1, "processes that split the sources (0: every core of the host)",
                              minimum=0),),
                memory=_matrix, memory_formula="host only"),
+    SolverSpec("dijkstra_cpumatrix", "apsp", "cpu", "000", "paper 000's CPU APSP: serial Dijkstra from every "
+               "source with a binary heap, each popped vertex's arcs found by scanning its row of the n x n matrix",
+               "gpusp.solvers.cpu:DijkstraMatrixApsp", memory=_matrix, memory_formula="host only"),
     SolverSpec("floydwarshall_cpu", "apsp", "cpu", "000", "serial Floyd-Warshall on the n x n matrix",
                "gpusp.solvers.cpu:FloydWarshallCpu", negative_weights=True),
     # --- paper 000: vertex-parallel Bellman-Ford -----------------------------------------------------
@@ -263,7 +272,7 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("edgebf_coo", "sssp", "gpu", "004", "thread per edge (k edges per thread, coalesced) on COO "
                "arrays with mask / next mask / flag and early termination", "gpusp.solvers.edgebf.solvers:CooSolver",
                params=(BLOCK, Param("edges_per_thread", 1, "edges each thread relaxes (stride = grid size, "
-                                    "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64)), LAUNCH),
+                                    "coalesced)", choices=(1, 2, 4, 8, 16, 32, 64)), LAUNCH, LAUNCHER),
                negative_weights=True, memory=_coo, memory_formula="(8+w)m + (2w+12)n bytes"),
     SolverSpec("edgebf_dense", "sssp", "gpu", "004", "edge-parallel Bellman-Ford on the dense adjacency "
                "matrix (for complete graphs); the matrix from pageable or pinned memory, or streamed in pieces "
@@ -271,25 +280,31 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(BLOCK, Param("transfer", "pageable", "'pageable', 'pinned', or 'streams' (the upload moves "
                                     "into every run, piece by piece, overlapped with round 1)",
                                     choices=("pageable", "pinned", "streams")),
-                       Param("chunks", 2, "row pieces (and streams) with transfer='streams'", choices=(2, 4, 8))),
+                       Param("chunks", 2, "row pieces (and streams) with transfer='streams'", choices=(2, 4, 8)),
+                       Param("layout", "coalesced", "'coalesced': the threads of a warp read neighbouring entries of "
+                             "one matrix row; 'strided': the row index on x, so a warp's reads are a row apart "
+                             "(paper 004's non-coalesced version)", choices=("coalesced", "strided")),
+                       Param("edges_per_thread", 1, "matrix entries each thread relaxes in a 2-D grid-stride loop "
+                             "(paper 004's Alg. 5)", choices=(1, 2, 4, 8, 16, 32, 64)),
+                       LAUNCHER),
                negative_weights=True, memory=_dense, memory_formula="w n^2 + (2w+8)n bytes"),
     SolverSpec("vertexbf_pull", "sssp", "gpu", "004", "thread per vertex reads its incoming edges and "
-               "takes the minimum (no atomics)", "gpusp.solvers.edgebf.solvers:PullSolver", params=(BLOCK,),
+               "takes the minimum (no atomics)", "gpusp.solvers.edgebf.solvers:PullSolver", params=(BLOCK, LAUNCHER),
                negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * n,
                memory_formula="4(n+1) + (4+w)m + (2w+16)n bytes (reverse CSR, two distance buffers)"),
     SolverSpec("vertexbf_push", "sssp", "gpu", "004", "thread per vertex pushes along its outgoing edges "
-               "with atomic min", "gpusp.solvers.edgebf.solvers:PushSolver", params=(BLOCK, LAUNCH), negative_weights=True,
+               "with atomic min", "gpusp.solvers.edgebf.solvers:PushSolver", params=(BLOCK, LAUNCH, LAUNCHER), negative_weights=True,
                memory=_csr, memory_formula=CSR_MEMORY),
     # --- papers 001 and 003: Harish-Narayanan and the packed atomic ----------------------------------
     SolverSpec("harish_scattercheck", "sssp", "gpu", "001", "Harish-Narayanan: scatter kernel relaxes "
                "masked vertices into an update array, check kernel commits, re-masks and sets the flag",
-               "gpusp.solvers.harish:ScatterCheckSolver", params=(BLOCK,), memory=_csr,
+               "gpusp.solvers.harish:ScatterCheckSolver", params=(BLOCK, LAUNCHER), memory=_csr,
                memory_formula="4(n+1) + (4+w)m + (3w+8)n bytes"),
     SolverSpec("packed_atomic", "sssp", "gpu", "003", "one 64-bit atomic updates (distance, parent) "
                "together: dist in the high 32 bits, parent in the low 32",
                "gpusp.solvers.packed:PackedSolver",
                params=(BLOCK, Param("method", "min", "'min': 64-bit atomic min; 'cas': compare-and-swap loop",
-                                    choices=("min", "cas"))),
+                                    choices=("min", "cas")), LAUNCHER),
                memory=_csr, memory_formula="4(n+1) + 8m + 16n bytes"),
     # --- beyond the papers: a work-efficient GPU SSSP and the GAPBS peer -----------------------------
     SolverSpec("deltastep_gpu", "sssp", "gpu", "-", "near-far delta-stepping in one persistent cooperative "
@@ -372,20 +387,20 @@ SPECS: tuple[SolverSpec, ...] = (
     # --- paper 000: Floyd-Warshall and GPU Dijkstra APSP ---------------------------------------------
     SolverSpec("floydwarshall_supernaive", "apsp", "gpu", "000", "2-D grid, one thread per (i, j), one "
                "launch per k", "gpusp.solvers.floydwarshall:SuperNaiveSolver",
-               params=(Param("tile", 16, "block side of the 2-D launch", choices=(4, 8, 16, 32)),),
+               params=(Param("tile", 16, "block side of the 2-D launch", choices=(4, 8, 16, 32)), LAUNCHER),
                negative_weights=True, memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_supernaiveshared", "apsp", "gpu", "000", "1-D blocks along a row share "
                "d[i][k] through shared memory, one launch per k",
-               "gpusp.solvers.floydwarshall:SuperNaiveSharedSolver", params=(BLOCK,), negative_weights=True,
+               "gpusp.solvers.floydwarshall:SuperNaiveSharedSolver", params=(BLOCK, LAUNCHER), negative_weights=True,
                memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_naive", "apsp", "gpu", "000", "one thread per row i loops over j, one launch "
-               "per k", "gpusp.solvers.floydwarshall:NaiveSolver", params=(BLOCK,), negative_weights=True,
+               "per k", "gpusp.solvers.floydwarshall:NaiveSolver", params=(BLOCK, LAUNCHER), negative_weights=True,
                memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_tiledglobal", "apsp", "gpu", "000", "three-phase tiled FW in global memory",
-               "gpusp.solvers.floydwarshall:TiledGlobalSolver", params=(TILE,), negative_weights=True,
+               "gpusp.solvers.floydwarshall:TiledGlobalSolver", params=(TILE, LAUNCHER), negative_weights=True,
                memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("floydwarshall_tiledshared", "apsp", "gpu", "000", "three-phase tiled FW with tiles staged "
-               "in shared memory", "gpusp.solvers.floydwarshall:TiledSharedSolver", params=(TILE,),
+               "in shared memory", "gpusp.solvers.floydwarshall:TiledSharedSolver", params=(TILE, LAUNCHER),
                negative_weights=True, memory=_matrix, memory_formula=MATRIX_MEMORY),
     SolverSpec("dijkstra_gpunaive", "apsp", "gpu", "000", "one thread per source runs Dijkstra on the "
                "adjacency matrix with an O(V^2) linear extract-min", "gpusp.solvers.dijkstragpu:NaiveApspSolver",
@@ -393,19 +408,20 @@ SPECS: tuple[SolverSpec, ...] = (
                memory_formula="(2w+5) n^2 bytes"),
     # --- paper 002: blocked Floyd-Warshall -------------------------------------------------------------
     *(SolverSpec(f"blockedfw_{v}", "apsp", "gpu", "002", summary, f"gpusp.solvers.blockedfw.versions:{cls}",
-                 params=(BLOCKING,), negative_weights=True,
-                 memory=lambda n, m, p, w: blockedfw_layout.device_bytes(n, p["block_size"], w),
+                 params=(BLOCKING, BLOCKEDFW_PATHS) + extra, negative_weights=True,
+                 memory=lambda n, m, p, w: blockedfw_layout.device_bytes(n, p["block_size"], w, paths=p["paths"]),
                  memory_formula=blockedfw_layout.MEMORY_FORMULA)
-      for v, cls, summary in (
-          ("v10", "V10Solver", "1.0: one launch per block of every phase (global memory)"),
-          ("v11", "V11Solver", "1.1: one launch per phase over the full r x r grid of blocks"),
-          ("v12", "V12Solver", "1.2: rationalised grids of 1, 2r-1 and (r-1)^2 blocks"),
-          ("v20", "V20Solver", "2.0: 1.2 with blocks staged in shared memory"),
-          ("v21", "V21Solver", "2.1: 2.0 with bank-conflict prevention (transposition and padding where "
-                               "the lcm rule predicts a conflict)"),
-          ("v30", "V30Solver", "3.0: phases 2 and 3 split into pieces launched on several streams"),
-          ("v40", "V40Solver", "4.0: the 3.0 launches captured once into a CUDA graph and replayed"),
-          ("v41", "V41Solver", "4.1: CUDA graph with the dependency structure between phase pieces"),
+      for v, cls, extra, summary in (
+          ("v10", "V10Solver", (LAUNCHER,), "1.0: one launch per block of every phase (global memory)"),
+          ("v11", "V11Solver", (LAUNCHER,), "1.1: one launch per phase over the full r x r grid of blocks"),
+          ("v12", "V12Solver", (LAUNCHER,), "1.2: rationalised grids of 1, 2r-1 and (r-1)^2 blocks"),
+          ("v20", "V20Solver", (LAUNCHER,), "2.0: 1.2 with blocks staged in shared memory"),
+          ("v21", "V21Solver", (LAUNCHER,), "2.1: 2.0 with bank-conflict prevention (transposition and padding "
+                                            "where the lcm rule predicts a conflict)"),
+          ("v30", "V30Solver", (LAUNCHER,), "3.0: phases 2 and 3 split into pieces launched on several streams"),
+          ("v40", "V40Solver", (BLOCKEDFW_CAPTURE,), "4.0: the 3.0 launches captured into a CUDA graph and replayed"),
+          ("v41", "V41Solver", (BLOCKEDFW_CAPTURE,), "4.1: CUDA graph with the dependency structure between phase "
+                                                   "pieces"),
       )),
     SolverSpec("blockedfw_fast", "apsp", "gpu", "-", "register-blocked Floyd-Warshall beside paper 002's "
                "versions: large tiles staged in shared memory, each thread an R x R register block of cells "
@@ -488,13 +504,13 @@ SPECS: tuple[SolverSpec, ...] = (
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",
-               params=(TRANSPOSE,),
+               params=(TRANSPOSE, LAUNCHER),
                negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * p["transpose"]) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("minplus_tiled", "apsp", "gpu", "004", "min-plus squaring with 32 x 32 shared-memory tiles",
                "gpusp.solvers.minplus:TiledSolver",
                params=(Param("tile", 32, "tile side", choices=(4, 8, 16, 32)),
-                       TRANSPOSE),
+                       TRANSPOSE, LAUNCHER),
                negative_weights=True, memory=lambda n, m, p, w: (2 * w + 8 + w * p["transpose"]) * n * n,
                memory_formula="(2w+8) n^2 bytes, (3w+8) n^2 with transpose"),
     SolverSpec("bellmanford_allsources", "apsp", "gpu", "004", "an SSSP solver of the Bellman-Ford "
@@ -502,9 +518,15 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(Param("sssp", "edgebf_coo", "the SSSP solver run per source",
                              choices=("bellmanford_naive", "bellmanford_stride", "bellmanford_flag",
                                       "edgebf_coo", "vertexbf_pull", "vertexbf_push")),
-                       BLOCK),
-               negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + (w + 4) * n * n,
-               memory_formula="CSR + (w+4) n^2 bytes on the host"),
+                       BLOCK,
+                       Param("streams", 1, "sources in flight at once, each on a CUDA stream of its own (paper 004 "
+                             "Section V.B; its dynamic-parallelism version launches from the device, which Numba "
+                             "cannot compile); streams > 1 takes an SSSP solver of the edgebf family (edgebf_coo, "
+                             "vertexbf_pull, vertexbf_push): bellmanford_* launch on the default stream",
+                             minimum=1, maximum=32),
+                       LAUNCHER),
+               negative_weights=True, memory=lambda n, m, p, w: _csr(n, m, p, w) + p["streams"] * (2 * w + 16) * n,
+               memory_formula="CSR + streams (2w+16) n bytes on the device + (w+4) n^2 bytes on the host"),
 )
 
 REGISTRY: dict[str, SolverSpec] = {s.name: s for s in SPECS}
