@@ -75,7 +75,9 @@ rule aggregate_records:
 
 rule plot_results:
     """Seaborn figures of the sweep, each only when the sweep has data for it (labelled SIMULATED when the
-    simulator stood in for a GPU)."""
+    simulator stood in for a GPU), and the papers' figures redrawn from it (papers/<paper>/<figure>.png: those whose
+    variants the sweep measured, e.g. paper 002's for config/experiments/paper002-fig4.yaml; none for the default
+    config), under "Papers" in the report, a subcategory per paper."""
     input:
         samples=rules.aggregate_records.output.parquet,
         summary=rules.aggregate_records.output.summary,
@@ -85,6 +87,13 @@ rule plot_results:
             patterns=["{name}.png"],
             caption="../report/figures.rst",
             category="Figures",
+        ),
+        papers=report(
+            directory(f"{RESULTS}/papers"),
+            patterns=["{paper}/{name}.png"],
+            caption="../report/papers.rst",
+            category="Papers",
+            subcategory="Paper {paper}",
         ),
     log:
         f"{RESULTS}/logs/plot_results.log",
@@ -100,7 +109,7 @@ rule plot_results:
         ),
     shell:
         "gpusp plot --samples {input.samples:q} --summary {input.summary:q} "
-        "--out-dir {output.plots:q} {params.peak} > {log:q} 2>&1"
+        "--out-dir {output.plots:q} --papers-dir {output.papers:q} {params.peak} > {log:q} 2>&1"
 
 
 rule compare_results:
