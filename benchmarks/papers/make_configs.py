@@ -1,4 +1,6 @@
-"""Derive the trimmed copies of config/experiments/*.yaml that the 2026-11-24 H200 run used.
+"""Derive the trimmed copies of config/experiments/*.yaml that the H200 runs used: the 2026-11-24 run
+(``configs/``, CHANGES) and the native-launch re-run of 2026-11-25 (``native/configs/``, NATIVE; run with
+``--native``).
 
 The lent H200 gave this run about 13 minutes of device time for ten experiments, so each config was copied
 (never edited in place) with the changes listed in CHANGES: jobs run in the bench process (in_process, no child
@@ -125,18 +127,74 @@ CHANGES = {"p000t1": ("paper000-table1", p000t1), "p000t2": ("paper000-table2", 
            "p001fig10": ("paper001-fig10", p001fig10)}
 
 
-def main():
-    DST.mkdir(parents=True, exist_ok=True)
-    for short, (exp, fn) in CHANGES.items():
+def local_graphs(c, keep=None):
+    """Only the graphs of the offline mirror or generated (and of ``keep`` when given)."""
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if (keep is None or k in keep)
+                   and ("generate" in v or v.get("dataset") in MIRROR)}
+    for s in c["solvers"]:
+        if "graphs" in s:
+            s["graphs"] = [g for g in s["graphs"] if g in c["graphs"]]
+    c["solvers"] = [s for s in c["solvers"] if s.get("graphs", True)]
+
+
+MIRROR = {"USA-road-d.NY", "USA-road-d.BAY", "p2p-Gnutella04", "p2p-Gnutella30", "email-Enron"}  # .devdata
+
+
+def n000t1(c):
+    local_graphs(c)
+    c["solvers"] = [s for s in c["solvers"] if s["name"] != "bellmanford_cpu"]
+    return ["in_process: true", "the graphs of the offline mirror only (NY, BAY)",
+            "bellmanford_cpu left out (|V|-1 CPU rounds: 22 min in the paper)"]
+
+
+def n000t3(c):
+    local_graphs(c, keep={"p2p-Gnutella04"})
+    c["solvers"] = [s for s in c["solvers"] if s["name"] != "floydwarshall_cpu"]
+    return ["in_process: true", "p2p-Gnutella04 only (the others take minutes per job)",
+            "floydwarshall_cpu left out (1.3e12 relaxations; '>1hr' in the paper)"]
+
+
+def n001t1(c):
+    n1 = {"sources_per_launch": 1, "groups_per_block": 32, "paths": False}
+    c["solvers"] = [s for s in c["solvers"] if not (s["name"] == "scipy_apsp")] + [
+        {"name": "scipy_apsp", "params": {"workers": 4}, "graphs": ["random-4677", "powerlaw-4677", "ring-4677"]}]
+    for s in c["solvers"]:
+        if s.get("params") == n1:
+            s["graphs"] = ["random-4677", "powerlaw-4677", "complete-4677"]
+    return ["in_process: true", "Harish's N = 1 on the ring left out (4677 x 4677 host-driven rounds)",
+            "scipy_apsp on the complete graph left out (21.9M arcs from every source: minutes)"]
+
+
+def n004transfer(c):
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if v["params"]["n"] <= 8192}
+    return ["in_process: true", "n <= 8192 (a complete graph of 16384 or 20480 vertices is 268M / 419M arcs to "
+            "generate and convert on the device's host: minutes of the call)"]
+
+
+NATIVE = {"n000t1": ("paper000-table1", n000t1), "n000t3": ("paper000-table3", n000t3),
+          "n001t1": ("paper001-table1", n001t1), "n002fig4": ("paper002-fig4", p002fig4),
+          "n004fig1": ("paper004-fig1-edges-per-thread", plain), "n004fig2": ("paper004-fig2-pull-push", plain),
+          "n004transfer": ("paper004-transfer", n004transfer), "n004allsrc": ("paper004-apsp-allsources", one_trial),
+          "n001fig14": ("paper001-fig14", one_trial), "n001fig12": ("paper001-fig12", one_trial),
+          "n001fig13": ("paper001-fig13", one_trial), "n001sec52": ("paper001-sec52-n-b", p001sec52)}
+
+
+def main(native: bool = False):
+    table, dst, run = (NATIVE, DST.parent / "native" / "configs", "2026-11-25 native-launch") if native else (
+        CHANGES, DST, "2026-11-24")
+    dst.mkdir(parents=True, exist_ok=True)
+    for short, (exp, fn) in table.items():
         c = yaml.safe_load((SRC / f"{exp}.yaml").read_text())
         notes = fn(c)
         c["in_process"] = True
         head = [f"# Derived from config/experiments/{exp}.yaml by benchmarks/papers/make_configs.py for the",
-                "# 2026-11-24 H200 run (see benchmarks/papers/README.md); the original's header says what it reproduces.",
+                f"# {run} H200 run (see benchmarks/papers/README.md); the original's header says what it reproduces.",
                 "# Changes:"] + [f"#  - {n}" for n in notes]
-        (DST / f"{short}.yaml").write_text("\n".join(head) + "\n" + yaml.safe_dump(c, sort_keys=False, width=120))
+        (dst / f"{short}.yaml").write_text("\n".join(head) + "\n" + yaml.safe_dump(c, sort_keys=False, width=120))
         print(short, exp)
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(native="--native" in sys.argv[1:])
