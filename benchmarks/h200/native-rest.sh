@@ -6,10 +6,10 @@ set -u
 O=/tmp/o/c1; mkdir -p "$O"
 N=benchmarks/papers/native/configs
 one() {  # cap name config [graphs...]
-    local cap=$1; shift
-    OUT=$O timeout -k 5 "$cap" benchmarks/h200/run.sh "$@" > /dev/null 2>&1
-    echo "$2: exit $?"
-    [ -d "/tmp/bench-$2/runs" ] && tar czf "$O/$2-runs.tar.gz" -C "/tmp/bench-$2" runs
+    local cap=$1 name=$2 cfg=$3; shift 3
+    OUT=$O timeout -k 5 "$cap" benchmarks/h200/run.sh "$cfg" "$name" "$@" > "$O/$name-out.txt" 2>&1
+    echo "$name: exit $?"; tail -2 "$O/$name-out.txt"
+    [ -d "/tmp/bench-$name/runs" ] && tar czf "$O/$name-runs.tar.gz" -C "/tmp/bench-$name" runs
     tar czf "$OUT/res.tar.gz" -C "$O" .
 }
 one 130 n001fig14 $N/n001fig14.yaml
