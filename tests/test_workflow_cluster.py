@@ -67,13 +67,13 @@ def nothing_planned(counts: dict, out: str) -> None:
 
 # --- (a) how many SLURM jobs a sweep makes ---------------------------------------------------------------------
 def test_paper002_fig4_is_at_most_40_cluster_jobs(tmp_path):
-    """`snakemake -n --profile slurm` of Zuccato's Figure 4 (264 solves, 264 validations): the solves and
+    """`snakemake -n --profile slurm` of Zuccato's Figure 4 (328 solves, 328 validations): the solves and
     validations travel in group jobs of at most 16 (solve, validation) pairs, aggregation and figures in one, and
-    the local rules make no SLURM job: 17 + 1 group jobs and 8 graph preparations, not 548 sbatch calls."""
+    the local rules make no SLURM job: 21 + 1 group jobs and 8 graph preparations, not 676 sbatch calls."""
     _need_plugin()
     counts, jobs, out = dry("--profile", "slurm", "--configfile", PAPER002, "--config", f"results={tmp_path / 'r'}")
     planned = expand_jobs(load_config(PAPER002))[0]
-    assert counts["solve_graph"] == counts["validate_answer"] == len(planned) == 264
+    assert counts["solve_graph"] == counts["validate_answer"] == len(planned) == 328
     total, groups, single = cluster_jobs(jobs)
     assert out.count("Group job ") == groups
     assert single == {"prepare_graph": 8}, single
@@ -86,7 +86,7 @@ def test_paper002_fig4_is_at_most_40_cluster_jobs(tmp_path):
             assert job["rule"] not in ("solve_graph", "validate_answer", "aggregate_records", "plot_results"), job
     gpu = [rules for rules in members.values() if "solve_graph" in rules]
     assert all(len(rules) <= 2 * 16 and rules.count("solve_graph") == rules.count("validate_answer") for rules in gpu)
-    assert len(gpu) == -(-264 // 16) == 17 and groups == len(gpu) + 1
+    assert len(gpu) == -(-328 // 16) == 21 and groups == len(gpu) + 1
 
 
 # --- (b) reruns exactly when results change ------------------------------------------------------------------------
