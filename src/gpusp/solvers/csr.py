@@ -73,26 +73,29 @@ def build_parents(dg: DeviceGraph, dist, parent, source: int, block: int = 256, 
     key = (block, native)
     tree = dg.trees.get(key)
     if tree is None:
-        tree = dg.trees[key] = _TreeLaunches(dg, block, native)
+        tree = dg.trees[key] = TreeLaunches(dg, block=block, native=native)
     return tree.build(dist, parent, source)
 
 
-class _TreeLaunches:
-    """build_parents' launches for one device graph: prepared once, so a per-level loop costs the driver's launch."""
+class TreeLaunches:
+    """build_parents' launches for one device graph, prepared once (a per-level loop then costs the driver's launch),
+    on ``stream`` with level buffers of their own: several sources on streams of their own can grow trees at once."""
 
-    def __init__(self, dg: DeviceGraph, block: int, native: bool):
+    def __init__(self, dg: DeviceGraph, *, block: int, native: bool, stream=0):
         self.dg = dg
         grid = launch_grid(dg.n, block)
-        self.fill = Launch(fill, grid, block, native=native)
-        self.put = Launch(put, 1, 1, native=native)
-        self.tight = Launch(tight_parents, grid, block, native=native)
-        self.level_step = Launch(tight_tree_level, grid, block, native=native)
+        self.fill = Launch(fill, grid, block, stream, native=native)
+        self.put = Launch(put, 1, 1, stream, native=native)
+        self.tight = Launch(tight_parents, grid, block, stream, native=native)
+        self.level_step = Launch(tight_tree_level, grid, block, stream, native=native)
         if dg.nonpositive:
             self.level = cuda.device_array(dg.n, dtype=np.int32)
             self.grew = cuda.device_array(1, dtype=np.int32)
-            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native)
+            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native,
+                                        stream=stream)
 
     def build(self, dist, parent, source: int) -> int:
+        """Fill ``parent`` from the converged ``dist``; returns launches."""
         dg = self.dg
         self.fill(parent, -1)
         if not dg.nonpositive:

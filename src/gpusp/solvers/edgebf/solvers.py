@@ -10,12 +10,12 @@ from numba import cuda
 
 from ...errors import NegativeCycleError, SolverError
 from ..base import Solver
-from ..csr import DeviceGraph
+from ..csr import DeviceGraph, TreeLaunches
 from ..launch import TARGET, Launch, NativeRead, blocks_per_sm, capture_graph, cooperative_grid, launch_grid, put
 from ..rules import PERSISTENT_BLOCKS_PER_SM
 from .kernels import (advance, coo_batched, coo_persistent, coo_relax, dense_kernel, pull_relax, push_batched,
                       push_persistent, push_relax, reset)
-from .tree import (ForwardTree, InEdgeTree, dense_tight_parents, dense_tree_level, pull_tight_parents,
+from .tree import (InEdgeTree, dense_tight_parents, dense_tree_level, pull_tight_parents,
                    pull_tree_level, tree_init)
 
 MAX_GRID_Y = 65535
@@ -247,7 +247,7 @@ class CooSolver(_MaskedBellmanFord):
         return Launch(coo_relax, self.grid, self.block, stream, native=self.native)
 
     def _tree_of(self, stream):
-        return ForwardTree(self.dg, block=self.block, stream=stream, native=self.native)
+        return TreeLaunches(self.dg, block=self.block, stream=stream, native=self.native)
 
     def _relax(self, lane, r, mask, nxt):
         dg = self.dg
@@ -276,7 +276,7 @@ class PushSolver(_MaskedBellmanFord):
         return Launch(push_relax, launch_grid(self.n, self.block), self.block, stream, native=self.native)
 
     def _tree_of(self, stream):
-        return ForwardTree(self.dg, block=self.block, stream=stream, native=self.native)
+        return TreeLaunches(self.dg, block=self.block, stream=stream, native=self.native)
 
     def _relax(self, lane, r, mask, nxt):
         dg = self.dg

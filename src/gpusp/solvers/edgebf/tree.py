@@ -3,7 +3,7 @@ uploads a forward CSR, so thread v picks its own parent among its in-neighbours 
 :func:`gpusp.solvers.csr.build_parents`. With every weight positive one pass takes any tight in-edge (a tight
 in-edge comes from a strictly closer vertex); with zero or negative weights the tree grows level by level from the
 source, one launch per level, so that a tight zero cycle cannot close a loop. edgebf_coo and vertexbf_push build theirs
-from out-edges like :func:`gpusp.solvers.csr.build_parents` (:class:`ForwardTree`). Each source's state owns its
+from out-edges with :class:`gpusp.solvers.csr.TreeLaunches` (what build_parents runs). Each source's state owns its
 tree buffers and launches them on its own stream (bellmanford_allsources with several sources in flight).
 """
 
@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..csr import tight_parents, tight_tree_level
-from ..launch import Launch, NativeRead, fill, launch_grid, put
+from ..launch import Launch, NativeRead, launch_grid
 
 
 @cuda.jit(cache=True)
@@ -145,44 +144,5 @@ class InEdgeTree:
             self.per_level(*self.graph_args, dist, self.level, parent, depth, self.grew, self.inf)
             launches += 1
             if self.read_grew()[0] != depth + 1:  # stamp: nobody joined level depth + 1
-                return launches
-            depth += 1
-
-
-class ForwardTree:
-    """:func:`gpusp.solvers.csr.build_parents` for one source's state (edgebf_coo, vertexbf_push): the same
-    kernels and protocol (tight out-edges in one pass when every weight is positive, else level by level with a
-    compare-and-swap claim), launched on ``stream`` with level buffers of its own, so that several sources on
-    streams of their own do not share them."""
-
-    def __init__(self, dg, *, block, stream, native):
-        n = dg.n
-        grid = launch_grid(n, block)
-        self.dg = dg
-        self.fill = Launch(fill, grid, block, stream, native=native)
-        self.put = Launch(put, 1, 1, stream, native=native)
-        self.tight = Launch(tight_parents, grid, block, stream, native=native)
-        if dg.nonpositive:
-            self.level_step = Launch(tight_tree_level, grid, block, stream, native=native)
-            self.level = cuda.device_array(n, dtype=np.int32)
-            self.grew = cuda.device_array(1, dtype=np.int32)
-            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native,
-                                        stream=stream)
-
-    def build(self, dist, parent, source) -> int:
-        dg = self.dg
-        self.fill(parent, -1)
-        if not dg.nonpositive:
-            self.tight(dg.indptr, dg.indices, dg.weights, dist, parent, dg.inf)
-            self.put(parent, source, -1)
-            return 3
-        self.fill(self.level, -1)
-        self.put(self.level, source, 0)
-        depth, launches = 0, 3
-        while True:
-            self.put(self.grew, 0, 0)
-            self.level_step(dg.indptr, dg.indices, dg.weights, dist, self.level, parent, depth, self.grew)
-            launches += 2
-            if int(self.read_grew()[0]) == 0:
                 return launches
             depth += 1
