@@ -118,7 +118,7 @@ class Launch:
     kernel, typing the arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data,
     shape, strides) before the driver's launch. A per-round variant that launches thousands of times then times the
     dispatcher, not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload
-    and stream it uses); later calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or
+    it compiled); later calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or
     ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array
     arguments (a ping-pong pair costs two), so arrays must be device arrays (a host array would need Numba's copies
     around every launch) and a new array object costs one rebuild; scalars are written into the block in place and
