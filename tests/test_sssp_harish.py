@@ -96,8 +96,8 @@ class _Counted:
         class CountedRead(launch.NativeRead):
             __slots__ = ("asked", "calls")
 
-            def __init__(self, *args, native=True):
-                super().__init__(*args, native=native)
+            def __init__(self, *args, native=True, **kw):
+                super().__init__(*args, native=native, **kw)
                 self.asked, self.calls = native, 0
                 made.reads.append(self)
 
