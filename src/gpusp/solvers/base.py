@@ -37,6 +37,12 @@ class Solver:
         self.dist: np.ndarray | None = None
         self.parent: np.ndarray | None = None
 
+    @property
+    def native(self) -> bool:
+        """Whether host-driven launches go to the driver directly (registry parameter ``launcher``, default
+        'native'; :class:`~gpusp.solvers.launch.Launch`) rather than through Numba's dispatcher ('numba')."""
+        return self.params.get("launcher", "native") == "native"
+
     def upload(self) -> None:
         """Copy the graph to the device (nothing to do on the CPU)."""
 

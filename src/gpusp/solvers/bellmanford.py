@@ -216,7 +216,6 @@ class _RoundsSolver(Solver):
         super().__init__(graph, **params)
         self.block = params["block"]
         self.fixed = params["rounds"] == "fixed"
-        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
 
     def grid(self) -> int:
@@ -236,12 +235,11 @@ class _RoundsSolver(Solver):
         self.d_parent = cuda.device_array(n, dtype=np.int32)
         self.d_changed = cuda.device_array(1, dtype=np.int32)
         self.d_flag = cuda.device_array(n, dtype=np.uint8) if self.uses_flag else None
-        self.h_changed = cuda.pinned_array(1, dtype=np.int32)
         (init, self.init_args), (relax, self.relax_args), (copy, self.copy_args) = self.round_kernels()
         grid = self.grid()
         self.l_init, self.l_relax, self.l_copy = (Launch(k, grid, self.block, native=self.native)
                                                   for k in (init, relax, copy))
-        self.read_changed = NativeRead(self.d_changed, self.h_changed, native=self.native)
+        self.read_changed = NativeRead(self.d_changed, native=self.native)
 
     def _changed_in(self, stamp) -> bool:
         """Read the round stamp (one small device-to-host copy: a synchronisation)."""

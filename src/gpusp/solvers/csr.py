@@ -91,8 +91,7 @@ class TreeLaunches:
         if dg.nonpositive:
             self.level = cuda.device_array(dg.n, dtype=np.int32)
             self.grew = cuda.device_array(1, dtype=np.int32)
-            self.read_grew = NativeRead(self.grew, cuda.pinned_array(1, dtype=np.int32), native=native,
-                                        stream=stream)
+            self.read_grew = NativeRead(self.grew, native=native, stream=stream)
 
     def build(self, dist, parent, source: int) -> int:
         """Fill ``parent`` from the converged ``dist``; returns launches."""

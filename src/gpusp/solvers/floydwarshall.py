@@ -392,7 +392,6 @@ class _DenseApsp(Solver):
         self.itemsize = graph.dtype.itemsize
         self.negative = graph.has_negative_weights
         self.inf = graph.dtype.type(graph.inf)
-        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
         self.rev = DeviceGraph(graph.reverse()) if self.repairs_parents and self.dg.nonpositive else None
         self.d = self.p = None
@@ -417,7 +416,7 @@ class _DenseApsp(Solver):
             self.l_park = self.launch(park_parents, grid, (16, 16))
             self.l_clear = self.launch(put, 1, 1)
             self.l_attach = self.launch(attach_round, grid, (16, 16))
-            self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
+            self.read_flag = NativeRead(self.flag, native=self.native)
 
     def launch(self, kernel, griddim, blockdim) -> Launch:
         """``kernel`` configured once, launched as ``launcher`` says (the driver's cost, or Numba's dispatcher)."""

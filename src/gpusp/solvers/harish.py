@@ -104,7 +104,6 @@ class ScatterCheckSolver(Solver):
     def __init__(self, graph, *, block, launcher):
         super().__init__(graph, block=block, launcher=launcher)
         self.block = block
-        self.native = launcher == "native"
         self.n = graph.n
         self.inf = graph.dtype.type(graph.inf)
 
@@ -116,11 +115,10 @@ class ScatterCheckSolver(Solver):
         self.d_update = cuda.device_array(n, dtype=dtype)
         self.d_parent = cuda.device_array(n, dtype=np.int32)
         self.d_flag = cuda.device_array(1, dtype=np.int32)
-        self.h_flag = cuda.pinned_array(1, dtype=np.int32)
         grid = launch_grid(n, block)
         self.l_reset, self.l_scatter, self.l_check = (Launch(k, grid, block, native=self.native)
                                                       for k in (reset, scatter, check))
-        self.read_flag = NativeRead(self.d_flag, self.h_flag, native=self.native)
+        self.read_flag = NativeRead(self.d_flag, native=self.native)
 
     def run(self, source):
         dg = self.dg

@@ -279,11 +279,13 @@ class NativeRead:
     legacy default stream (0) the copy is ordered after every launch before it. ``issue()`` queues the copy and
     ``wait()`` returns the host array once it is there, so that several streams' reads can be in flight; calling does
     both. Numba's ``copy_to_host`` spends tens of microseconds of host time more; ``native=False`` (and the
-    simulator) reads with it."""
+    simulator) reads with it. ``host`` defaults to a pinned array shaped like ``device``."""
 
     __slots__ = ("device", "host", "stream", "_lib", "_args")
 
-    def __init__(self, device, host, *, native=True, stream=0):
+    def __init__(self, device, host=None, *, native=True, stream=0):
+        if host is None:
+            host = cuda.pinned_array(device.shape, dtype=device.dtype)
         self.device, self.host, self.stream, self._lib = device, host, stream, None
         if native and TARGET.gpu:
             self._lib = _libcuda()

@@ -200,7 +200,6 @@ class _MinPlus(Solver):
         self.negative = graph.has_negative_weights
         self.inf = graph.dtype.type(graph.inf)
         self.transpose = params["transpose"]
-        self.native = params["launcher"] == "native"
         self.dg = DeviceGraph(graph)
         self.cur = 0
 
@@ -218,7 +217,7 @@ class _MinPlus(Solver):
         self.P = [cuda.device_array((n, n), dtype=np.int32) for _ in range(2)]
         self.DT = cuda.device_array((n, n), dtype=self.graph.dtype) if self.transpose else None
         self.flag = cuda.device_array(1, dtype=np.int32)
-        self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
+        self.read_flag = NativeRead(self.flag, native=self.native)
         square, sq_grid, sq_block, transpose, side = self.kernels()
         self.l_reset = Launch(put, 1, 1, native=self.native)
         self.l_square = Launch(square, sq_grid, sq_block, native=self.native)

@@ -287,7 +287,6 @@ class _NssspSolver(Solver):
         super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
                          paths=paths, launcher=launcher)
         self.paths = paths
-        self.native = launcher == "native"
         self.N = sources_per_launch
         self.B = groups_per_block
         if self.N * self.B > MAX_BLOCK:
@@ -321,7 +320,6 @@ class _NssspSolver(Solver):
         self.ca = cuda.device_array(size, dtype=g.dtype)
         self.ua = cuda.device_array(size, dtype=g.dtype)
         self.flag = cuda.device_array(1, dtype=np.int32)
-        self.flag_host = cuda.pinned_array(1, dtype=np.int32)
         self.on_device = result_fits(g)  # asked after the working arrays are allocated
         if self.on_device:
             self.out_dist = cuda.device_array((n, n), dtype=g.dtype)
@@ -336,7 +334,7 @@ class _NssspSolver(Solver):
             Launch(k, grid, block, native=native)
             for k in (self.init, self.scatter, self.check, self.record, self.tree_level))
         self.l_put = Launch(put, 1, 1, native=native)
-        self.read_flag = NativeRead(self.flag, self.flag_host, native=native)
+        self.read_flag = NativeRead(self.flag, native=native)
 
     def _flag_set(self) -> bool:
         return int(self.read_flag()[0]) != 0  # one sync per round

@@ -188,11 +188,10 @@ class PackedSolver(Solver):
         self.d_cost = cuda.device_array(g.n, dtype=np.int32)
         self.d_mask = cuda.device_array(g.n, dtype=np.uint8)
         self.d_changed = cuda.device_array(1, dtype=np.int32)
-        native = self.params["launcher"] == "native"
         grid = launch_grid(g.n, self.block)
-        self.l_init, self.l_relax, self.l_commit = (Launch(k, grid, self.block, native=native)
+        self.l_init, self.l_relax, self.l_commit = (Launch(k, grid, self.block, native=self.native)
                                                     for k in (init_packed, self.relax, commit_packed))
-        self.read_changed = NativeRead(self.d_changed, cuda.pinned_array(1, dtype=np.int32), native=native)
+        self.read_changed = NativeRead(self.d_changed, native=self.native)
 
     def run(self, source):
         n, dg = self.graph.n, self.dg

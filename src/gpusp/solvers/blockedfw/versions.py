@@ -30,13 +30,10 @@ class _BlockedFW(Solver):
     version = "?"
     layout = None  # shared-memory layout {"transpose", "pad"}; None: conflict_plan(B); tests may force one
 
-    def __init__(self, graph, /, *, block_size: int, paths: bool, **variant):
-        """``variant``: ``launcher`` (1.0 ... 3.0) or ``graph`` (4.0 / 4.1), as the registry declares them (``graph``
-        the parameter can share the keyword space of ``graph`` the input because that one is positional only)."""
-        super().__init__(graph)
-        self.params = {"block_size": block_size, "paths": paths, **variant}
+    def __init__(self, graph, *, block_size: int, paths: bool, **variant):
+        """``variant``: ``launcher`` (1.0 ... 3.0) or ``capture`` (4.0 / 4.1), as the registry declares them."""
+        super().__init__(graph, block_size=block_size, paths=paths, **variant)
         self.paths = bool(paths)
-        self.native = variant.get("launcher", "native") == "native"
         self.B = int(block_size)
         self.n = graph.n
         self.r = -(-self.n // self.B)
@@ -61,7 +58,7 @@ class _BlockedFW(Solver):
         else:  # a placeholder argument: kernels built without paths never touch it
             self.p = cuda.device_array((1, 1), dtype=np.int32)
         self.flag = cuda.device_array(1, dtype=np.int32)
-        self.read_flag = NativeRead(self.flag, cuda.pinned_array(1, dtype=np.int32), native=self.native)
+        self.read_flag = NativeRead(self.flag, native=self.native)
         self.B2 = (self.B, self.B)
         self.check_stream = 0
         self.prepare()
@@ -315,10 +312,10 @@ class V30Solver(_BlockedFW):
 
 
 class _GraphVersion(V30Solver):
-    """4.x: the DAG captured into a CUDA graph (cuda.core GraphBuilder) once and replayed (``graph='once'``), or
+    """4.x: the DAG captured into a CUDA graph (cuda.core GraphBuilder) once and replayed (``capture='once'``), or
     captured, instantiated, launched and released inside every run (``capture='per-run'``, as the thesis)."""
 
-    def __init__(self, graph, /, **params):
+    def __init__(self, graph, **params):
         super().__init__(graph, **params)
         self.per_run = params["capture"] == "per-run"
 

@@ -93,10 +93,10 @@ class _MaskedBellmanFord(Solver):
 
     Every kernel of a host-driven round goes through a :class:`~gpusp.solvers.launch.Launch` built once (per
     :class:`Lane`) and the flag through :class:`~gpusp.solvers.launch.NativeRead` on the lane's stream (``launcher``
-    'native'), or through Numba's dispatcher and ``copy_to_host`` every time ('numba'). Solvers that define ``_device_rounds``
-    also run their rounds without a host round trip per round (``launch='persistent'``: one cooperative kernel;
-    ``launch='graph'``: CUDA graphs of ``BATCH`` rounds, one flag read per replay); the relaxation body is the same
-    device function in all three.
+    'native'), or through Numba's dispatcher and ``copy_to_host`` every time ('numba'). Solvers that define
+    ``_device_rounds`` also run their rounds without a host round trip per round (``launch='persistent'``: one
+    cooperative kernel; ``launch='graph'``: CUDA graphs of ``BATCH`` rounds, one flag read per replay); the
+    relaxation body is the same device function in all three.
     """
 
     device = "gpu"
@@ -110,7 +110,6 @@ class _MaskedBellmanFord(Solver):
         """``params``: the solver's registry parameters, each named by its ``__init__``."""
         super().__init__(graph, **params)
         self.block = params["block"]
-        self.native = params["launcher"] == "native"
         self.n = graph.n
         self.dtype = graph.dtype
         self.inf = graph.dtype.type(graph.inf)
