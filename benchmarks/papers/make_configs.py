@@ -137,7 +137,7 @@ def local_graphs(c, keep=None):
     c["solvers"] = [s for s in c["solvers"] if s.get("graphs", True)]
 
 
-MIRROR = {"USA-road-d.NY", "USA-road-d.BAY", "p2p-Gnutella04", "p2p-Gnutella30", "email-Enron"}  # .devdata
+MIRROR = {"USA-road-d.NY", "USA-road-d.BAY", "p2p-Gnutella04", "p2p-Gnutella25", "p2p-Gnutella30", "email-Enron"}  # .devdata
 
 
 def n000t1(c):
@@ -171,16 +171,65 @@ def n004transfer(c):
             "generate and convert on the device's host: minutes of the call)"]
 
 
+def n000t2(c):
+    c["solvers"] = [s for s in c["solvers"] if s["name"] != "dijkstra_cpumatrix"]
+    for s in c["solvers"]:
+        if s["name"] in ("dijkstra_gpunaive", "scipy_apsp"):
+            s.update(trials=1, warmup=0)
+    return ["in_process: true", "dijkstra_gpunaive and scipy_apsp: 1 trial, no warm-up (a run takes 14-52 s)",
+            "dijkstra_cpumatrix estimated from 1,024 seeded sources by cpu_sampled.py instead (the whole run: "
+            "about 10 min on one core)"]
+
+
+def n000t3b(c):
+    local_graphs(c, keep={"p2p-Gnutella25", "p2p-Gnutella30"})
+    g25, g30 = "p2p-Gnutella25", "p2p-Gnutella30"
+    c["solvers"] = [{"name": "floydwarshall_tiledshared", "params": {"tile": 32}, "graphs": [g25, g30]},
+                    {"name": "floydwarshall_supernaiveshared", "params": {"block": 1024}, "graphs": [g25, g30]},
+                    {"name": "floydwarshall_tiledglobal", "params": {"tile": 32}, "graphs": [g25]},
+                    {"name": "floydwarshall_supernaive", "params": {"tile": 32}, "graphs": [g25]}]
+    return ["in_process: true", "Gnutella25 and Gnutella30 only (Gnutella04 is in n000t3)",
+            "no end-to-end runs (kernel time dominates: within 1.1x of the trial on Gnutella04)",
+            "Gnutella30: tiled shared and supernaive shared only (the others estimated 2-20 min a job from Gnutella04 "
+            "x (36,682 / 10,876)^3); floydwarshall_naive left out (30 s on Gnutella04: 4.6 min on Gnutella25)",
+            "floydwarshall_cpu left out (run on the development machine's CPU instead)"]
+
+
+def n001t1c(c):
+    c["graphs"] = {"complete-4677": c["graphs"]["complete-4677"]}
+    gpu = [s for s in c["solvers"] if s["name"] != "scipy_apsp"]
+    harish = [s for s in gpu if s["params"]["sources_per_launch"] == 1]
+    c["solvers"] = [s for s in gpu if s not in harish] + harish
+    for s in c["solvers"]:
+        s.pop("graphs", None)
+    for s in harish:
+        s.update(warmup=0)
+    c["trials"] = 1
+    return ["in_process: true", "complete-4677 only (the other graphs are in n001t1)",
+            "1 trial; Harish's N = 1 last and without warm-up (it ran past 150 s through Numba's launch path)",
+            "scipy_apsp left out (21.9M arcs from every source: minutes)"]
+
+
+def n004transferbig(c):
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if v["params"]["n"] >= 16384}
+    c["trials"] = 1
+    return ["in_process: true", "n = 16384 and 20480 only (to 8192: n004transfer), 1 trial (and 1 warm-up)"]
+
+
 NATIVE = {"n000t1": ("paper000-table1", n000t1), "n000t3": ("paper000-table3", n000t3),
+          "n000t2": ("paper000-table2", n000t2), "n000t3b": ("paper000-table3", n000t3b),
+          "n001t1c": ("paper001-table1", n001t1c), "n001fig10": ("paper001-fig10", p001fig10),
+          "n004minplus": ("paper004-apsp-minplus", plain),
           "n001t1": ("paper001-table1", n001t1), "n002fig4": ("paper002-fig4", p002fig4),
           "n004fig1": ("paper004-fig1-edges-per-thread", plain), "n004fig2": ("paper004-fig2-pull-push", plain),
           "n004transfer": ("paper004-transfer", n004transfer), "n004allsrc": ("paper004-apsp-allsources", one_trial),
           "n001fig14": ("paper001-fig14", one_trial), "n001fig12": ("paper001-fig12", one_trial),
-          "n001fig13": ("paper001-fig13", one_trial), "n001sec52": ("paper001-sec52-n-b", p001sec52)}
+          "n001fig13": ("paper001-fig13", one_trial), "n001sec52": ("paper001-sec52-n-b", p001sec52),
+          "n004transferbig": ("paper004-transfer", n004transferbig)}
 
 
 def main(native: bool = False):
-    table, dst, run = (NATIVE, DST.parent / "native" / "configs", "2026-11-25 native-launch") if native else (
+    table, dst, run = (NATIVE, DST.parent / "native" / "configs", "2026-11-25/26 native-launch") if native else (
         CHANGES, DST, "2026-11-24")
     dst.mkdir(parents=True, exist_ok=True)
     for short, (exp, fn) in table.items():

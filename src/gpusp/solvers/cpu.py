@@ -128,8 +128,6 @@ def _dijkstra(indptr, indices, weights, source, inf, dist, parent):
 def _dijkstra_matrix(cost, inf, dist, parent):
     """Dijkstra from every source over the rows of ``cost``; returns (heap pops, row entries scanned)."""
     n = cost.shape[0]
-    dist[:, :] = inf
-    parent[:, :] = -1
     arcs = 0
     for u in range(n):
         for v in range(n):
@@ -137,10 +135,20 @@ def _dijkstra_matrix(cost, inf, dist, parent):
                 arcs += 1
     keys = np.empty(arcs + 1, dtype=dist.dtype)  # one push per decrease: at most one per arc, plus the source
     vals = np.empty(arcs + 1, dtype=np.int32)
+    return _dijkstra_matrix_rows(cost, inf, dist, parent, np.arange(n), keys, vals)
+
+
+@njit(cache=True)
+def _dijkstra_matrix_rows(cost, inf, dist, parent, sources, keys, vals):
+    """The rows ``sources`` of :func:`_dijkstra_matrix` with its heap arrays given (a sample of the sources
+    costs exactly its share of the whole run: benchmarks/papers/cpu_sampled.py)."""
+    n = cost.shape[0]
     pops = 0
-    for s in range(n):
+    for s in sources:
         d_s = dist[s]
         p_s = parent[s]
+        d_s[:] = inf
+        p_s[:] = -1
         d_s[s] = 0
         size = _heap_push(keys, vals, 0, dist.dtype.type(0), np.int32(s))
         while size > 0:
