@@ -44,13 +44,14 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/paper003.smk"
 
 
-# Run where snakemake runs, never as cluster jobs: the downloads and the GAPBS build need the internet, which
+# Run where snakemake runs, never as cluster jobs: the downloads and the peer builds need the internet, which
 # compute nodes often lack; the others take a second.
 localrules:
     all,
     write_skipped,
     fetch_dataset,
     build_gapbs,
+    build_gunrock,
     pick_sources,
 
 

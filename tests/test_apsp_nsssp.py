@@ -190,3 +190,26 @@ def test_launcher_native_and_numba_agree(monkeypatch, name, graph):
     for key in ("dist", "parent"):
         assert np.array_equal(getattr(out["native"], key), getattr(out["numba"], key))
     assert out["native"].counters == out["numba"].counters
+
+
+def test_tight_parents_are_derived_per_row_on_demand():
+    """paths off: a row of the host-derived parents is what the whole matrix holds, every parent is a tight arc,
+    and nothing is derived until a row is asked for (the download stays a copy)."""
+    from gpusp.solvers.cpu import scipy_matrix, scipy_paths
+
+    g = POSITIVE_13
+    d, _ = scipy_paths(g, scipy_matrix(g))
+    lazy = dense.apsp_tight_parents(g, d, g.inf)
+    assert lazy._full is None and lazy.shape == (g.n, g.n)
+    rows = lazy[[0, 5, 12]]
+    assert lazy._full is None
+    whole = np.asarray(lazy)
+    assert np.array_equal(rows, whole[[0, 5, 12]]) and np.array_equal(lazy[7], whole[7])
+    tails, heads, weights = g.coo()
+    for s in range(g.n):
+        for v in range(g.n):
+            p = whole[s, v]
+            if v == s or d[s, v] == g.inf:
+                assert p == -1
+            else:
+                assert d[s, p] + weights[(tails == p) & (heads == v)].min() == d[s, v]

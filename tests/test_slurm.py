@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(1200)
 RULES_ON_GPU = {"solve_graph", "validate_answer"}
 RULES_ON_CPU = {"prepare_graph", "pick_sources", "aggregate_records", "plot_results", "write_skipped", "all"}
 # the Snakefile's localrules: they run where snakemake runs, never as SLURM jobs
-LOCAL_RULES = {"all", "write_skipped", "fetch_dataset", "build_gapbs", "pick_sources"}
+LOCAL_RULES = {"all", "write_skipped", "fetch_dataset", "build_gapbs", "build_gunrock", "pick_sources"}
 GROUPS = {"solve_graph": "gpu", "validate_answer": "gpu", "aggregate_records": "report", "plot_results": "report"}
 
 

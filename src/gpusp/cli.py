@@ -89,7 +89,8 @@ def cmd_peers(args):
     if args.action == "list":
         return print("\n".join(f"{n:<8} {peers.get_peer(n)['commit']}  {peers.get_peer(n)['url']}"
                                 for n in peers.names()))
-    dest = peers.build(args.name, args.dest, cxx=args.cxx, downloads=args.downloads, mirror=args.mirror,
+    dest = peers.build(args.name, args.dest, cxx=args.cxx, nvcc=args.nvcc, arch=args.arch,
+                       device_fix=not args.without_device_fix, downloads=args.downloads, mirror=args.mirror,
                        offline=args.offline, unavailable_ok=args.unavailable_ok, force=args.force)
     print(peers.describe_build(args.name, dest))
 
@@ -322,17 +323,24 @@ COMMANDS = {
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
     "validate": (cmd_validate, "check a saved answer (.npz from solve --answer) against SciPy",
                  [("--graph", REQUIRED), FMT, ("--answer", REQUIRED), ("--output", {"help": "verdict JSON file"})]),
-    "peers": (cmd_peers, "list or build the peer baselines (GAPBS) from their pinned archives", {
+    "peers": (cmd_peers, "list or build the peer baselines (GAPBS, Gunrock) from their pinned archives", {
         "list": ("the pinned peers", []),
-        "build": ("fetch (mirror first, sha256 checked), extract and make a peer, atomically", [
-        ("name", {"help": "a peer of `gpusp peers list` (gapbs)"}),
+        "build": ("fetch (mirror first, sha256 checked), extract and build a peer, atomically", [
+        ("name", {"help": "a peer of `gpusp peers list` (gapbs, gunrock)"}),
         ("--dest", {"help": "build folder (default: $GPUSP_CACHE/peers/<name>-<commit>)"}),
-        ("--cxx", {"help": "C++ compiler (default: $CXX, else g++)"}),
+        ("--cxx", {"help": "gapbs: C++ compiler (default: $CXX, else g++)"}),
+        ("--nvcc", {"help": "gunrock: CUDA compiler (default: $NVCC, else nvcc on PATH, $CUDA_HOME/bin, "
+                            "/usr/local/cuda/bin)"}),
+        ("--arch", {"help": "gunrock: compute capability x 10 to build for (default: $GPUSP_CUDA_ARCH, else 90)"}),
+        ("--without-device-fix", {**FLAG, "help": "gunrock: leave out the driver's __HIP_DEVICE_COMPILE__ fix, to "
+                                               "see the wrong distances Gunrock gives without it (docs/peers.md); "
+                                               "never for measurements"}),
         ("--downloads", {"help": "where the archive is kept (default: $GPUSP_CACHE/downloads)"}), MIRROR,
         ("--offline", {**FLAG, "help": "never use the network"}),
         ("--force", {**FLAG, "help": "rebuild even if a complete build is there"}),
-        ("--unavailable-ok", {**FLAG, "help": "without a compiler, OpenMP or make, write BUILD.json saying why "
-                                             "and exit 0 (the solver is then skipped with that reason)"})])}),
+        ("--unavailable-ok", {**FLAG, "help": "without the tools the peer needs (gapbs: a C++ compiler with OpenMP "
+                                             "and make; gunrock: nvcc), write BUILD.json saying why and exit 0 "
+                                             "(the solver is then skipped with that reason)"})])}),
     "prepare": (cmd_prepare, "build a workflow graph (.npz) from its config entry (JSON)",
                 [("--spec", {**REQUIRED, "help": "the graph's config entry as JSON"}), ("--output", REQUIRED),
                  ("--downloads", {"default": "results/downloads"}), MIRROR]),

@@ -19,3 +19,29 @@ rule build_gapbs:
     shell:
         "gpusp peers build gapbs --dest {params.dest:q} --downloads {params.downloads:q} "
         "--unavailable-ok > {log:q} 2>&1"
+
+
+rule build_gunrock:
+    """Build the Gunrock peer: gpusp's driver (src/gpusp/data/gunrock_sssp.cu) compiled by nvcc against Gunrock's pinned
+    archive (mirror first, sha256 checked), for sm_90 unless $GPUSP_CUDA_ARCH says otherwise.
+
+    Without nvcc, BUILD.json says why and gunrock_sssp jobs are skipped; the driver's compile time is in BUILD.json.
+    A local rule like build_gapbs: the archive comes from the mirror or GitHub, so it builds where snakemake runs,
+    which needs nvcc there (compiling for sm_90 needs no GPU). The source parameter names the commit and the
+    driver's sha256, so an edited driver is rebuilt.
+    """
+    output:
+        build=f"{peer_build_dir('gunrock')}/{peers.BUILD_INFO}",
+    log:
+        f"{RESULTS}/logs/build_gunrock.log",
+    conda:
+        "../envs/gpusp.yaml"
+    resources:
+        runtime=30,
+    params:
+        dest=lambda wc, output: os.path.dirname(output.build),
+        downloads=f"{RESULTS}/downloads/peers",
+        source=peers.source_key("gunrock"),
+    shell:
+        "gpusp peers build gunrock --dest {params.dest:q} --downloads {params.downloads:q} "
+        "--unavailable-ok > {log:q} 2>&1"

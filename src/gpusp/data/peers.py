@@ -1,7 +1,8 @@
 """Peer baselines: external reference codes built from pinned, verified source archives.
 
-A peer is listed in ``gpusp/data/peers.yaml`` (name, commit, URL, sha256, the make targets). Today
-there is one, GAPBS (the GAP Benchmark Suite), whose ``sssp`` binary is the ``gapbs_sssp`` solver.
+A peer is listed in ``gpusp/data/peers.yaml`` (name, commit, URL, sha256, the targets, how it is built). There
+are two: GAPBS (the GAP Benchmark Suite), whose ``sssp`` binary is the ``gapbs_sssp`` solver, and Gunrock, whose
+header-only SSSP gpusp's own driver compiles into the ``gunrock_sssp`` solver's binary.
 
 :func:`build` makes a build folder in four steps:
 
@@ -10,20 +11,24 @@ there is one, GAPBS (the GAP Benchmark Suite), whose ``sssp`` binary is the ``ga
    sha256 checked either way (or the sha256 of the decompressed tar, which GitHub's archive shares);
 2. **extract** it safely: only regular files and folders under the expected top folder, no links,
    no absolute paths, no ``..``;
-3. **probe** the C++ compiler (``$CXX``, default ``g++``) with a tiny OpenMP program, and look for
-   ``make``: when either is missing the peer is *unavailable* (:class:`~gpusp.errors.SolverUnavailable`,
-   a recorded skip), not broken;
-4. **make** the targets with the archive's own Makefile (its ``CXX_FLAGS``: ``-std=c++11 -O3 -Wall``
-   plus ``-fopenmp``; ``CXX`` passed on the make command line, ``SERIAL`` removed from the
-   environment), in a temporary folder beside the destination that is renamed onto it at the end, so
-   a build folder is either absent or complete. ``BUILD.json`` in it records the commit, the archive's
-   sha256, the compiler and its version, the flags and the binaries.
+3. **probe** the tools: for GAPBS the C++ compiler (``$CXX``, default ``g++``) with a tiny OpenMP program, and
+   ``make``; for Gunrock nvcc with a tiny kernel for the target architecture (:mod:`gpusp.data.cudabuild`). When
+   one is missing the peer is *unavailable* (:class:`~gpusp.errors.SolverUnavailable`, a recorded skip), not
+   broken;
+4. **make** the targets: GAPBS's with the archive's own Makefile (its ``CXX_FLAGS``: ``-std=c++11 -O3 -Wall``
+   plus ``-fopenmp``; ``CXX`` passed on the make command line, ``SERIAL`` removed from the environment);
+   Gunrock's driver with nvcc (:func:`gpusp.data.cudabuild.compile_driver`, its compile time recorded). Either
+   way in a temporary folder beside the destination that is renamed onto it at the end, so a build folder is
+   either absent or complete. ``BUILD.json`` in it records the commit, the archive's sha256, the compiler and
+   its version, the flags and the binaries (for Gunrock also the architecture, the driver's sha256, whether the
+   device-pass fix is in, and the compile time).
 
-Where the binary is found (:func:`locate`): ``$GPUSP_GAPBS`` names a build folder (the workflow's
-``build_gapbs`` rule makes one under ``results/peers/`` and passes it to the solve jobs); without it,
-``$GPUSP_CACHE/peers/gapbs-<commit>`` (default ``~/.cache/gpusp``) is used, built on first use.
-With ``unavailable_ok`` a build folder may hold only a ``BUILD.json`` saying why the peer is
-unavailable; the solver then raises SolverUnavailable with that reason.
+Where the binary is found (:func:`locate`): ``$GPUSP_<NAME>`` (``GPUSP_GAPBS``, ``GPUSP_GUNROCK``) names a build
+folder (the workflow's ``build_gapbs`` and ``build_gunrock`` rules make them under ``results/peers/`` and pass
+them to the solve jobs); without it, ``$GPUSP_CACHE/peers/<name>-<commit>`` (default ``~/.cache/gpusp``) is
+used, built on first use. A build of another commit, or of another version of gpusp's driver, is not used. With
+``unavailable_ok`` a build folder may hold only a ``BUILD.json`` saying why the peer is unavailable; the solver
+then raises SolverUnavailable with that reason.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ..atomic import atomic_open
+from . import cudabuild
 from .download import download, part_path, sha256_file
 from ..errors import BuildError, DownloadError, GpuspError, SolverUnavailable
 
@@ -267,23 +273,62 @@ def _write_info(folder: Path, info: dict) -> None:
         fh.write("\n")
 
 
-def _base_info(entry: dict, cxx: str) -> dict:
+def _builder(entry: dict) -> str:
+    """How a peer is built: ``make`` (the archive's Makefile, the default) or ``nvcc`` (gpusp's driver)."""
+    return entry.get("builder", "make")
+
+
+def _tools(entry: dict, *, cxx=None, nvcc=None, arch=None, device_fix: bool = True) -> dict:
+    """What builds ``entry``, resolved: the C++ compiler for make, else nvcc, the architecture and the fix."""
+    if _builder(entry) == "nvcc":
+        return {"nvcc": cudabuild.nvcc_command(nvcc), "arch": cudabuild.arch_of(arch), "device_fix": bool(device_fix)}
+    if not device_fix:
+        raise GpuspError(f"{entry['name']} has no device-pass fix to leave out (that is Gunrock's driver)")
+    return {"cxx": compiler(cxx)}
+
+
+def _identity(entry: dict) -> dict:
+    """What a build must have been built from to be used: the pinned commit and, for a driver, its source."""
+    if _builder(entry) == "nvcc":
+        return {"commit": entry["commit"], "driver_sha256": cudabuild.driver_sha256(entry["driver"])}
+    return {"commit": entry["commit"]}
+
+
+def source_key(name: str) -> str:
+    """One line naming what a build of peer ``name`` is made from (the pinned commit, and gpusp's driver where it
+    has one): the workflow's build rules rebuild when it changes."""
+    return " ".join(f"{key}={value}" for key, value in _identity(get_peer(name)).items())
+
+
+def _wanted(entry: dict, tools: dict) -> dict:
+    """What a build must match to be kept by :func:`build`: its identity and, for a driver, the architecture and
+    the fix asked for."""
+    extra = {k: tools[k] for k in ("arch", "device_fix") if k in tools}
+    return {**_identity(entry), **extra}
+
+
+def _base_info(entry: dict, tools: dict) -> dict:
     return {"peer": entry["name"], "commit": entry["commit"], "url": entry["url"], "archive_sha256": entry["sha256"],
-            "cxx": cxx, "built": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+            **tools, **_identity(entry), "built": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
-def _stage(entry: dict, staging: Path, cxx: str, archive: Path) -> dict:
+def _stage(entry: dict, staging: Path, tools: dict, archive: Path) -> dict:
     """Fill ``staging`` with a build (or, when unavailable, raise SolverUnavailable); return BUILD.json."""
-    reason = probe(cxx)
+    nvcc = _builder(entry) == "nvcc"
+    reason = cudabuild.probe(tools["nvcc"], tools["arch"]) if nvcc else probe(tools["cxx"])
     if reason:
         raise SolverUnavailable(f"{entry['name']} unavailable: {reason}")
     tree = extract(archive, staging, entry["prefix"])
-    _make(tree, cxx, entry["targets"], staging / "build.log")
+    if nvcc:
+        return {**_base_info(entry, tools), "ok": True,
+                **cudabuild.compile_driver(tree, staging, entry, nvcc=tools["nvcc"], arch=tools["arch"],
+                                           device_fix=tools["device_fix"])}
+    _make(tree, tools["cxx"], entry["targets"], staging / "build.log")
     binaries = {}
     for target in entry["targets"]:
         os.replace(tree / target, staging / target)
         binaries[target] = target
-    return {**_base_info(entry, cxx), "ok": True, "cxx_version": compiler_version(cxx),
+    return {**_base_info(entry, tools), "ok": True, "cxx_version": compiler_version(tools["cxx"]),
             "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp (the archive's Makefile)", "binaries": binaries,
             "sources": entry["prefix"]}
 
@@ -298,40 +343,44 @@ def _install(staging: Path, dest: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _complete(folder: Path, commit: str | None = None) -> bool:
+def _complete(folder: Path, wanted: dict | None = None) -> bool:
+    """Whether ``folder`` holds a build (available or not) whose BUILD.json has every value of ``wanted``."""
     info = read_build(folder) if folder.is_dir() else None
-    return bool(info) and (commit is None or info.get("commit") == commit)
+    return bool(info) and all(info.get(key) == value for key, value in (wanted or {}).items())
 
 
-def build(name: str = "gapbs", dest=None, *, cxx: str | None = None, downloads=None, mirror=None,
-          offline: bool = False, unavailable_ok: bool = False, force: bool = False) -> Path:
+def build(name: str = "gapbs", dest=None, *, cxx: str | None = None, nvcc: str | None = None, arch=None,
+          device_fix: bool = True, downloads=None, mirror=None, offline: bool = False, unavailable_ok: bool = False,
+          force: bool = False) -> Path:
     """Build peer ``name`` into ``dest`` (default: the cache folder) atomically; return ``dest``.
 
-    An existing complete build of the pinned commit is kept (unless ``force``). Raises
-    SolverUnavailable when no compiler, OpenMP or make is present (with ``unavailable_ok``, writes a
-    ``BUILD.json`` saying so instead and returns), BuildError when make fails, DownloadError when the
-    archive cannot be had.
+    ``cxx`` builds a make peer (GAPBS); ``nvcc``, ``arch`` (compute capability x 10) and ``device_fix`` (off only
+    to show what Gunrock computes without it) build a driver (Gunrock). An existing complete build of the pinned
+    commit (and of the same driver, architecture and fix) is kept unless ``force``. Raises SolverUnavailable when
+    a tool is missing (with ``unavailable_ok``, writes a ``BUILD.json`` saying so instead and returns), BuildError
+    when the build fails, DownloadError when the archive cannot be had.
     """
     entry = get_peer(name)
     dest = Path(dest) if dest is not None else cache_dir() / "peers" / folder_name(name)
-    if not force and _complete(dest, entry["commit"]):
+    tools = _tools(entry, cxx=cxx, nvcc=nvcc, arch=arch, device_fix=device_fix)
+    wanted = _wanted(entry, tools)
+    if not force and _complete(dest, wanted):
         return dest
-    cxx = compiler(cxx)
     archive = fetch_archive(name, downloads or cache_dir() / "downloads", mirror=mirror, offline=offline)
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".build", dir=dest.parent))
     try:
         try:
-            info = _stage(entry, staging, cxx, archive)
+            info = _stage(entry, staging, tools, archive)
         except SolverUnavailable as exc:
             if not unavailable_ok:
                 raise
-            info = {**_base_info(entry, cxx), "ok": False, "reason": str(exc)}
+            info = {**_base_info(entry, tools), "ok": False, "reason": str(exc)}
         _write_info(staging, info)
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp makes 0700; give the build folder the usual permissions
-        if dest.exists() and (force or not _complete(dest, entry["commit"])):
+        if dest.exists() and (force or not _complete(dest, wanted)):
             shutil.rmtree(dest) if any(dest.iterdir()) else dest.rmdir()
         _install(staging, dest)
     finally:
@@ -343,9 +392,9 @@ def locate(name: str = "gapbs", *, build_missing: bool = True) -> dict:
     """The BUILD.json of the build to use, with ``folder`` added (absolute).
 
     ``$GPUSP_<NAME>`` names the folder (it must hold a build; nothing is built there); otherwise the
-    cache folder, built on first use. Raises SolverUnavailable when that build says the peer is
-    unavailable (or cannot be built here), GpuspError for a folder that is not a build of the pinned
-    commit.
+    cache folder, built on first use (and again when it is of another commit or driver). Raises
+    SolverUnavailable when that build says the peer is unavailable (or cannot be built here), GpuspError
+    for a folder that is not a build of the pinned commit (or of this version of gpusp's driver).
     """
     entry = get_peer(name)
     var = env_var(name)
@@ -357,13 +406,16 @@ def locate(name: str = "gapbs", *, build_missing: bool = True) -> dict:
                              f"`gpusp peers build {name} --dest {folder}`")
     else:
         folder = (cache_dir() / "peers" / folder_name(name)).resolve()
-        if build_missing:
+        if build_missing and not _complete(folder, _identity(entry)):
             build(name, folder)
         info = read_build(folder)
         if info is None:
             raise SolverUnavailable(f"{name} is not built in {folder} (run `gpusp peers build {name}`)")
-    if info.get("commit") != entry["commit"]:
-        raise GpuspError(f"{folder / BUILD_INFO}: commit {info.get('commit')}, expected the pinned {entry['commit']}")
+    for key, value in _identity(entry).items():
+        if info.get(key) != value:
+            what = "commit" if key == "commit" else f"sha256 of gpusp's driver {entry.get('driver')}"
+            raise GpuspError(f"{folder / BUILD_INFO}: {what} {info.get(key)}, expected {value} (rebuild with "
+                             f"`gpusp peers build {name} --dest {folder} --force`)")
     if not info.get("ok"):
         raise SolverUnavailable(info.get("reason") or f"{name} unavailable (see {folder / BUILD_INFO})")
     return {**info, "folder": str(folder)}
@@ -372,9 +424,13 @@ def locate(name: str = "gapbs", *, build_missing: bool = True) -> dict:
 def describe_build(name: str, dest: Path) -> str:
     """One line on a build folder: what was built with which compiler, or why the peer is unavailable."""
     info = read_build(dest)
-    if info.get("ok"):
-        return f"{name}: built {', '.join(info['binaries'])} in {dest} ({info['cxx_version'] or info['cxx']})"
-    return f"{name}: unavailable, recorded in {dest / BUILD_INFO}: {info['reason']}"
+    if not info.get("ok"):
+        return f"{name}: unavailable, recorded in {dest / BUILD_INFO}: {info['reason']}"
+    if "nvcc" in info:
+        fix = "" if info["device_fix"] else ", WITHOUT the device-pass fix: its distances are wrong"
+        return (f"{name}: built {', '.join(info['binaries'])} in {dest} for sm_{info['arch']} "
+                f"({info['nvcc_version'] or info['nvcc']}; driver compiled in {info['compile_s']:.1f} s{fix})")
+    return f"{name}: built {', '.join(info['binaries'])} in {dest} ({info['cxx_version'] or info['cxx']})"
 
 
 def binary(info: dict, target: str) -> Path:

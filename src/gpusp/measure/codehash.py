@@ -4,8 +4,9 @@ A solver's record carries ``code_hash`` so that the aggregate never mixes result
 hash covers every file of the solver's import closure inside gpusp: its module, every gpusp module that module
 imports (at module level or inside functions, relative or absolute), theirs in turn, with the packages they live in,
 and the same for the timing harness that measures it; plus the solver's registry entry as values (its parameters'
-defaults, choices and ranges) and, for a peer, the pinned source it is built from. The closure is read from the
-source files' import statements (no module is imported), so it is what a reader of the code sees.
+defaults, choices and ranges) and, for a peer, the pinned source it is built from (and gpusp's driver of it, a C++
+file that no import names). The closure is read from the source files' import statements (no module is imported),
+so it is what a reader of the code sees.
 
 Left out on purpose: the public facade ``gpusp/__init__.py`` and the registry module, which index every solver (an
 edit there would change every hash); the solver's own entry stands in for the registry. A solver whose parameter
@@ -112,6 +113,8 @@ def code_hash(spec, root: Path = ROOT) -> str:
 
         entry = peers.get_peer(spec.family)
         pinned = {key: entry.get(key) for key in ("commit", "sha256", "sha256_content", "targets")}
+        if entry.get("driver"):  # gpusp's own driver of the peer (Gunrock's): its source is the peer's code too
+            pinned["driver_sha256"] = hashlib.sha256((root / "data" / entry["driver"]).read_bytes()).hexdigest()
         h.update(json.dumps(pinned, sort_keys=True, default=str).encode())
     return h.hexdigest()[:16]
 

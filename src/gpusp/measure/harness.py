@@ -16,12 +16,15 @@ both ways, the launches and, where a solver's ``download`` derives something on 
 go to ``Timings.end_to_end_ms`` (clock ``end_to_end_clock``); each run holds a second copy of the solver's device
 memory beside the first.
 
-Peer solvers (registry ``peer=True``, e.g. ``gapbs_sssp``) run an external binary that times itself:
-their ``run`` returns the binary's own time of the trial as the counter ``peer_trial_ms`` and its
-verifier's verdict as ``peer_verified``. That time is the recorded sample; the harness's wall clock
-around the whole call (process start, graph load, verification) is kept per trial in the counter
-``wall_ms``, and ``peer_verified`` becomes true only when every timed trial of the source passed.
-Peers hand back no distances (``Result.dist`` is None) and have no JIT (``compile_s`` is 0).
+Peer solvers (registry ``peer=True``: ``gapbs_sssp``, ``gunrock_sssp``) run an external binary that times
+itself: their ``run`` returns the binary's own time of the trial as the counter ``peer_trial_ms``, and that time is
+the recorded sample; the harness's wall clock around the whole call (for GAPBS process start, graph load,
+verification; for Gunrock the round trip to its driver) is kept per trial in the counter ``wall_ms``, as are the
+counters a peer names in ``peer_series`` (Gunrock's own enact time). A peer that verifies its own answer (GAPBS)
+returns the verdict as ``peer_verified``, true only when every timed trial of the source passed, and hands back no
+distances (``Result.dist`` is None); one that returns distances (Gunrock) is validated like every solver. Peers
+have no JIT (``compile_s`` is 0; a driver's compile time is in its build's ``BUILD.json``), check for a GPU
+themselves (a missing one is a skip, not an error) and run no end-to-end runs.
 """
 
 from __future__ import annotations
@@ -68,13 +71,14 @@ class Timings:
 
 
 PEER_TIME = "peer_trial_ms"  # counter of a peer's run(): the binary's own time of the trial
-PEER_VERDICT = "peer_verified"  # counter of a peer's run(): its verifier's verdict (True / False)
+PEER_VERDICT = "peer_verified"  # counter of a peer's run(): its verifier's verdict (True / False), where it has one
+PEER_SERIES = "peer_series"  # counter of a peer's run(): names of counters kept for every trial, not only the last
 
 
 @dataclass
 class Result:
-    """A solver's answer: distances, parents, INF marker, timings and counters (dist and parent are
-    None for a peer, whose binary prints no distances)."""
+    """A solver's answer: distances, parents, INF marker, timings and counters (dist and parent are None for a
+    peer whose binary prints no distances, parent alone for one that computes no predecessors)."""
 
     solver: str
     problem: str
@@ -132,10 +136,10 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
         raise SolverError("trials must be >= 1, warmup >= 0 and end_to_end >= 0")
     if end_to_end and spec.peer:
         raise SolverError(f"{name} is a peer binary that times itself: it has no end-to-end runs")
-    if spec.device == "gpu":
+    if spec.device == "gpu" and not spec.peer:  # a GPU peer checks for its GPU itself and skips without one
         require_cuda(name)
     solver = spec.load()(graph, **resolved)
-    timer = DeviceTimer(on_device=spec.device == "gpu")
+    timer = DeviceTimer(on_device=spec.device == "gpu" and not spec.peer)
     h2d_ms, _ = timer.time(solver.upload)
     warm_wall = []
     for _ in range(warmup):
@@ -195,17 +199,21 @@ def _trial(timer, solver, source, peer: bool):
     counters = counters_of(ran)  # a deferred read-back happens here, after the trial's clock stopped
     if not peer:
         return ms, counters
-    if PEER_TIME not in counters or PEER_VERDICT not in counters:
-        raise SolverError(f"peer solver {type(solver).__name__}.run returned no {PEER_TIME} / {PEER_VERDICT}")
+    if PEER_TIME not in counters:
+        raise SolverError(f"peer solver {type(solver).__name__}.run returned no {PEER_TIME}")
     counters["wall_ms"] = ms
     return float(counters.pop(PEER_TIME)), counters
 
 
 def _peer_counters(per_trial: list[dict]) -> dict:
-    """A source's counters from its peer trials: the last trial's, with every trial's wall time and
-    the verdict true only when every trial passed (the first failure's mismatches kept)."""
+    """A source's counters from its peer trials: the last trial's, with every trial's wall time and series
+    counters and, for a peer with a verifier, the verdict true only when every trial passed (the first failure's
+    mismatches kept)."""
     out = dict(per_trial[-1])
-    out["wall_ms"] = [c["wall_ms"] for c in per_trial]
+    for key in ["wall_ms", *out.pop(PEER_SERIES, [])]:
+        out[key] = [c[key] for c in per_trial]
+    if PEER_VERDICT not in out:
+        return out
     out[PEER_VERDICT] = all(bool(c[PEER_VERDICT]) for c in per_trial)
     failed = [c for c in per_trial if not c[PEER_VERDICT]]
     out["peer_mismatches"] = failed[0].get("peer_mismatches", []) if failed else []

@@ -144,7 +144,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     spec = registry.get(job.solver)
     params = spec.resolve(dict(job.params))
     if spec.peer and job.output != "none":
-        raise GpuspError(f"{job.solver} is a peer binary that prints no distances: --output has no paths to show")
+        raise GpuspError(f"{job.solver} is a peer binary that gives no predecessors: --output has no paths to show")
     sources = _sources(job, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
     t0 = time.perf_counter()
@@ -160,7 +160,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     wall_s = time.perf_counter() - t0
 
     validation_s = None
-    if (job.validate or spec.peer) and results:  # a peer's own verifier always ran: record its verdict
+    if (job.validate or _self_verified(spec, results)) and results:  # a peer's own verifier ran: record its verdict
         t1 = time.perf_counter()
         verdicts = _verdicts(job, spec, graph, results)
         validation_s = time.perf_counter() - t1
@@ -229,9 +229,15 @@ def exit_status(outcome: JobOutcome, recorded: bool) -> tuple[int, str | None]:
     return 0, f"gpusp: {outcome.reason}" if outcome.reason else None  # ok, but not validated: say why
 
 
+def _self_verified(spec, results) -> bool:
+    """Whether ``results`` come from a peer that verified them itself and handed back no distances (GAPBS)."""
+    return spec.peer and bool(results) and results[0].dist is None
+
+
 def _verdicts(job: SolveJob, spec, graph: Graph, results) -> list:
-    """One verdict per result: a peer's own verifier, else SciPy distances and the tree checks."""
-    if spec.peer:
+    """One verdict per result: a peer's own verifier, else SciPy distances and (where the solver gives parents) the
+    tree checks."""
+    if _self_verified(spec, results):
         return [peer_verdict(r) for r in results]
     if spec.problem == "sssp":
         return check_rows(graph, [r.source for r in results], [r.dist for r in results], [r.parent for r in results])
@@ -248,11 +254,15 @@ def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs)
             n, dtype = (graph.n, graph.dtype) if graph is not None else (0, np.int64)
             np.savez(tmp, sources=np.zeros(0, dtype=np.int64), dist=np.zeros((0, n), dtype=dtype),
                      parent=np.zeros((0, n), dtype=np.int32), **identity)
-        elif spec.peer:  # no distances: the sources and the verifier's verdicts, for `gpusp validate`
+        elif _self_verified(spec, results):  # no distances: the sources and the verifier's verdicts
             k = len(results)
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.zeros((k, 0)),
                      parent=np.zeros((k, 0)), inf=results[0].inf,
                      peer_verdicts=json.dumps([r["validation"] for r in runs]), **identity)
+        elif spec.problem == "sssp" and results[0].parent is None:  # distances alone: no tree to check
+            np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
+                     parent=np.zeros((len(results), 0), dtype=np.int32), inf=graph.inf,
+                     no_parents=f"{job.solver} computes no predecessors", **identity)
         elif spec.problem == "sssp":
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
                      parent=np.stack([r.parent for r in results]), inf=graph.inf, **identity)

@@ -115,9 +115,14 @@ def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trial
     }
 
 
+BUILD_KEYS = ("cxx", "cxx_version", "cxx_flags", "nvcc", "nvcc_version", "nvcc_flags", "arch", "device_fix",
+              "driver_sha256", "compile_s")  # what a record keeps of its peer's BUILD.json
+
+
 def peer_info(spec, runs: list) -> dict:
-    """Which build of an external peer (GAPBS) a record measured: the commit it ran (its runs' counters say,
-    e.g. ``gapbs_commit``), the pinned commit, and the compiler of the build in use when one is found."""
+    """Which build of an external peer (GAPBS, Gunrock) a record measured: the commit it ran (its runs' counters
+    say, e.g. ``gapbs_commit``), the pinned commit, and the compiler of the build in use when one is found (for a
+    driver built by nvcc also its architecture, whether the device-pass fix is in, its sha256 and compile time)."""
     from ..data import peers
 
     ran = {name: r["counters"][f"{name}_commit"] for name in peers.names() for r in runs
@@ -130,7 +135,7 @@ def peer_info(spec, runs: list) -> dict:
         build = peers.locate(name, build_missing=False)
     except GpuspError:  # not built here, or unavailable: the record's status and reason say so
         return info
-    return {**info, **{key: build.get(key) for key in ("cxx", "cxx_version", "cxx_flags")}}
+    return {**info, **{key: build.get(key) for key in BUILD_KEYS if key in build}}
 
 
 def write_record(record: dict, path) -> None:

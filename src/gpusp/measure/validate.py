@@ -18,9 +18,10 @@ Failures are recorded (with the first mismatches), never asserted. Where no exac
 computed (path lengths beyond what SciPy's float64 holds exactly, or no memory for it) the verdict is
 "not validated" (``ok`` None) with the reason, and the run stands.
 
-Peer baselines (``gapbs_sssp``) print no distances, so none of the above can run on their answers:
-their verdict is their own verifier's (:func:`peer_verdict`, method ``"peer verifier"``), which the
-record labels as such.
+Peer baselines: ``gapbs_sssp`` prints no distances, so none of the above can run on its answers: its verdict is
+its own verifier's (:func:`peer_verdict`, method ``"peer verifier"``), which the record labels as such.
+``gunrock_sssp`` returns distances but no predecessors (``parent`` None): its distances are compared exactly and the
+tree checks are skipped, with that reason in the verdict (method ``"distances"``).
 
 Answer files (``gpusp solve --answer``) are read back by :func:`read_answer`, the one place that decides
 whether a file is a gpusp answer of a given graph; every error it raises names the file.
@@ -64,7 +65,9 @@ class Verdict:
     checks: dict = field(default_factory=dict)
     mismatches: list = field(default_factory=list)
     reference: str = "scipy"
-    method: str = "reference"  # "reference": SciPy distances + tree checks; "peer verifier": the peer's own
+    # "reference": SciPy distances + tree checks; "distances": the distances alone (a solver without parents);
+    # "peer verifier": the peer's own
+    method: str = "reference"
     reason: str | None = None
 
     def to_dict(self) -> dict:
@@ -162,7 +165,10 @@ def not_validated(reason: str) -> Verdict:
 
 def check_rows(graph: Graph, sources, dist_rows, parent_rows, timing: dict | None = None) -> list[Verdict]:
     """One verdict per source for SSSP answers ``dist_rows[i]``, ``parent_rows[i]`` from ``sources[i]``,
-    the reference computed once for all of them (its seconds into ``timing["reference_s"]``)."""
+    the reference computed once for all of them (its seconds into ``timing["reference_s"]``). ``parent_rows`` None
+    (or a row None): a solver without predecessors, whose distances alone are checked."""
+    if parent_rows is None:
+        parent_rows = [None] * len(sources)
     t0 = time.perf_counter()
     try:
         ref = reference_rows(graph, sources)
@@ -183,10 +189,12 @@ def _cyclic_verdict(source: int) -> Verdict:
 
 
 def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdict:
-    """Validate one SSSP answer (distances exactly, parents with the five tree checks) against the
-    reference row ``reference`` (None: computed here)."""
+    """Validate one SSSP answer (distances exactly, parents with the five tree checks; ``parent`` None: the distances
+    alone) against the reference row ``reference`` (None: computed here)."""
     if reference is None:
         return check_rows(graph, [source], [dist], [parent])[0]
+    if parent is None:
+        return check_distances(graph, dist, reference)
     dist = np.asarray(dist)
     parent = np.asarray(parent)
     inf = graph.inf
@@ -242,6 +250,21 @@ def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdi
     return Verdict(all(checks.values()), checks, bad[:MAX_REPORTED])
 
 
+NO_PARENTS = "tree checks skipped: the solver computes no predecessors (distances compared exactly)"
+
+
+def check_distances(graph: Graph, dist, reference) -> Verdict:
+    """The verdict on the distances of a solver that computes no predecessors (Gunrock's SSSP): exact equality with
+    the reference row; the tree checks are skipped, and the verdict says so."""
+    dist = np.asarray(dist)
+    if dist.shape != (graph.n,):
+        return Verdict(False, {"shape": False}, [f"dist {dist.shape}, expected ({graph.n},)"], method="distances",
+                       reason=NO_PARENTS)
+    wrong = np.flatnonzero(dist != reference)
+    bad = [f"dist[{v}] = {int(dist[v])}, reference {int(reference[v])}" for v in wrong[:MAX_REPORTED]]
+    return Verdict(wrong.size == 0, {"distances": wrong.size == 0}, bad, method="distances", reason=NO_PARENTS)
+
+
 def peer_verdict(result) -> Verdict:
     """The verdict of a peer's own verifier for one source (from the counters the harness merged)."""
     ok = bool(result.counters.get("peer_verified"))
@@ -285,11 +308,12 @@ def sample_rows(n: int, count: int, seed: int) -> np.ndarray:
 @dataclass
 class Answer:
     """An answer file's contents, checked against its graph: row i holds the answer from ``sources[i]``
-    (a peer's answer has its verifier's verdicts instead of distances)."""
+    (a peer's answer has its verifier's verdicts instead of distances; ``parent`` is None where the solver computes
+    no predecessors)."""
 
     sources: np.ndarray
     dist: np.ndarray
-    parent: np.ndarray
+    parent: np.ndarray | None
     peer_verdicts: list | None = None
 
 
@@ -342,7 +366,10 @@ def read_answer(path, graph: Graph) -> Answer:
         return Answer(sources, dist, parent, _peer_verdicts(arrays["peer_verdicts"], k, bad))
     if k == 0:  # a skipped run: nothing to check
         return Answer(sources, dist, parent)
-    for name, array in (("dist", dist), ("parent", parent)):
+    without_parents = "no_parents" in arrays  # a solver without predecessors (gunrock_sssp): distances alone
+    if without_parents and parent.shape != (k, 0):
+        raise bad(f"no_parents is set, yet parent has shape {parent.shape}, not ({k}, 0)")
+    for name, array in (("dist", dist),) if without_parents else (("dist", dist), ("parent", parent)):
         if array.shape != (k, n):
             raise bad(f"{name} has shape {array.shape}; {k} source(s) on this graph (n={n:,}) need ({k}, {n}): "
                       "an answer of another graph?")
@@ -353,7 +380,7 @@ def read_answer(path, graph: Graph) -> Answer:
         if inf.shape != () or not _integers(inf) or int(inf) != graph.inf:
             raise bad(f"unreachable marker {inf} is not this graph's {graph.inf} ({graph.dtype} distances): "
                       "an answer of another graph?")
-    return Answer(sources, dist, parent)
+    return Answer(sources, dist, None if without_parents else parent)
 
 
 def _integers(array: np.ndarray) -> bool:

@@ -130,10 +130,12 @@ def undo_tiebreak(dist: np.ndarray, tie: Tiebreak, graph) -> np.ndarray:
 
 
 @njit(cache=True)
-def _row_tight_parents(indptr, indices, weights, d, inf, parent):
-    """Per row s, every u with d[s][u] + w(u, v) == d[s][v] claims v (the last such arc wins)."""
-    n = d.shape[0]
-    for s in range(n):
+def _tight_parent_rows(indptr, indices, weights, d, rows, inf, parent):
+    """For each source s = rows[i], every u with d[s][u] + w(u, v) == d[s][v] claims parent[i][v] (the last such
+    arc wins)."""
+    n = d.shape[1]
+    for i in range(rows.size):
+        s = rows[i]
         for u in range(n):
             du = d[s, u]
             if du == inf:
@@ -141,24 +143,56 @@ def _row_tight_parents(indptr, indices, weights, d, inf, parent):
             for e in range(indptr[u], indptr[u + 1]):
                 v = indices[e]
                 if v != u and du + weights[e] == d[s, v]:
-                    parent[s, v] = u
-        parent[s, s] = -1
+                    parent[i, v] = u
+        parent[i, s] = -1
 
 
-def apsp_tight_parents(graph, d, inf, scale: int = 0) -> np.ndarray:
-    """parent[s][v]: some u with d[s][u] + w(u, v) == d[s][v] (w -> w scale + 1 when ``scale``), -1 on the diagonal
-    and for unreachable v. With every (scaled) weight > 0 these tight arcs form shortest-path trees. Theta(n m) work
-    in a compiled CPU loop (about a second at n = 16K, m = 64K), for solvers run with paths off, whose parents exist
-    only for validation."""
-    n = graph.n
-    parent = np.full((n, n), -1, dtype=np.int32)
-    w = graph.weights.astype(np.int64)
-    if scale:
-        w = w * scale + 1
-    if n:
-        d = np.ascontiguousarray(d)
-        _row_tight_parents(graph.indptr, graph.indices, w, d, d.dtype.type(inf), parent)
-    return parent
+class TightParents:
+    """The parent matrix of an APSP answer whose solver records no predecessors (paths off), derived row by row
+    when a row is asked for: parent[s][v] is some u with d[s][u] + w(u, v) == d[s][v] (w -> w scale + 1 when
+    ``scale``), -1 on the diagonal and for unreachable v; with every (scaled) weight > 0 these tight arcs form
+    shortest-path trees. A row costs Theta(m) in a compiled CPU loop, the whole matrix Theta(n m) (minutes on a
+    complete graph), so validation, which samples rows, pays only for its rows and the solver's download only
+    for its copy. Indexing takes a row, a list or array of rows, or anything else after ``np.asarray`` (the whole
+    matrix, kept once made)."""
+
+    dtype = np.dtype(np.int32)
+    ndim = 2
+
+    def __init__(self, graph, d, inf, scale: int = 0):
+        self._graph, self._d, self._inf = graph, np.ascontiguousarray(d), inf
+        self._w = graph.weights.astype(np.int64) * scale + 1 if scale else graph.weights.astype(np.int64)
+        self.shape = (graph.n, graph.n)
+        self._full = None
+
+    def __len__(self):
+        return self.shape[0]
+
+    def rows(self, rows) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        out = np.full((rows.size, self.shape[1]), -1, dtype=np.int32)
+        if rows.size:
+            g = self._graph
+            _tight_parent_rows(g.indptr, g.indices, self._w, self._d, rows, self._d.dtype.type(self._inf), out)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        if self._full is None:
+            self._full = self.rows(np.arange(self.shape[0]))
+        return self._full if dtype is None else self._full.astype(dtype)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            return self.rows([key])[0]
+        if isinstance(key, (list, np.ndarray)) and np.asarray(key).ndim == 1 and np.asarray(key).dtype.kind in "iu":
+            return self.rows(key)
+        return np.asarray(self)[key]
+
+
+def apsp_tight_parents(graph, d, inf, scale: int = 0) -> TightParents:
+    """The parents of distance matrix ``d`` from its tight arcs, derived when asked for (:class:`TightParents`),
+    for solvers run with paths off, whose parents exist only for validation."""
+    return TightParents(graph, d, inf, scale)
 
 
 # --- device kernels -------------------------------------------------------------------------------------------------

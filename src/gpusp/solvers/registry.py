@@ -306,7 +306,7 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(BLOCK, Param("method", "min", "'min': 64-bit atomic min; 'cas': compare-and-swap loop",
                                     choices=("min", "cas")), LAUNCHER),
                memory=_csr, memory_formula="4(n+1) + 8m + 16n bytes"),
-    # --- beyond the papers: a work-efficient GPU SSSP and the GAPBS peer -----------------------------
+    # --- beyond the papers: work-efficient GPU SSSP and the peers (GAPBS, Gunrock) --------------------
     SolverSpec("deltastep_gpu", "sssp", "gpu", "-", "near-far delta-stepping in one persistent cooperative "
                "kernel: a device queue of the vertices whose distance changed, expanded while below the "
                "threshold, a far pile above it, the threshold raised by delta (Davidson et al., IPDPS'14)",
@@ -383,6 +383,24 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(Param("threads", 0, "OpenMP threads (0: every core of the host)", minimum=0),
                        Param("delta", 0, f"GAPBS -d bucket width (0: Graph.default_delta(), {DAVIDSON_WIDTH} x mean "
                              "arc weight / mean out-degree)", minimum=0)),
+               peer=True),
+    SolverSpec("gunrock_sssp", "sssp", "gpu", "-", "external GPU peer: Gunrock's frontier SSSP (advance relaxing "
+               "with atomic min, then filter), built from its pinned archive with gpusp's driver, run on the same "
+               "graph and sources; the whole sssp::run call timed with CUDA events, Gunrock's own enact time beside "
+               "it; distances checked against SciPy (no predecessors)",
+               "gpusp.solvers.gunrock:GunrockSolver",
+               params=(Param("load_balance", "block_mapped", "how the advance spreads a frontier's arcs over threads "
+                             "(Gunrock's load_balance_t): 'block_mapped' a block per chunk of frontier vertices, their "
+                             "arcs shared by the block (Gunrock's default); 'thread_mapped' a thread per frontier "
+                             "vertex; 'merge_path' and 'merge_path_v2' Merrill and Garland's merge-path split of "
+                             "vertices and arcs (merge_path_v2 in the pinned commit also sorts and prints every "
+                             "frontier: debug code its time includes)", choices=("block_mapped", "thread_mapped", "merge_path",
+                                                           "merge_path_v2")),
+                       Param("uniquify", False, "run Gunrock's uniquify operator after the filter (best effort, "
+                             "hash-based): fewer duplicate vertices in the next frontier", choices=(False, True))),
+               memory=lambda n, m, p, w: 4 * (n + 1) + (4 + w) * m + (w + 8) * n + 8 * max(n, m),
+               memory_formula="4(n+1) + (4+w)m + (w+8)n + 8 max(n, m) bytes (CSR, distances, visited stamps, work "
+                              "scan, two frontiers of max(n, m) vertices; a frontier that outgrows them is resized)",
                peer=True),
     # --- paper 000: Floyd-Warshall and GPU Dijkstra APSP ---------------------------------------------
     SolverSpec("floydwarshall_supernaive", "apsp", "gpu", "000", "2-D grid, one thread per (i, j), one "
