@@ -213,3 +213,9 @@ def test_tight_parents_are_derived_per_row_on_demand():
                 assert p == -1
             else:
                 assert d[s, p] + weights[(tails == p) & (heads == v)].min() == d[s, v]
+
+
+def test_paths_off_result_keeps_its_parents_lazy():
+    res = _solve(POSITIVE_13, "nsssp_global", paths=False, **SMALL)
+    assert isinstance(res.parent, dense.TightParents) and res.parent._full is None
+    assert_apsp_ok(POSITIVE_13, res)
