@@ -61,6 +61,73 @@ def test_landing_marks_a_ratio_whose_side_is_too_spread_as_noisy(side):
     assert ("<td>3.00x (noisy)</td>" in html) is (side is not None) and ("<td>3.00x</td>" in html) is (side is None)
 
 
+def peer_summary(**gunrock_status):
+    """One graph on one H200: our deltastep_gpu, Gunrock (a validated setting, and a faster one that failed
+    validation), GAPBS and SciPy; ``gunrock_status`` overrides the validated setting's verdict."""
+    valid = {"validated": True, "status": "ok", **gunrock_status}
+    return pd.DataFrame([
+        {**row("ny", "scipy_dijkstra", "cpu", 50.0), "status": "ok"},
+        {**row("ny", "gapbs_sssp", "cpu", 4.0, params="threads-16"), "status": "ok"},
+        {**row("ny", "deltastep_gpu", "gpu", 5.0), "status": "ok"},
+        {**row("ny", "gunrock_sssp", "gpu", 61.4, params="load_balance-block_mapped"), "iqr_ms": 22.4, **valid},
+        {**row("ny", "gunrock_sssp", "gpu", 0.5, validated=False, params="load_balance-thread_mapped"),
+         "status": "failed-validation"},
+    ])
+
+
+def test_landing_shows_the_fastest_validated_gpu_peer_beside_ours():
+    from docutils.core import publish_parts
+
+    ny = landing_tables(peer_summary())["sssp"].iloc[0]
+    assert ny["gpu_solver"] == "deltastep_gpu default"  # a peer is the comparison, never our fastest GPU solver
+    assert ny["peer"] == "gunrock_sssp load_balance-block_mapped"  # the faster setting failed validation
+    assert ny["peer_median_ms"] == 61.4 and ny["peer_over_ours"] == pytest.approx(61.4 / 5.0)
+    assert ny["cpu_baseline"] == "gapbs_sssp threads-16" and ny["gpu_speedup"] == pytest.approx(4.0 / 5.0)
+    html = publish_parts(landing_rst({"sssp": pd.DataFrame([ny])}).replace("{% raw %}", "").replace(
+        "{% endraw %}", ""), writer="html", settings_overrides={"halt_level": 2})["body"]
+    assert '<th class="head">GPU peer, median ms (IQR)</th>' in html and '<th class="head">GPU peer / ours</th>' in html
+    assert "<td>gunrock_sssp load_balance-block_mapped, 61.4 (22.4)</td>" in html
+    assert "<td>12.3x</td>" in html and "<td>0.800x</td>" in html
+    noisy = peer_summary().assign(iqr_ms=lambda f: f["iqr_ms"].where(f["solver"] != "gunrock_sssp", 40.0))
+    text = landing_rst(landing_tables(noisy))  # Gunrock's IQR over half its median: the ratio is flagged
+    assert "- 12.3x (noisy)" in text and "- 0.800x\n" in text
+
+
+@pytest.mark.parametrize("verdict", [{"validated": False, "status": "failed-validation"},
+                                     {"validated": False, "status": "ok"}])
+def test_landing_names_a_gpu_peer_none_of_whose_settings_validated(verdict):
+    ny = landing_tables(peer_summary(**verdict))["sssp"].iloc[0]
+    failed = verdict["status"] == "failed-validation"
+    assert ny["peer"] == ("gunrock_sssp: every setting failed validation" if failed
+                          else "gunrock_sssp: no setting validated")
+    assert pd.isna(ny.get("peer_median_ms")) and pd.isna(ny.get("peer_over_ours"))
+    assert ny["gpu_solver"] == "deltastep_gpu default"
+    text = landing_rst({"sssp": pd.DataFrame([ny])})
+    assert f"- {ny['peer']}" in text
+
+
+def test_landing_without_a_gpu_peer_says_n_a():
+    from docutils.core import publish_parts
+
+    tables = landing_tables(peer_summary()[lambda f: f["solver"] != "gunrock_sssp"])
+    ny = tables["sssp"].iloc[0]
+    assert pd.isna(ny.get("peer")) and pd.isna(ny.get("peer_over_ours"))
+    html = publish_parts(landing_rst(tables).replace("{% raw %}", "").replace("{% endraw %}", ""),
+                         writer="html")["body"]
+    cells = html[html.index("<td>ny (10, 40)</td>"):].split("</tr>")[0].split("<td>")[1:]
+    assert [c.removesuffix("</td>\n").removesuffix("</td>") for c in cells] == [
+        "ny (10, 40)", "deltastep_gpu default", "5 (0.5)", "gapbs_sssp threads-16, 4 (0.4)", "n/a", H200, XEON,
+        "0.800x", "n/a", "yes", "GPU"]
+
+
+def test_landing_keeps_a_graph_that_only_the_gpu_peer_ran_on_its_gpu():
+    summary = pd.DataFrame([{**row("ny", "gunrock_sssp", "gpu", 6.0, params="load_balance-block_mapped"),
+                             "status": "ok"}])
+    ny = landing_tables(summary)["sssp"].iloc[0]
+    assert pd.isna(ny.get("gpu_solver")) and ny["peer"] == "gunrock_sssp load_balance-block_mapped"
+    assert pd.isna(ny.get("peer_over_ours"))
+
+
 def test_landing_falls_back_to_an_unvalidated_run_and_says_so():
     tables = landing_tables(pd.DataFrame([row("g", "edgebf_coo", "gpu", 1.0, validated=False)]))
     assert tables["sssp"].iloc[0]["validated"] == "no"

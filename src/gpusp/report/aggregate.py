@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..errors import GpuspError
 from ..measure.records import RecordFormatError, read_record, read_verdict
+from ..solvers import registry
 from .rst import field_list, list_table, missing, number, ratio, text
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
@@ -315,21 +316,44 @@ def spread(row) -> float:
     return 0.0 if missing(iqr) or missing(median) or not median else float(iqr) / float(median)
 
 
+def is_peer(solver) -> bool:
+    """Whether ``solver`` is an external peer (GAPBS, Gunrock): a comparison, never one of gpusp's own solvers. A
+    name the registry does not know (a solver since renamed) counts as gpusp's own."""
+    spec = registry.REGISTRY.get(solver)
+    return bool(spec and spec.peer)
+
+
+def peer_failures(rows: pd.DataFrame) -> str:
+    """Why none of a GPU peer's configurations ``rows`` (none validated) can stand as its time, per peer solver."""
+    said = []
+    for solver, runs in rows.groupby("solver", sort=True):
+        failed = runs["status"] == "failed-validation" if "status" in runs else pd.Series(False, index=runs.index)
+        said.append(f"{solver}: every setting failed validation" if failed.all()
+                    else f"{solver}: no setting validated")
+    return "; ".join(said)
+
+
 def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per problem, one row per (machine, graph) (:func:`machines`): the fastest GPU configuration on that GPU
-    (validated ones first) with its median and IQR, the fastest CPU baseline on its host CPU (SciPy, the serial
-    codes, GAPBS; validated ones first, as :func:`cpu_baselines`), their ratio, whether the GPU answer was
+    """Per problem, one row per (machine, graph) (:func:`machines`): gpusp's fastest GPU configuration on that GPU
+    (validated ones first; never a peer) with its median and IQR, the fastest CPU baseline on its host CPU (SciPy,
+    the serial codes, GAPBS; validated ones first, as :func:`cpu_baselines`), their ratio, the fastest validated
+    configuration of a GPU peer (Gunrock) on the same GPU and its median over ours (``peer_over_ours``; where every
+    peer configuration failed or went unchecked, ``peer`` says so and has no time), whether the GPU answer was
     validated, and whether its times came from the CUDA simulator; ``gpu`` and ``cpu`` name the machine."""
     ok = summary.dropna(subset=["median_ms"])
     ok = ok.assign(**{c: ok[c] if c in ok else "unknown" for c in ("gpu", "cpu")})
+    ok = ok.assign(_peer=ok["solver"].map(is_peer).astype(bool))
     tables, blocks = {}, machines(ok)
     for problem, part in ok.groupby("problem", sort=True):
         rows = []
         for gpu_name, cpu_name in blocks:
             for graph, g in part[part["cpu"] == cpu_name].groupby("graph", sort=True):
-                gpu = fastest(g[(g["device"] == "gpu") & (g["gpu"] == gpu_name)])
+                on_gpu = g[(g["device"] == "gpu") & (g["gpu"] == gpu_name)]
+                gpu = fastest(on_gpu[~on_gpu["_peer"]])
+                peers = on_gpu[on_gpu["_peer"]]
+                checked = fastest(peers[peers["validated"] == True])  # noqa: E712 (a failed peer never wins)
                 cpu = fastest(g[g["device"] == "cpu"])
-                if gpu.empty and cpu.empty:  # this graph ran on other GPUs only
+                if gpu.empty and cpu.empty and peers.empty:  # this graph ran on other GPUs only
                     continue
                 row = {"graph": graph, "n": int(g["n"].iloc[0]), "m": int(g["m"].iloc[0]), "gpu": gpu_name,
                        "cpu": cpu_name}
@@ -346,6 +370,15 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
                 if len(gpu) and len(cpu):
                     row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
                     row["noisy"] = bool(spread(best) > NOISY_SPREAD or spread(base) > NOISY_SPREAD)
+                if len(checked):
+                    peer = checked.iloc[0]
+                    row.update(peer=f"{peer['solver']} {peer['params']}", peer_median_ms=peer["median_ms"],
+                               peer_iqr_ms=peer["iqr_ms"])
+                elif len(peers):
+                    row["peer"] = peer_failures(peers)
+                if len(checked) and len(gpu):
+                    row["peer_over_ours"] = peer["median_ms"] / best["median_ms"]
+                    row["peer_noisy"] = bool(spread(best) > NOISY_SPREAD or spread(peer) > NOISY_SPREAD)
                 rows.append(row)
         tables[problem] = pd.DataFrame(rows)
     return tables
@@ -364,8 +397,8 @@ BANNER_STYLE = """.. raw:: html
    div:has(> #rulegraph) > div{align-self:stretch}
    div:has(> #rulegraph) .prose{max-width:none}
    div:has(> #rulegraph) .prose table{display:block;overflow-x:auto}</style>"""
-LANDING_HEAD = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline, median ms (IQR)", "GPU",
-                "CPU", "GPU speed-up", "validated", "timings"]
+LANDING_HEAD = ["graph (n, m)", "fastest GPU solver", "median ms (IQR)", "fastest CPU baseline, median ms (IQR)",
+                "GPU peer, median ms (IQR)", "GPU", "CPU", "GPU speed-up", "GPU peer / ours", "validated", "timings"]
 
 
 def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str = "", environment: str = "") -> str:
@@ -376,6 +409,14 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
 
     def cell(x):
         return "n/a" if missing(x) else str(x)
+
+    def noisy(x):
+        return " (noisy)" if not missing(x) and x else ""
+
+    def peer_cell(r):
+        if missing(r.get("peer")) or missing(r.get("peer_median_ms")):  # no peer ran, or none of it validated
+            return cell(r.get("peer"))
+        return f"{r['peer']}, {number(r['peer_median_ms'])} ({number(r.get('peer_iqr_ms'))})"
 
     rows = pd.concat([t.assign(problem=p) for p, t in tables.items()], ignore_index=True) if tables else None
     out = [intro.rstrip(), "", "{% raw %}", "", BANNER_STYLE, "", "Fastest solver per graph", "=" * 24, ""]
@@ -399,15 +440,18 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
             body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
                      f"{number(r.get('gpu_median_ms'))} ({number(r.get('gpu_iqr_ms'))})",
                      f"{cell(r.get('cpu_baseline'))}, {number(r.get('cpu_median_ms'))} "
-                     f"({number(r.get('cpu_iqr_ms'))})",
-                     gpu_cell, text(cpu_name),
-                     ratio(r.get("gpu_speedup")) + (" (noisy)" if not missing(r.get("noisy")) and r["noisy"] else ""),
+                     f"({number(r.get('cpu_iqr_ms'))})", peer_cell(r),
+                     gpu_cell, text(cpu_name), ratio(r.get("gpu_speedup")) + noisy(r.get("noisy")),
+                     ratio(r.get("peer_over_ours")) + noisy(r.get("peer_noisy")),
                      cell(r.get("validated")), cell(r.get("timings"))] for r in table.to_dict("records")]
             title = problem.upper() if len(blocks) == 1 else f"{problem.upper()}: {gpu_name or cpu_name}"
             out += list_table(text(title), LANDING_HEAD, body)
     out += ["GPU speed-up: the median of the fastest CPU baseline on the GPU's host CPU over the GPU solver's "
             "median (validated runs first on both sides); times of different machines are never divided. "
-            f"(noisy): the IQR of the GPU or the CPU side is over {NOISY_SPREAD:.0%} of its median, so the ratio "
+            "GPU peer: the fastest validated configuration of an external GPU code (Gunrock's SSSP) on the same GPU, "
+            "a comparison never counted as ours; GPU peer / ours is its median over our fastest GPU solver's (above "
+            "1x: ours is faster), n/a where no peer ran or none of its settings validated (the cell says which). "
+            f"(noisy): the IQR of either side of a ratio is over {NOISY_SPREAD:.0%} of its median, so the ratio "
             "is no stable figure (a busy host, or too few trials): read the samples.", "",
             environment, appendix, "{% endraw %}", ""]
     return "\n".join(out)
