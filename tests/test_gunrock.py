@@ -347,6 +347,24 @@ def test_wrong_distances_are_recorded_as_failed(stand_in, tmp_path, monkeypatch)
     assert all(run["validation"]["ok"] is False and run["validation"]["mismatches"] for run in r["runs"])
     assert r["runs"][0]["counters"]["atomic_min_ok"] is False
     assert main(["validate", "--graph", str(REPO_TINY), "--answer", str(ans)]) == 1
+    verdict = tmp_path / "v.json"  # as the workflow validates a peer: the failure recorded, the run not stopped
+    assert main(["validate", "--graph", str(REPO_TINY), "--answer", str(ans), "--output", str(verdict),
+                 "--failure-ok"]) == 0
+    assert json.loads(verdict.read_text())["ok"] is False
+
+
+@pytest.mark.needs_mirror("gunrock")
+def test_the_workflow_lets_a_peer_fail_validation_and_stops_on_ours(tmp_path, mirror):
+    config = {"results": str(tmp_path / "results"), "mirror": str(mirror), "simulate": "always",
+              "sources": {"count": 2, "seed": 1},
+              "graphs": {"grid": {"generate": "grid", "params": {"rows": 6, "cols": 6}}},
+              "solvers": [{"name": "scipy_dijkstra"}, {"name": "gunrock_sssp"}]}
+    proc = snakemake("-n", "-p", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    validations = [line for line in proc.stdout.splitlines() if line.startswith("Shell command: gpusp validate")]
+    assert len(validations) == 2
+    assert [("--failure-ok" in line, "gunrock_sssp" in line) for line in sorted(validations)] == [(True, True),
+                                                                                                  (False, False)]
 
 
 @pytest.mark.parametrize("code, error", [(3, SolverUnavailable), (1, SolverError)])
