@@ -18,5 +18,5 @@ timeout "${WF_LIMIT:-420}" bash -c "$(declare -f sm); W=$W C=$C; sm --cores 16 -
 echo "snakemake exit $?"; grep -E "steps \(|Error|error" "$O/wf-log.txt" | tail -5
 sm --cores 1 --report "$O/wf-report.html" > "$O/wf-report-log.txt" 2>&1; echo "report exit $?"
 cp $W/tables/summary.csv "$O/wf-summary.csv"; cp $W/tables/landing.rst "$O/wf-landing.rst"
-tar czf "$O/wf-records.tar.gz" -C $W runs logs tables 2>/dev/null
+tar czf "$O/wf-records.tar.gz" --exclude='*.npz' -C $W runs logs tables 2>/dev/null
 timeout 90 python3 -m pytest -q -p no:cacheprovider tests/test_gunrock.py -k workflow 2>&1 | tail -3
