@@ -105,6 +105,15 @@ def _fetch(name: str, kind: str, folder: Path) -> None:
         datasets.fetch(name, folder, mirror=mirror, retries=0, timeout=(5, 60), progress=False)
 
 
+def failing_tool(folder: Path, name: str, message: str) -> str:
+    """An executable ``folder/name`` that prints ``message`` to stderr and exits 1: a compiler that cannot build what
+    a peer needs."""
+    script = folder / name
+    script.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
+    script.chmod(0o755)
+    return str(script)
+
+
 def mirror_with(*names: str) -> Path:
     """A mirror folder holding every one of ``names`` (datasets, peers by name; other names are files of the mirror).
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import mirror_with
+from conftest import failing_tool, mirror_with
 from test_workflow import snakemake, write_config
 
 from gpusp.data import peers
@@ -111,10 +111,7 @@ def test_build_is_complete_and_reused(gapbs_build, tmp_path):
 
 
 def fake_cxx(tmp_path) -> str:
-    script = tmp_path / "fake-cxx"
-    script.write_text("#!/bin/sh\necho 'fake-cxx: no OpenMP here' >&2\nexit 1\n")
-    script.chmod(0o755)
-    return str(script)
+    return failing_tool(tmp_path, "fake-cxx", "fake-cxx: no OpenMP here")
 
 
 @pytest.mark.needs_mirror("gapbs")

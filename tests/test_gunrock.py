@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases import random_graph, sssp_cases
-from conftest import mirror_with
+from conftest import failing_tool, mirror_with
 from test_workflow import snakemake, write_config
 
 from gpusp.cli import main
@@ -104,10 +104,7 @@ def test_driver_refuses_bad_input_with_reasons(gunrock_build, tmp_path):
 
 # --- without nvcc: unavailable, recorded, skipped ------------------------------------------------------------------
 def fake_nvcc(tmp_path) -> str:
-    script = tmp_path / "fake-nvcc"
-    script.write_text("#!/bin/sh\necho 'fake-nvcc: sm_90 is not a supported architecture' >&2\nexit 1\n")
-    script.chmod(0o755)
-    return str(script)
+    return failing_tool(tmp_path, "fake-nvcc", "fake-nvcc: sm_90 is not a supported architecture")
 
 
 @pytest.mark.needs_mirror("gunrock")

@@ -13,9 +13,7 @@ shift 2
 T0=$(date +%s)
 O=/tmp/o/$call
 mkdir -p "$O"
-export GPUSP_COMMIT=${GPUSP_COMMIT:-unknown}
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site:$PWD/src NUMBA_ENABLE_CUDASIM=0 PYTHONUNBUFFERED=1 NUMBA_CACHE_DIR=/tmp/numba-cache
+. benchmarks/h200/env.sh
 pack() { tar czf "$OUT/res.tar.gz" -C "$O" .; }
 step() {  # name cap min command-string
     local name=$1 cap=$2 min=$3 cmd=$4 left t s rc

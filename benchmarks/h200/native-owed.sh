@@ -10,8 +10,7 @@ shift 2
 T0=$(date +%s)
 O=/tmp/o/$call
 mkdir -p "$O/cpu"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site:$PWD/src NUMBA_ENABLE_CUDASIM=0 PYTHONUNBUFFERED=1 NUMBA_CACHE_DIR=/tmp/numba-cache
+. benchmarks/h200/env.sh
 cpu=()
 if [ "${1:-}" = cpu ]; then
     shift

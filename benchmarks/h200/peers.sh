@@ -4,9 +4,8 @@
 # device fix shown wrong), then config/h200-sssp-peers.yaml through `gpusp bench` (benchmarks/h200/run.sh).
 # usage (device, repo root): GPUSP_COMMIT=<sha> benchmarks/h200/peers.sh; leaves $OUT/peers-*.
 set -u
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site:$PWD/src NUMBA_ENABLE_CUDASIM=0 PYTHONUNBUFFERED=1 NUMBA_CACHE_DIR=/tmp/numba-cache
-export GPUSP_MIRROR=$PWD/.devdata GPUSP_CACHE=/tmp/gpusp-cache
+. benchmarks/h200/env.sh
+export GPUSP_CACHE=/tmp/gpusp-cache
 O=${OUT:-/tmp/out}
 nvcc --version | tail -2 > "$O/peers-build.txt"
 { time python3 -m gpusp.cli peers build gunrock --mirror .devdata --offline; } >> "$O/peers-build.txt" 2>&1

@@ -7,11 +7,7 @@
 set -euo pipefail
 config=$1 name=$2
 shift 2
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0
-export GPUSP_COMMIT=${GPUSP_COMMIT:-unknown}
-export NUMBA_CACHE_DIR=/tmp/numba-cache
-export GPUSP_MIRROR=${GPUSP_MIRROR:-$PWD/.devdata}  # gapbs_sssp builds GAPBS from the mirror's pinned archive, offline
+. benchmarks/h200/env.sh  # GPUSP_MIRROR: gapbs_sssp and gunrock_sssp build from the mirror's pinned archives
 out=${OUT:-/tmp/out}
 work=/tmp/bench-$name
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/$name-gpu.txt"

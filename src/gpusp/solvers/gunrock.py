@@ -9,8 +9,9 @@ output frontier when the minimum lowered it; a *filter* then drops the vertices 
 this iteration (a visited stamp per vertex; optionally a *uniquify* step removes duplicates by hashing), and the
 loop stops when the frontier is empty. There are no buckets: a vertex is re-expanded every time its distance
 drops, so the work is O(m) per iteration in the worst case and the number of iterations is the largest number of
-arcs on a shortest path (with re-relaxations: up to n - 1); on road graphs (thousands of hops) that means
-thousands of advance/filter launches per source, where delta-stepping settles vertices in far fewer rounds. The
+arcs on a shortest path (with re-relaxations: up to n - 1); on road graphs that is about a thousand iterations
+per source, each an advance and a filter launched from the host and the frontier's size tested there, where
+``deltastep_gpu`` runs a similar number of phases inside one cooperative kernel. The
 advance's *load balance* decides how a frontier's arcs are spread over threads: ``block_mapped`` (a block per
 chunk of the frontier, its arcs shared by the block), ``thread_mapped`` (a thread per frontier vertex),
 ``merge_path`` and ``merge_path_v2`` (Merrill and Garland's merge-path split of vertices and arcs).
