@@ -21,6 +21,7 @@ a fixed build without them is refused (BuildError). The compile time of the driv
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -107,6 +108,7 @@ def driver_text(filename: str) -> bytes:
     return source.read_bytes()
 
 
+@functools.cache
 def driver_sha256(filename: str) -> str:
     """sha256 of the driver source: a build records it, and a build of another driver is not reused."""
     return hashlib.sha256(driver_text(filename)).hexdigest()
@@ -160,5 +162,5 @@ def compile_driver(tree: Path, staging: Path, entry: dict, *, nvcc: str, arch: i
                          "Gunrock's relaxations would only read the distances")
     return {"nvcc": nvcc, "nvcc_version": nvcc_version(nvcc), "nvcc_flags": shlex.join(options), "arch": arch,
             "device_fix": device_fix, "compile_s": round(compile_s, 2), "ptx": ptx.name, "ptx_atomic_min": atomics,
-            "driver": entry["driver"], "driver_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+            "driver": entry["driver"], "driver_sha256": driver_sha256(entry["driver"]),
             "binaries": {target: target}, "sources": entry["prefix"]}

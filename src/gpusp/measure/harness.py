@@ -136,10 +136,11 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
         raise SolverError("trials must be >= 1, warmup >= 0 and end_to_end >= 0")
     if end_to_end and spec.peer:
         raise SolverError(f"{name} is a peer binary that times itself: it has no end-to-end runs")
-    if spec.device == "gpu" and not spec.peer:  # a GPU peer checks for its GPU itself and skips without one
+    ours_on_gpu = spec.device == "gpu" and not spec.peer  # a GPU peer checks for its GPU itself and times itself
+    if ours_on_gpu:
         require_cuda(name)
     solver = spec.load()(graph, **resolved)
-    timer = DeviceTimer(on_device=spec.device == "gpu" and not spec.peer)
+    timer = DeviceTimer(on_device=ours_on_gpu)
     h2d_ms, _ = timer.time(solver.upload)
     warm_wall = []
     for _ in range(warmup):

@@ -184,8 +184,9 @@ class TightParents:
     def __getitem__(self, key):
         if isinstance(key, (int, np.integer)):
             return self.rows([key])[0]
-        if isinstance(key, (list, np.ndarray)) and np.asarray(key).ndim == 1 and np.asarray(key).dtype.kind in "iu":
-            return self.rows(key)
+        rows = np.asarray(key) if isinstance(key, (list, np.ndarray)) else None
+        if rows is not None and rows.ndim == 1 and rows.dtype.kind in "iu":
+            return self.rows(rows)
         return np.asarray(self)[key]
 
 
