@@ -25,6 +25,13 @@ returns the verdict as ``peer_verified``, true only when every timed trial of th
 distances (``Result.dist`` is None); one that returns distances (Gunrock) is validated like every solver. Peers
 have no JIT (``compile_s`` is 0; a driver's compile time is in its build's ``BUILD.json``), check for a GPU
 themselves (a missing one is a skip, not an error) and run no end-to-end runs.
+
+Batched solvers (registry ``batched=True``: ``multisource_sssp``, ``phast_gpu``) solve every source of a job in
+one ``run``: the warm-ups and each timed trial run the whole list of K sources, ``download`` returns K rows.
+Every source then gets a :class:`Result` of its own (its row, validated as any SSSP answer) whose samples are its
+share of the batch's (batch sample / K, so that per-source times compare with one-source-at-a-time solvers), with
+the whole batch's samples beside them (``Timings.batch_ms``, ``batch_sources`` = K); the upload and compile time go
+with the first source, the download's share with each, end-to-end runs time the whole batch and are shared alike.
 """
 
 from __future__ import annotations
@@ -54,6 +61,8 @@ class Timings:
     clock: str
     end_to_end_ms: list = field(default_factory=list)  # host clock around upload + run + download (see above)
     end_to_end_clock: str | None = None
+    batch_sources: int = 1  # > 1: the samples are this source's share of a batch's samples (see above)
+    batch_ms: list = field(default_factory=list)  # the whole batch's samples (the same for each of its sources)
     median_ms: float = field(init=False)
     q1_ms: float = field(init=False)
     q3_ms: float = field(init=False)
@@ -142,6 +151,10 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
     solver = spec.load()(graph, **resolved)
     timer = DeviceTimer(on_device=ours_on_gpu)
     h2d_ms, _ = timer.time(solver.upload)
+    if spec.batched and spec.problem == "sssp":
+        yield from _solve_batch(spec, graph, solver, timer, np.array(sources, dtype=np.int64), trials, warmup,
+                                end_to_end, resolved, h2d_ms)
+        return
     warm_wall = []
     for _ in range(warmup):
         t0 = time.perf_counter()
@@ -164,6 +177,37 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
                           end_to_end_ms=whole, end_to_end_clock=_host_clock(spec) if whole else None)
         yield Result(name, spec.problem, resolved, source, _host(dist), _host(parent), graph.inf, timings,
                      counters)
+
+
+def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials: int, warmup: int, end_to_end: int,
+                 resolved: dict, h2d_ms: float):
+    """The batch protocol (module docstring): every run takes all ``sources``; one Result per source, its row and
+    its share of the batch's times."""
+    k = len(sources)
+    warm = []
+    for _ in range(warmup):
+        t0 = time.perf_counter()
+        _trial(timer, solver, sources, False)
+        warm.append(time.perf_counter() - t0)
+    batch, counters = [], {}
+    for _ in range(trials):
+        ms, counters = _trial(timer, solver, sources, False)
+        batch.append(ms)
+    d2h_ms, (dist, parent) = timer.time(solver.download)
+    dist, parent = _host(dist), _host(parent)
+    if dist.shape != (k, graph.n) or (parent is not None and parent.shape != (k, graph.n)):
+        raise SolverError(f"{spec.name}.download gave {dist.shape} rows for {k} sources of n = {graph.n}")
+    whole = [_end_to_end(spec, graph, resolved, sources) for _ in range(end_to_end)]
+    compile_s = max(0.0, warm[0] - float(np.median(batch)) / 1e3) if warm else 0.0
+    counters = {**counters, "batch_sources": k}
+    for i, source in enumerate(sources):
+        first = i == 0
+        timings = Timings(samples_ms=[ms / k for ms in batch], warmup_ms=[w * 1e3 for w in warm] if first else [],
+                          compile_s=compile_s if first else 0.0, h2d_ms=h2d_ms if first else 0.0, d2h_ms=d2h_ms / k,
+                          clock=timer.clock, end_to_end_ms=[ms / k for ms in whole],
+                          end_to_end_clock=_host_clock(spec) if whole else None, batch_sources=k, batch_ms=batch)
+        yield Result(spec.name, spec.problem, resolved, int(source), dist[i],
+                     None if parent is None else parent[i], graph.inf, timings, dict(counters))
 
 
 def _end_to_end(spec, graph: Graph, resolved: dict, source) -> float:

@@ -30,6 +30,7 @@ whether a file is a gpusp answer of a given graph; every error it raises names t
 from __future__ import annotations
 
 import json
+import os
 import struct
 import time
 import zipfile
@@ -40,12 +41,13 @@ import numpy as np
 
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError
-from ..solvers.cpu import scipy_matrix, scipy_paths
+from ..solvers.cpu import scipy_matrix, scipy_paths, scipy_rows_parallel
 
 MAX_REPORTED = 10
 # SciPy computes in float64: Johnson's reweighted sums stay below 3x the longest simple path, so paths
 # shorter than 2^51 keep every intermediate value an exact integer (below 2^53)
 EXACT_LIMIT = 2**51
+PARALLEL_WORK = 2**24  # source-arc pairs from which the reference is split over forked workers (one per core)
 
 
 class ReferenceUnavailable(GpuspError):
@@ -98,7 +100,10 @@ def reference_rows(graph: Graph, sources) -> Reference:
     try:
         matrix = scipy_matrix(graph)
         if not graph.has_negative_weights:  # Dijkstra from the sources never looks past what they reach
-            return Reference(np.atleast_2d(scipy_paths(graph, matrix, sources)[0]), np.zeros(k, dtype=bool))
+            workers = min(os.cpu_count() or 1, k) if k * graph.m >= PARALLEL_WORK else 1
+            dist = (scipy_rows_parallel(graph, matrix, workers, sources, predecessors=False)[0] if workers > 1
+                    else scipy_paths(graph, matrix, sources)[0])
+            return Reference(np.atleast_2d(dist), np.zeros(k, dtype=bool))
         return _reference_negative(graph, matrix, sources)
     except MemoryError:
         raise ReferenceUnavailable(f"the reference ran out of memory ({k} sources x {n:,} vertices)") from None

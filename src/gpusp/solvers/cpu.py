@@ -287,29 +287,35 @@ _ROWS: dict = {}  # what the forked workers of scipy_apsp read: graph, matrix an
 
 
 def _scipy_rows(bounds):
-    """Worker: SciPy rows lo .. hi - 1 straight into the shared result."""
+    """Worker: SciPy rows lo .. hi - 1 (of the sources asked for) straight into the shared result."""
     lo, hi = bounds
-    dist, parent = scipy_paths(_ROWS["graph"], _ROWS["matrix"], np.arange(lo, hi), predecessors=True)
+    dist, parent = scipy_paths(_ROWS["graph"], _ROWS["matrix"], _ROWS["sources"][lo:hi],
+                               predecessors=_ROWS["parent"] is not None)
     _ROWS["dist"][lo:hi] = dist
-    _ROWS["parent"][lo:hi] = parent
+    if parent is not None:
+        _ROWS["parent"][lo:hi] = parent
     return hi - lo
 
 
-def scipy_rows_parallel(graph: Graph, matrix, workers: int):
-    """Every row of SciPy's APSP, sources split into chunks over ``workers`` forked processes."""
+def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predecessors: bool = True):
+    """SciPy's rows from ``sources`` (None: every vertex, APSP), split into chunks over ``workers`` forked processes;
+    ``(dist, parent)``, parent None unless ``predecessors``."""
     n, w = graph.n, graph.dtype.itemsize
-    shared = mmap.mmap(-1, max(n * n * (w + 4), 1))  # anonymous, shared with the forked workers
-    dist = np.frombuffer(shared, dtype=graph.dtype, count=n * n).reshape(n, n)
-    parent = np.frombuffer(shared, dtype=np.int32, count=n * n, offset=n * n * w).reshape(n, n)
-    step = max(1, -(-n // (8 * workers)))  # 8 chunks per worker even out the rows' costs
-    _ROWS.update(graph=graph, matrix=matrix, dist=dist, parent=parent)
+    sources = np.arange(n) if sources is None else np.asarray(sources, dtype=np.int64)
+    k = sources.size
+    shared = mmap.mmap(-1, max(k * n * (w + 4 * predecessors), 1))  # anonymous, shared with the forked workers
+    dist = np.frombuffer(shared, dtype=graph.dtype, count=k * n).reshape(k, n)
+    parent = (np.frombuffer(shared, dtype=np.int32, count=k * n, offset=k * n * w).reshape(k, n)
+              if predecessors else None)
+    step = max(1, -(-k // (8 * workers)))  # 8 chunks per worker even out the rows' costs
+    _ROWS.update(graph=graph, matrix=matrix, sources=sources, dist=dist, parent=parent)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(n, lo + step)) for lo in range(0, n, step)]))
+            done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(k, lo + step)) for lo in range(0, k, step)]))
     finally:
         _ROWS.clear()
-    if done != n:
-        raise SolverError(f"scipy_apsp: the workers returned {done} of {n} rows")
+    if done != k:
+        raise SolverError(f"SciPy rows: the workers returned {done} of {k} rows")
     return dist, parent
 
 

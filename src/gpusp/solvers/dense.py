@@ -56,16 +56,16 @@ def csr_bytes(graph) -> int:
     return graph.indptr.nbytes + graph.indices.nbytes + graph.weights.nbytes
 
 
-def result_fits(graph) -> bool:
-    """Whether the n x n distance and parent result fits in the free device memory beside what is already allocated
-    (:data:`RESULT_ON_DEVICE` overrides; the simulator has room)."""
+def result_fits(graph, rows: int | None = None) -> bool:
+    """Whether the ``rows`` x n (default n x n) distance and parent result fits in the free device memory beside what
+    is already allocated (:data:`RESULT_ON_DEVICE` overrides; the simulator has room)."""
     if RESULT_ON_DEVICE is not None:
         return bool(RESULT_ON_DEVICE)
     free = free_device_memory()
     if free is None:
         return True
     n, w = graph.n, graph.dtype.itemsize
-    return (w + 4) * n * n + MEMORY_MARGIN <= free
+    return (w + 4) * (n if rows is None else rows) * n + MEMORY_MARGIN <= free
 
 
 # --- host matrices and the hop tie-break ----------------------------------------------------------------------------

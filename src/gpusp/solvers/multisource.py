@@ -1,9 +1,15 @@
-"""Batched multi-source APSP for sparse graphs: many frontiers per arc read, rounds on the device.
+"""Batched multi-source shortest paths for sparse graphs: many frontiers per arc read, rounds on the device.
+
+Variants
+--------
+* ``multisource_fast`` (APSP): every vertex is a source, in batches of S consecutive vertices.
+* ``multisource_sssp`` (SSSP, the harness's batch protocol): the K sources a job names (``gpusp solve --sources`` /
+  ``--num-sources``, the workflow's ``sources:``), in batches of S of them; the result is K x n.
 
 Algorithm
 ---------
-``multisource_fast`` solves the single-source problems of S consecutive sources at once (a *batch*),
-batch after batch, in one persistent cooperative kernel. Within a batch it runs a frontier
+The kernel solves the single-source problems of S sources at once (a *batch*, sources ``srcs[b S .. b S + S - 1]``
+of a device array), batch after batch, in one persistent cooperative kernel. Within a batch it runs a frontier
 Bellman-Ford for all S sources together:
 
 * distances live vertex-major, ``dist[v * S + s]``, so the S sources of one vertex are consecutive
@@ -48,7 +54,7 @@ S rows go through a device staging area into a pinned host matrix inside ``run``
 Complexity: per batch, rounds = the largest number of arcs on a shortest path found by relaxation
 order (at most n - 1, about the hop diameter on small-world graphs) plus the tree depth; work
 O(S (n + m)) per round in the worst case and about S x (arcs of the vertices that changed) in
-practice; n / S batches. Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) + 4 n S / 32
+practice; n / S batches (K / S for K sources). Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) + 4 n S / 32
 (item stamps) + 8 (n + m / split) S / 32 (two lists) + the result (w + 4) n^2 (device or host).
 
 Counters: ``iterations`` (distance rounds, all batches), ``tree_levels`` (tree rounds), ``batches``,
@@ -152,7 +158,7 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
 
     @cuda.jit(device=True)
     def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-               base, ns, S, wshift, q, counts, sbuf, scount):
+               srcs, base, ns, S, wshift, q, counts, sbuf, scount):
         """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
         # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
         lane = I32(cuda.threadIdx.x % WARP)
@@ -179,6 +185,9 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
             us = U32(u * width + s)
             active = s < ns and stamp[us] == q
             du = dist[us]
+            root = I32(-1)
+            if tree and s < ns:
+                root = srcs[U32(base + s)]
             if lane == 0:
                 counts[0] += 1
             a0 = chunk_start[U32(k)]
@@ -205,7 +214,7 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
                             hit = False
                             if j + t < nar:
                                 if tree:
-                                    hit = v != base + s and owner[t] == -1 and du + wts[t] == seen[t]
+                                    hit = v != root and owner[t] == -1 and du + wts[t] == seen[t]
                                     if hit:  # plain store: every writer this round holds a tight arc from level q
                                         parent[vs] = u
                                 else:
@@ -246,17 +255,21 @@ def _batch_fns(WT, claim):
                         parent[vs] = u  # benign race: distances rise along tight arcs, so any writer is a parent
 
     @cuda.jit(device=True)
-    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, wshift, q, inf, reset, sbuf, scount):
-        """Stamp and list the batch's sources for round q; with ``reset`` also reset distances and parents."""
+    def seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, ns, S, wshift, q, inf, reset, sbuf,
+             scount):
+        """Stamp and list the batch's sources srcs[base .. base + ns - 1] for round q; with ``reset`` also reset
+        distances and parents."""
         n = chunk_ptr.size - 1
         if reset:
             for idx in range(cuda.grid(1), n * S, cuda.gridsize(1)):
                 v = idx >> (wshift + 5)  # idx // S
-                dist[U(idx)] = WT(0) if v == base + idx - v * S else inf
+                s = idx - v * S
+                dist[U(idx)] = WT(0) if s < ns and v == srcs[U(base + s)] else inf
                 parent[U(idx)] = -1
         for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
-            stamp[(base + s) * S + s] = q
-            claim(istamp, lists, cnt, chunk_ptr, base + s, s // WARP, wshift, q, sbuf, scount)
+            src = srcs[U(base + s)]
+            stamp[src * S + s] = q
+            claim(istamp, lists, cnt, chunk_ptr, src, s // WARP, wshift, q, sbuf, scount)
 
     @cuda.jit(device=True)
     def write_rows(dist, parent, out_dist, out_parent, row0, ns, S):
@@ -297,11 +310,11 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
 
     @cuda.jit(**TARGET.register_cap(regs))
     def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, first, last, S, staged, tight, inf):
-        """Batches first .. last - 1 of S sources each: distance rounds, parents (tree rounds or one tight pass),
-        rows written out."""
+                ctl, out_dist, out_parent, srcs, first, last, S, staged, tight, inf):
+        """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds, parents (tree
+        rounds or one tight pass), rows written out."""
         grid = cuda.cg.this_grid()
-        n = chunk_ptr.size - 1
+        nsrc = srcs.size
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
         counts[0] = 0
         counts[1] = 0
@@ -318,14 +331,14 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
         tree_rounds = 0
         for b in range(first, last):
             base = b * S
-            ns = min(S, n - base)
+            ns = min(S, nsrc - base)
             for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
                 if tree == 1 and tight:
                     tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf)
                     grid.sync()  # every parent is written before the rows go out
                     continue
-                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, base, ns, S, wshift, q, inf, tree == 0,
-                     sbuf, scount)
+                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, ns, S, wshift, q, inf,
+                     tree == 0, sbuf, scount)
                 flush(sbuf, scount, lists, cnt, q)
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
                 while cnt[q % 3] != 0:
@@ -333,10 +346,10 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
                     if tree == 0:
                         expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, base, ns, S, wshift, q, counts, sbuf, scount)
+                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount)
                     else:
                         expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, base, ns, S, wshift, q, counts, sbuf, scount)
+                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount)
                     flush(sbuf, scount, lists, cnt, q + 1)
                     if tree == 0:
                         dist_rounds += 1
@@ -359,20 +372,24 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
 
 
 class MultiSourceSolver(Solver):
-    """multisource_fast: batches of S sources, frontier rounds and trees in one cooperative kernel."""
+    """multisource_fast: batches of S sources, frontier rounds and trees in one cooperative kernel; every vertex a
+    source (APSP)."""
 
     device = "gpu"
+    NAME = "multisource_fast"
+    INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
     def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
                          parents=parents)
+        name = self.NAME
         if graph.has_negative_weights:
-            raise SolverError("multisource_fast does not accept negative weights (its frontier rounds assume "
-                              "w >= 0); use nsssp_shared, blockedfw_fast or scipy_apsp")
+            raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
+                              f"{self.INSTEAD}")
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
-            raise SolverError("multisource_fast parents=tight needs every weight > 0 (a zero-weight cycle is all "
-                              "tight, and a local pick could close a loop); use parents=levels or auto")
+            raise SolverError(f"{name} parents=tight needs every weight > 0 (a zero-weight cycle is all tight, and a "
+                              "local pick could close a loop); use parents=levels or auto")
         self.tight = parents == "tight" or (parents == "auto" and positive)
         self.S = batch or auto_batch(graph.n, graph.dtype.itemsize)
         self.block = block
@@ -382,11 +399,12 @@ class MultiSourceSolver(Solver):
         self.nwords = self.S // WARP
         slots = max(len(self.chunk_vertex), 1) * self.nwords
         if slots >= 2**31 or graph.n * self.S >= 2**31:
-            raise SolverError(f"multisource_fast: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc "
-                              f"chunks x {self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
+            raise SolverError(f"{name}: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc chunks x "
+                              f"{self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
         self.slots = slots
         self.kernel = _kernel(graph.dtype.name, SBUF, regs, unroll)
         self.grid = None
+        self.rows = None  # sources the result has room for
 
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
@@ -402,38 +420,53 @@ class MultiSourceSolver(Solver):
         self.lists = cuda.device_array((2, self.slots), dtype=np.int32)
         self.cnt = cuda.device_array(3, dtype=np.int64)
         self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
-        self.on_device = result_fits(g)  # asked after the working arrays are allocated
-        rows = n if self.on_device else S  # the whole result, or a staging area of one batch's rows
+
+    def _result(self, k: int) -> None:
+        """Room for the rows of ``k`` sources: all of them on the device when they fit, else a staging area of one
+        batch's rows there and the whole result in pinned host memory (asked after the working arrays exist)."""
+        if self.rows == k:
+            return
+        g, n = self.graph, self.graph.n
+        self.on_device = result_fits(g, k)
+        rows = k if self.on_device else min(self.S, k)
         self.out_dist = cuda.device_array((rows, n), dtype=g.dtype)
         self.out_parent = cuda.device_array((rows, n), dtype=np.int32)
         if not self.on_device:  # the result on the host, each batch's rows copied there inside run
-            self.host_dist = cuda.pinned_array((n, n), dtype=g.dtype)
-            self.host_parent = cuda.pinned_array((n, n), dtype=np.int32)
+            self.host_dist = cuda.pinned_array((k, n), dtype=g.dtype)
+            self.host_parent = cuda.pinned_array((k, n), dtype=np.int32)
+        self.rows = k
 
-    def _args(self, first, last):
+    def _args(self, srcs, first, last):
         return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
                 self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist,
-                self.out_parent, np.int64(first), np.int64(last), np.int64(self.S), not self.on_device, self.tight,
-                self.graph.dtype.type(self.graph.inf))
+                self.out_parent, srcs, np.int64(first), np.int64(last), np.int64(self.S), not self.on_device,
+                self.tight, self.graph.dtype.type(self.graph.inf))
 
     def run(self, source=None):
-        n, S = self.graph.n, self.S
-        batches = (n + S - 1) // S
+        if getattr(self, "all_sources", None) is None:
+            self.all_sources = cuda.to_device(np.arange(self.graph.n, dtype=np.int32))
+        return self._solve(self.all_sources)
+
+    def _solve(self, srcs):
+        """Every source of the device array ``srcs``, S at a time; returns the counters."""
+        k, S = srcs.size, self.S
+        self._result(k)
+        batches = (k + S - 1) // S
         for arr in (self.stamp, self.istamp, self.cnt):  # round numbers start at 1 and only grow within a run
             fill_array(arr, 0)
         self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
         if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
             want = self.want_grid or blocks_per_sm(MULTISOURCE_BLOCKS_PER_SM)
-            self.grid = cooperative_grid(self.kernel, self._args(0, 1), self.block, want)
+            self.grid = cooperative_grid(self.kernel, self._args(srcs, 0, 1), self.block, want)
         host_copy = 0.0
         launches = 0
         spans = [(0, batches)] if self.on_device else [(b, b + 1) for b in range(batches)]
         for first, last in spans:
-            self.kernel[self.grid, self.block](*self._args(first, last))
+            self.kernel[self.grid, self.block](*self._args(srcs, first, last))
             launches += 1
             if not self.on_device:
                 t0 = time.perf_counter()
-                base, count = first * S, min(S, n - first * S)
+                base, count = first * S, min(S, k - first * S)
                 self.out_dist[:count].copy_to_host(self.host_dist[base:base + count])
                 self.out_parent[:count].copy_to_host(self.host_parent[base:base + count])
                 host_copy += (time.perf_counter() - t0) * 1e3
@@ -452,13 +485,29 @@ class MultiSourceSolver(Solver):
         return np.array(self.host_dist), np.array(self.host_parent)
 
 
+class MultiSourceSssp(MultiSourceSolver):
+    """multisource_sssp: the sources a job names, batched as multisource_fast batches every vertex; ``run`` takes
+    them all (the harness's batch protocol) and ``download`` gives one row per source."""
+
+    NAME = "multisource_sssp"
+    INSTEAD = "use scipy_dijkstra or bellmanford_* per source"
+
+    def run(self, sources):
+        srcs = np.asarray(sources, dtype=np.int64).reshape(-1)
+        if srcs.size == 0:
+            raise SolverError(f"{self.NAME}: no sources given")
+        if srcs.min() < 0 or srcs.max() >= self.graph.n:
+            raise SolverError(f"{self.NAME}: source out of range 0..{self.graph.n - 1}")
+        return self._solve(cuda.to_device(srcs.astype(np.int32)))  # K x 4 bytes: part of the trial
+
+
 def compile_targets():
     """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll."""
     out = []
     for w in ("int32", "int64"):
         i32 = "int32[::1]"
         sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
-               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], int64, int64, int64, "
+               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, int64, int64, int64, "
                f"boolean, boolean, {w})")
         for unroll in (1, 2, 4, 8):
             out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))

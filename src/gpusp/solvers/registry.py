@@ -75,6 +75,7 @@ class SolverSpec:
     memory_formula: str = "0"
     max_n: int | None = None
     peer: bool = False
+    batched: bool = False  # SSSP: run() takes every source of a job at once (the harness's batch protocol)
 
     @property
     def family(self) -> str:
@@ -139,6 +140,7 @@ class SolverSpec:
             "memory": self.memory_formula,
             "max_n": self.max_n,
             "peer": self.peer,
+            "batched": self.batched,
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
                                "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
                        for p in self.params},
@@ -180,6 +182,26 @@ NSSSP_MEMORY = ("(8+2w) N n bytes (masks, costs, updates and parent staging of N
                 "(the graph and its inverse) + (w+4) n^2 result on the device if it fits, else on the host")
 
 
+MULTISOURCE_PARAMS = (Param("batch", 0, f"sources per batch S (0: the largest power of two <= {rules.AUTO_BATCH_MAX} "
+              f"whose working arrays take <= {rules.AUTO_BATCH_BYTES / 2**30:g} GiB)",
+              choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
+        BLOCK,
+        Param("grid", 0, f"blocks of the cooperative kernel (0: {rules.MULTISOURCE_BLOCKS_PER_SM} per "
+              "multiprocessor; capped at the co-resident maximum)", minimum=0),
+        Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
+              "warps", choices=(2, 8, 32, 64, 128, 256, 1024)),
+        Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's choice, "
+              "about 120 on sm_90; 40 fits 6 blocks of 256 threads per multiprocessor, which hides the "
+              "latency of the dependent loads at the price of a few spills: benchmarks/apsp-sparse-h200.md)",
+              choices=(0, 32, 40, 48, 64, 80)),
+        Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
+              "before it uses any (overlaps their latencies; 4 and 8 spill under the register cap)",
+              choices=(1, 2, 4, 8)),
+        Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
+              "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
+              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight")))
+
+
 def _csr(n, m, params, itemsize):
     """CSR graph + distance and parent arrays on the device."""
     return 4 * (n + 1) + (4 + itemsize) * m + (2 * itemsize + 4 + 4) * n
@@ -200,13 +222,18 @@ def _nsssp(n, m, params, itemsize):
     return (8 + 2 * itemsize) * N * n + 2 * (4 * (n + 1) + (4 + itemsize) * m)
 
 
-def _multisource(n, m, params, itemsize):
-    """Distances, stamps and parents of a batch of S sources, the item stamps and two round lists of 32-source words,
-    and the n x n result."""
+def _multisource_sssp(n, m, params, itemsize):
+    """Distances, stamps and parents of a batch of S sources, the item stamps and two round lists of 32-source words
+    (the K x n result of a job's K sources is counted apart: the registry does not know K)."""
     S = params["batch"] or rules.auto_batch(n, itemsize)
     words = S // rules.WARP
     lists = 2 * 4 * (n + m // params["split"] + 1) * words
-    return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + 4 * n * words + lists + (itemsize + 4) * n * n
+    return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + 4 * n * words + lists
+
+
+def _multisource(n, m, params, itemsize):
+    """multisource_sssp's working arrays and the n x n result."""
+    return _multisource_sssp(n, m, params, itemsize) + (itemsize + 4) * n * n
 
 
 def _dense(n, m, params, itemsize):
@@ -497,28 +524,23 @@ SPECS: tuple[SolverSpec, ...] = (
                "32-source word) items, every round and every batch in one cooperative kernel, trees grown over "
                "tight arcs, rows written through shared-memory transposes",
                "gpusp.solvers.multisource:MultiSourceSolver",
-               params=(Param("batch", 0, f"sources per batch S (0: the largest power of two <= {rules.AUTO_BATCH_MAX} "
-                             f"whose working arrays take <= {rules.AUTO_BATCH_BYTES / 2**30:g} GiB)",
-                             choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
-                       BLOCK,
-                       Param("grid", 0, f"blocks of the cooperative kernel (0: {rules.MULTISOURCE_BLOCKS_PER_SM} per "
-                             "multiprocessor; capped at the co-resident maximum)", minimum=0),
-                       Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
-                             "warps", choices=(2, 8, 32, 64, 128, 256, 1024)),
-                       Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's choice, "
-                             "about 120 on sm_90; 40 fits 6 blocks of 256 threads per multiprocessor, which hides the "
-                             "latency of the dependent loads at the price of a few spills: benchmarks/apsp-sparse-h200.md)",
-                             choices=(0, 32, 40, 48, 64, 80)),
-                       Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
-                             "before it uses any (overlaps their latencies; 4 and 8 spill under the register cap)",
-                             choices=(1, 2, 4, 8)),
-                       Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
-                             "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
-                             "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight"))),
+               params=MULTISOURCE_PARAMS,
                memory=_multisource,
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
                               "8 (n + m/split) S/32 (two round lists) + (w+4) n^2 result on the device if it fits, "
                               "else on the host"),
+    SolverSpec("multisource_sssp", "sssp", "gpu", "-", "many-source SSSP: the sources of a job solved together "
+               "by multisource_fast's kernel (S sources per batch stored vertex-major, one arc read serving 32 of "
+               "them, every round of every batch in one cooperative kernel); per-source rows and the batch's time",
+               "gpusp.solvers.multisource:MultiSourceSssp", params=MULTISOURCE_PARAMS, batched=True,
+               memory=_multisource_sssp,
+               memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
+                              "8 (n + m/split) S/32 (two round lists); the (w+4) n K result of K sources apart"),
+    SolverSpec("phast_gpu", "sssp", "gpu", "-", "PHAST (Delling, Goldberg, Nowatzyk and Werneck, IPDPS'11): a "
+               "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
+               "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "
+               "the sources of a job swept together (vertex-major distances, as GPHAST)",
+               "gpusp.solvers.phast:PhastSolver", batched=True),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",

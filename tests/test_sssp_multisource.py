@@ -1,0 +1,99 @@
+"""multisource_sssp and the harness's batch protocol: the K sources of a job solved together, one row each.
+
+Simulator budget as in test_apsp_multisource.py: one warp per block, batches of 32 or 64 sources, n <= 70.
+"""
+
+import numpy as np
+import pytest
+from cases import _g, random_graph, sssp_cases
+
+from gpusp.errors import SolverError
+from gpusp.measure.harness import solve_many
+from gpusp.measure.job import SolveJob, run_job
+from gpusp.measure.validate import check_rows
+from gpusp.solvers import registry
+
+SMALL = dict(batch=32, block=32, split=2, regs=0)
+CASES = [c for c in sssp_cases() if c[0] != "random-37"]
+
+
+def _run(graph, sources, **params):
+    return list(solve_many(graph, "multisource_sssp", sources, trials=2, warmup=1, **{**SMALL, **params}))
+
+
+def _assert_valid(graph, results):
+    verdicts = check_rows(graph, [r.source for r in results], [r.dist for r in results],
+                          [r.parent for r in results])
+    assert all(v.ok for v in verdicts), [v.mismatches[:3] for v in verdicts if not v.ok]
+
+
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_awkward_cases_every_source_once(label, graph, source):
+    sources = list(range(graph.n))[::-1]  # not in vertex order: the rows follow the sources given
+    results = _run(graph, sources)
+    assert [r.source for r in results] == sources
+    _assert_valid(graph, results)
+
+
+def test_duplicate_sources_several_batches_and_words():
+    """70 sources (some twice) in batches of 64: two batches, the second partial, two 32-source words."""
+    graph = random_graph(61, 180, seed=5, wmin=0, wmax=30)
+    rng = np.random.default_rng(3)
+    sources = [int(s) for s in rng.integers(0, graph.n, 70)]
+    assert len(set(sources)) < len(sources)
+    results = _run(graph, sources, batch=64, block=64)
+    _assert_valid(graph, results)
+    c = results[0].counters
+    assert c["batch_sources"] == 70 and c["batches"] == 2 and c["batch"] == 64
+
+
+def test_one_source_and_a_long_chain():
+    """K = 1 (one lane of one word) on a chain of 60 vertices: 59 rounds, the deepest tree the simulator allows."""
+    graph = _g(60, [(i, i + 1, i % 3) for i in range(59)], "chain-60")
+    (result,) = _run(graph, [0])
+    _assert_valid(graph, [result])
+    assert result.dist[59] == sum(i % 3 for i in range(59))
+    assert result.counters["iterations"] >= 59
+
+
+def test_a_hub_zero_cycle_and_unreachable_vertex():
+    edges = [(0, v, v % 7 + 1) for v in range(1, 21)] + [(3, 4, 0), (4, 5, 0), (5, 3, 0), (5, 21, 0),
+                                                           (21, 0, 2), (2, 6, 1), (2, 6, 1), (6, 6, 0)]
+    graph = _g(23, edges, "hub-zero-cycle")
+    results = _run(graph, [0, 3, 22, 3])
+    _assert_valid(graph, results)
+    assert results[2].dist[0] == graph.inf and results[2].parent[0] == -1  # 22 has no out-arcs
+    assert results[1].dist[5] == 0 and results[1].parent[5] == 4  # along the zero cycle, not around it
+
+
+def test_batch_timings_are_the_batch_shared():
+    graph = random_graph(40, 120, seed=8)
+    results = _run(graph, [1, 2, 3, 4])
+    first, rest = results[0].timings, [r.timings for r in results[1:]]
+    assert first.batch_sources == 4 and len(first.batch_ms) == 2
+    assert first.samples_ms == pytest.approx([ms / 4 for ms in first.batch_ms])
+    assert all(t.samples_ms == first.samples_ms and t.batch_ms == first.batch_ms for t in rest)
+    assert len(first.warmup_ms) == 1 and all(not t.warmup_ms and t.h2d_ms == 0 and t.compile_s == 0 for t in rest)
+
+
+def test_a_job_records_every_source_validated(tmp_path):
+    graph = random_graph(50, 150, seed=9, wmin=0, wmax=10)
+    job = SolveJob(graph=graph, solver="multisource_sssp", params=SMALL, num_sources=5, seed=2, trials=1, warmup=0,
+                   validate=True, record=tmp_path / "r.json", answer=tmp_path / "a.npz")
+    outcome = run_job(job)
+    assert outcome.status == "ok"
+    runs = outcome.record["runs"]
+    assert len(runs) == 5 and all(r["validation"]["ok"] for r in runs)
+    assert all(r["timings"]["batch_sources"] == 5 for r in runs)
+    answer = np.load(tmp_path / "a.npz")
+    assert answer["dist"].shape == (5, graph.n)
+
+
+def test_refusals():
+    neg = _g(3, [(0, 1, -1), (1, 2, 1)], "neg")
+    with pytest.raises(SolverError, match="negative"):
+        _run(neg, [0])
+    graph = random_graph(10, 20, seed=1)
+    with pytest.raises(SolverError, match="out of range"):
+        _run(graph, [0, 10])
+    assert registry.get("multisource_sssp").batched and not registry.get("deltastep_gpu").batched
