@@ -70,6 +70,11 @@ def test_target_in_the_simulator():
 
 def test_rules():
     assert rules.nearfar_lanes(0, 256) == rules.NEARFAR_LANES and rules.nearfar_lanes(64, 32) == 32
+    # the grid stand-in (16.8 M vertices, hop depth about 8,190) gets 4 lanes; USA-road-d.NY (264 K, depth in the
+    # hundreds) and shallow SNAP graphs a warp
+    assert rules.nearfar_lanes(0, 256, 4096 * 4096, 8190) == rules.NEARFAR_WIDE_LANES == 4
+    assert rules.nearfar_lanes(0, 256, 264_346, 1_100) == rules.nearfar_lanes(0, 256, 36_692, 12) == 32
+    assert rules.nearfar_lanes(8, 256, 4096 * 4096, 8190) == 8
     assert rules.nearfar_split(-1, 32, 1383, 36_692, False) == 64  # a hub of 1,383 arcs: chunks of 2 x lanes
     assert rules.nearfar_split(-1, 32, 54, 36_682, False) == 0  # no hub: whole vertices
     assert rules.nearfar_split(-1, 32, 1383, 36_692, True) == 0  # fusion holds whole vertices

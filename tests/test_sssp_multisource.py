@@ -17,8 +17,8 @@ SMALL = dict(batch=32, block=32, split=2, regs=0)
 CASES = [c for c in sssp_cases() if c[0] != "random-37"]
 
 
-def _run(graph, sources, **params):
-    return list(solve_many(graph, "multisource_sssp", sources, trials=2, warmup=1, **{**SMALL, **params}))
+def _run(graph, sources, trials=2, warmup=1, **params):
+    return list(solve_many(graph, "multisource_sssp", sources, trials=trials, warmup=warmup, **{**SMALL, **params}))
 
 
 def _assert_valid(graph, results):
@@ -28,11 +28,42 @@ def _assert_valid(graph, results):
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_awkward_cases_every_source_once(label, graph, source):
+@pytest.mark.parametrize("delta,order", [(0, "given"), (4, "landmarks")])
+def test_awkward_cases_every_source_once(label, graph, source, delta, order):
+    """Frontier Bellman-Ford, and buckets of width 4 with the sources reordered by landmarks (zero weights and
+    zero-weight cycles inside one bucket, lanes waiting for later ones)."""
     sources = list(range(graph.n))[::-1]  # not in vertex order: the rows follow the sources given
-    results = _run(graph, sources)
+    results = _run(graph, sources, delta=delta, order=order)
     assert [r.source for r in results] == sources
     _assert_valid(graph, results)
+    assert results[0].counters["delta"] == delta
+
+
+def test_buckets_cut_the_relaxations_and_count_themselves():
+    """Weights 1..50 on a 30-vertex random graph: width-16 buckets open one after another (more rounds) and expand
+    each arc fewer times than frontier Bellman-Ford, with the same rows."""
+    graph = random_graph(30, 120, seed=17, wmin=1, wmax=50)
+    sources = list(range(0, 30, 3))
+    plain = _run(graph, sources, trials=1, warmup=0, delta=0)
+    buckets = _run(graph, sources, trials=1, warmup=0, delta=16, order="given")
+    _assert_valid(graph, buckets)
+    assert all(np.array_equal(a.dist, b.dist) for a, b in zip(plain, buckets))
+    cp, cb = plain[0].counters, buckets[0].counters
+    assert cb["buckets"] > 0 and cp["buckets"] == 0
+    assert cb["relaxations"] < cp["relaxations"] and cb["iterations"] > cp["iterations"]
+
+
+def test_automatic_delta_follows_the_hop_depth():
+    """-1: no buckets on a shallow graph, Davidson's rule x 4 on a deep chain (hop depth >= the rule's bound)."""
+    from gpusp.solvers.multisource import multisource_delta
+    from gpusp.solvers.rules import MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH
+
+    shallow = random_graph(50, 400, seed=1)
+    assert shallow.hop_landmarks()[0] < MULTISOURCE_DEEP and multisource_delta(shallow, -1) == 0
+    chain = _g(MULTISOURCE_DEEP + 5, [(i, i + 1, 3) for i in range(MULTISOURCE_DEEP + 4)], "chain")
+    assert chain.hop_landmarks()[0] >= MULTISOURCE_DEEP
+    assert multisource_delta(chain, -1) == chain.default_delta(MULTISOURCE_DELTA_WIDTH)
+    assert multisource_delta(chain, 7) == 7
 
 
 def test_duplicate_sources_several_batches_and_words():
@@ -41,7 +72,7 @@ def test_duplicate_sources_several_batches_and_words():
     rng = np.random.default_rng(3)
     sources = [int(s) for s in rng.integers(0, graph.n, 70)]
     assert len(set(sources)) < len(sources)
-    results = _run(graph, sources, batch=64, block=64)
+    results = _run(graph, sources, trials=1, warmup=0, batch=64, block=64)
     _assert_valid(graph, results)
     c = results[0].counters
     assert c["batch_sources"] == 70 and c["batches"] == 2 and c["batch"] == 64

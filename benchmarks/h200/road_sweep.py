@@ -2,8 +2,8 @@
 
 * ``grid``: deltastep_gpu over a delta x lanes matrix on the grid stand-in (4096 x 4096, weights 1..1000) for
   several weight seeds and 8 seeded sources each: which setting is best, and how far the defaults are from it.
-* ``many``: a batched SSSP solver (multisource_sssp, phast_gpu) from K seeded sources of the real graphs, at several
-  batch sizes.
+* ``many``: a batched SSSP solver (multisource_sssp, phast_gpu) from K seeded sources of the real graphs, with
+  several parameter sets.
 
 Every answer is checked: the first configuration of a graph with the five tree checks against SciPy (the reference
 computed once per graph, over every core), the others' distances against the same reference. One CSV row per
@@ -11,7 +11,8 @@ configuration and source: median ms of the trials, its spread, counters, verdict
 
 usage (device, repo root, after ``. benchmarks/h200/env.sh``):
   python3 benchmarks/h200/road_sweep.py grid --seeds 1 2 3 4 --out $OUT/grid.csv
-  python3 benchmarks/h200/road_sweep.py many --graphs USA-road-d.NY ... --sources 1024 --out $OUT/many.csv
+  python3 benchmarks/h200/road_sweep.py many --graphs USA-road-d.NY ... --sources 1024 --configs - batch=512
+      --out $OUT/many.csv
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ def run_configs(writer, graph, label, solver, configs, sources, trials, warmup):
               f"{bad} wrong, {time.perf_counter() - t0:.1f} s", flush=True)
 
 
+def parse_config(text: str) -> dict:
+    """'k=v,k=v' as parameters (integers where they parse), '-' as none."""
+    out = {}
+    for item in filter(None, text.strip("-").split(",")):
+        key, _, value = item.partition("=")
+        out[key] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=("grid", "many"))
@@ -83,7 +93,7 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", nargs="+", default=["USA-road-d.NY", "USA-road-d.BAY", "p2p-Gnutella30",
                                                     "email-Enron"])
     ap.add_argument("--solver", default="multisource_sssp")
-    ap.add_argument("--batches", type=int, nargs="+", default=[0])
+    ap.add_argument("--configs", nargs="+", default=["-"], help="parameter sets, each k=v,k=v ('-': the defaults)")
     ap.add_argument("--sources", type=int, default=8)
     ap.add_argument("--deltas", type=float, nargs="+", default=[1, 2, 4], help="x Davidson et al.'s rule")
     ap.add_argument("--lanes", type=int, nargs="+", default=[4, 8, 32])
@@ -109,7 +119,7 @@ def main(argv=None) -> int:
             for name in args.graphs:
                 graph = load(name, Path(args.mirror))
                 sources = pick_sources(graph, args.sources, 1, option="--sources")
-                configs = [{"batch": b} if b else {} for b in args.batches]
+                configs = [parse_config(c) for c in args.configs]
                 run_configs(writer, graph, name, args.solver, configs, sources, args.trials, 1)
                 fh.flush()
     return 0

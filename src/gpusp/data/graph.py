@@ -182,6 +182,7 @@ class Graph:
     weight_kind: str = "real"
     id_map: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
+    _landmarks: tuple | None = field(default=None, init=False, repr=False)  # hop_landmarks(), once
 
     def __post_init__(self):
         """The one check of what a graph is, whatever built it (a reader, a generator, a cache, a caller).
@@ -293,6 +294,31 @@ class Graph:
         mean_w = float(np.abs(self.weights).mean())
         mean_deg = self.m / max(1, int(np.count_nonzero(np.diff(self.indptr))))
         return max(1, int(round(width * mean_w / mean_deg)))
+
+    def hop_landmarks(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """(depth, hops_a, hops_b): breadth-first hop counts from two far-apart landmarks (-1 where one does not
+        reach), a the vertex farthest from the vertex of largest out-degree, b the one farthest from a, and depth
+        the larger eccentricity of those two starts, a lower bound on the hop diameter. The solvers' automatic
+        settings read the depth (a long-diameter road graph or a shallow social one) and order sources by the two
+        hop counts (an embedding that keeps vertices close in the graph close in it). Computed once per graph."""
+        if self._landmarks is None:
+            from scipy.sparse import csr_array
+            from scipy.sparse.csgraph import shortest_path
+
+            unit = csr_array((np.ones(self.m), self.indices, self.indptr), shape=(self.n, self.n))
+
+            def hops(v):
+                d = shortest_path(unit, indices=int(v), unweighted=True, directed=True)
+                return np.where(np.isfinite(d), d, -1).astype(np.int64)
+
+            if self.n == 0:
+                self._landmarks = (0, np.zeros(0, np.int64), np.zeros(0, np.int64))
+                return self._landmarks
+            first = hops(int(np.argmax(np.diff(self.indptr))))
+            hops_a = hops(int(np.argmax(first)))
+            hops_b = hops(int(np.argmax(hops_a)))
+            self._landmarks = (int(max(first.max(), hops_a.max())), hops_a, hops_b)
+        return self._landmarks
 
     def out_degree(self) -> np.ndarray:
         return np.diff(self.indptr).astype(np.int64)

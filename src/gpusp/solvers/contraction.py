@@ -7,9 +7,10 @@ in-neighbour u and out-neighbour w (u != w) the shortcut u -> w of weight w(u, v
 ``settle`` settled vertices and ``hops`` arcs: a bounded search that misses a witness only adds a shortcut, so the
 hierarchy stays exact. The priority is ``2 x edge difference (shortcuts added - arcs removed) + contracted
 neighbours + depth`` (depth: one more than the deepest contracted neighbour, which keeps the hierarchy shallow for
-the level-synchronous sweep), recomputed for v's neighbours after each contraction and lazily for v when it reaches
-the top of the queue (it goes back when its priority rose). Ties go to the lower vertex id: the build is
-deterministic.
+the level-synchronous sweep), recomputed for v's neighbours after each contraction (a hub neighbour with more than
+``RECOMPUTE_PAIRS`` in x out pairs only gets +1 and its new depth: re-running its searches on every neighbour's
+contraction is quadratic) and lazily for v when it reaches the top of the queue (it goes back when its priority
+rose). Ties go to the lower vertex id: the build is deterministic.
 
 Input: a directed graph; self-loops are dropped, of duplicate arcs the lightest is kept, zero weights are allowed.
 
@@ -42,6 +43,7 @@ import numpy as np
 from numba import njit
 
 INF = np.int64(2**62)
+RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets +1 (and its depth) instead of new searches
 HEAP_CAP = 1 << 20  # witness-search heap entries; a search that would exceed them stops (bounded, still exact)
 
 
@@ -351,8 +353,12 @@ def _contract(n, tail, head, w, settle, hops, core_degree):
         for j in range(k):
             x = nbrs[j]
             cn[x] += 1
-            depth[x] = max(depth[x], depth[v] + 1)
-            prio[x] = _priority(g, ws, x, cn, depth, settle, hops)
+            grew = max(depth[x], depth[v] + 1) - depth[x]
+            depth[x] += grew
+            if ilen[x] * olen[x] > RECOMPUTE_PAIRS:  # a hub: its searches would cost more than the order gains
+                prio[x] += 1 + grew
+            else:
+                prio[x] = _priority(g, ws, x, cn, depth, settle, hops)
             psize = _push(pk, pv, ph, psize, prio[x], x, 0)
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw, ends = g
     core = n - done
@@ -384,7 +390,7 @@ def _levels(n, rank, dptr, dtail):
     return level
 
 
-def _csr(n, key, other, w, key_dtype=np.int32):
+def group_arcs(n, key, other, w, key_dtype=np.int32):
     """Arcs grouped by ``key`` (stable, then by ``other``): (ptr int64, other, w)."""
     order = np.lexsort((other, key))
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -441,13 +447,13 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     tail, head, w = simple_arcs(graph)
     rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches = _contract(
         n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree))
-    dptr, dtail, dwt = _csr(n, dh.astype(np.int64), dt.astype(np.int64), dw)
+    dptr, dtail, dwt = group_arcs(n, dh.astype(np.int64), dt.astype(np.int64), dw)
     level = _levels(n, rank, dptr, dtail.astype(np.int64))
     order = np.lexsort((np.arange(n), level)).astype(np.int32)
     position = np.empty(n, dtype=np.int32)
     position[order] = np.arange(n, dtype=np.int32)
-    up_ptr, up_head, up_w = _csr(n, position[ut], position[uh], uw)
-    down_ptr, down_tail, down_w = _csr(n, position[dh], position[dt], dw)
+    up_ptr, up_head, up_w = group_arcs(n, position[ut], position[uh], uw)
+    down_ptr, down_tail, down_w = group_arcs(n, position[dh], position[dt], dw)
     counts = np.bincount(level, minlength=int(level.max(initial=0)) + 1)
     level_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=level_ptr[1:])
@@ -456,7 +462,7 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
                      time.perf_counter() - t0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def upward_spaces(up_ptr, up_head, up_w, sources):
     """Dijkstra from each source (new ids) over the upward graph: (ptr [K + 1], vertex, distance) of the vertices
     each search settles (its search space), in settling order."""

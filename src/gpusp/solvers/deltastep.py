@@ -23,7 +23,9 @@ GPU design (ours):
   push with an atomic exchange on a per-vertex in-far flag: each vertex is at most once in each, so n
   entries always suffice.
 * **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
-  warps, Hong et al. PPoPP'11): 1-4 for road networks, 16-32 for skewed social graphs.
+  warps, Hong et al. PPoPP'11). The default is a warp, which shortens a small round's dependent chain (road networks
+  and social graphs alike), and 4 on graphs both deep and wide (:func:`~gpusp.solvers.rules.nearfar_lanes`: the
+  grid stand-in, whose long rounds fill the GPU, so idle lanes cost work).
 * **Parents.** With every weight positive the kernel ends with one tight-arc pass (``dist[u] + w ==
   dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs, so a hub's arcs
   are shared by many threads (:func:`~gpusp.solvers.frontier.tight_tree`). With zero weights a tight zero cycle
@@ -413,7 +415,8 @@ class DeltaStepSolver(PersistentSSSP):
         self.chain = chain
         self.delta = delta or graph.default_delta(NEARFAR_DELTA_WIDTH)
         self.block = block
-        self.lanes = nearfar_lanes(lanes, block)
+        depth = graph.hop_landmarks()[0] if not lanes else 0  # the automatic lanes read the hop depth
+        self.lanes = nearfar_lanes(lanes, block, graph.n, depth)
         self.fuse = fuse
         self.fuse_queue = fuse_queue
         self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)

@@ -79,15 +79,16 @@ from ..errors import SolverError
 from .base import Solver
 from .dense import result_fits
 from .launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
-from .rules import MULTISOURCE_BLOCKS_PER_SM, auto_batch
+from .rules import MULTISOURCE_BLOCKS_PER_SM, MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH, auto_batch
 from .warp import warp_or
 
 WARP = 32
 TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
 SBUF = 2048  # list entries a block gathers in shared memory per round before one global append
-# control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations
-ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX = 0, 1, 2, 3, 4
-CTL_SIZE = 5
+# control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations, buckets, and three
+# flags (round q % 3): some lane of round q expanded a vertex below the bucket's threshold
+ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX, BUCKETS, NEAR = 0, 1, 2, 3, 4, 5, 6
+CTL_SIZE = 9
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
@@ -135,10 +136,14 @@ def _list_fns(sbuf_size: int):
                             lists[q % 2, U(gpos + pos + j)] = entry
 
     @cuda.jit(device=True)
-    def flush(sbuf, scount, lists, cnt, q):
-        """The whole block: append its buffered entries to the list of round q with one global atomic."""
-        cuda.syncthreads()  # every claim of the block is in its buffer
+    def flush(sbuf, scount, lists, cnt, q, ctl, near_slot):
+        """The whole block: append its buffered entries to the list of round q with one global atomic; raise the
+        round's near flag ``ctl[near_slot]`` once for the block when one of its lanes expanded a near vertex."""
+        cuda.syncthreads()  # every claim of the block is in its buffer, every near mark in scount[2]
         if cuda.threadIdx.x == 0:
+            if scount[2] != 0:
+                ctl[near_slot] = 1  # plain store: every writer stores the same 1
+                scount[2] = 0
             k = min(scount[0], sbuf_size)
             scount[0] = k
             scount[1] = cuda.atomic.add(cnt, q % 3, k) if k > 0 else 0  # atomic: one reservation per block
@@ -158,8 +163,10 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
 
     @cuda.jit(device=True)
     def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-               srcs, base, ns, S, wshift, q, counts, sbuf, scount):
-        """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources."""
+               srcs, base, ns, S, wshift, q, counts, sbuf, scount, threshold):
+        """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources. A lane whose
+        distance is at or above ``threshold`` (distance rounds) is not expanded: it stays stamped and listed for
+        round q + 1, when the threshold may have risen."""
         # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
         lane = I32(cuda.threadIdx.x % WARP)
         nwarps = I32(cuda.gridsize(1) // WARP)
@@ -185,6 +192,15 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
             us = U32(u * width + s)
             active = s < ns and stamp[us] == q
             du = dist[us]
+            if not tree:
+                far = active and du >= threshold
+                if far:
+                    active = False
+                    stamp[us] = q + 1  # plain store: this lane's own slot, expanded in a later round
+                if warp_or(I32(far)) != 0 and lane == 0:  # the item goes on round q + 1's list once
+                    claim(istamp, lists, cnt, chunk_ptr, u, c, wshift, q + 1, sbuf, scount)
+                if active:
+                    scount[2] = 1  # plain store (shared): the block saw near work this round
             root = I32(-1)
             if tree and s < ns:
                 root = srcs[U32(base + s)]
@@ -272,8 +288,8 @@ def _batch_fns(WT, claim):
             claim(istamp, lists, cnt, chunk_ptr, src, s // WARP, wshift, q, sbuf, scount)
 
     @cuda.jit(device=True)
-    def write_rows(dist, parent, out_dist, out_parent, row0, ns, S):
-        """Copy the batch (vertex-major) into rows row0 .. row0 + ns - 1 of the result via 32 x 33 tiles."""
+    def write_rows(dist, parent, out_dist, out_parent, rowmap, row0, ns, S):
+        """Copy the batch (vertex-major) into rows rowmap[row0 .. row0 + ns - 1] of the result via 32 x 33 tiles."""
         n = out_dist.shape[1]
         tile_d = cuda.shared.array(TILE, WT)
         tile_p = cuda.shared.array(TILE, numba.int32)
@@ -291,8 +307,9 @@ def _batch_fns(WT, claim):
             cuda.syncthreads()  # the tile is staged
             for i in range(ty, WARP, rows):
                 if s0 + i < ns and v0 + tx < n:
-                    out_dist[row0 + s0 + i, v0 + tx] = tile_d[tx, i]
-                    out_parent[row0 + s0 + i, v0 + tx] = tile_p[tx, i]
+                    row = rowmap[U(row0 + s0 + i)]
+                    out_dist[row, v0 + tx] = tile_d[tx, i]
+                    out_parent[row, v0 + tx] = tile_p[tx, i]
             cuda.syncthreads()  # the tile is consumed before the next one overwrites it
 
     return tight_pass, seed, write_rows
@@ -310,18 +327,19 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
 
     @cuda.jit(**TARGET.register_cap(regs))
     def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, srcs, first, last, S, staged, tight, inf):
-        """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds, parents (tree
-        rounds or one tight pass), rows written out."""
+                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta):
+        """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds (buckets of width
+        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...])."""
         grid = cuda.cg.this_grid()
         nsrc = srcs.size
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
         counts[0] = 0
         counts[1] = 0
         sbuf = cuda.shared.array(sbuf_size, numba.int32)  # the block's list entries of the next round
-        scount = cuda.shared.array(2, numba.int32)  # entries in sbuf, then the block's offset in the list
+        scount = cuda.shared.array(3, numba.int32)  # entries in sbuf, the block's offset in the list, near mark
         if cuda.threadIdx.x == 0:
             scount[0] = 0
+            scount[2] = 0
         cuda.syncthreads()  # the buffer is empty before anybody claims
         q = ctl[ROUND]
         wshift = 0  # S / 32 words per vertex (S = 32 << wshift): entries are (chunk << wshift) + word
@@ -329,6 +347,7 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
             wshift += 1
         dist_rounds = 0
         tree_rounds = 0
+        buckets = 0
         for b in range(first, last):
             base = b * S
             ns = min(S, nsrc - base)
@@ -339,26 +358,32 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                     continue
                 seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, ns, S, wshift, q, inf,
                      tree == 0, sbuf, scount)
-                flush(sbuf, scount, lists, cnt, q)
+                flush(sbuf, scount, lists, cnt, q, ctl, NEAR + q % 3)
+                threshold = delta if tree == 0 and delta > 0 else inf
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
                 while cnt[q % 3] != 0:
                     if cuda.grid(1) == 0:
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
+                        ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
                     if tree == 0:
                         expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount)
+                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
+                                    threshold)
                     else:
                         expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount)
-                    flush(sbuf, scount, lists, cnt, q + 1)
+                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
+                    flush(sbuf, scount, lists, cnt, q + 1, ctl, NEAR + q % 3)
                     if tree == 0:
                         dist_rounds += 1
                     else:
                         tree_rounds += 1
                     q += 1
                     grid.sync()  # round q - 1 is complete: each of its improvements is stamped and listed
+                    if threshold != inf and ctl[NEAR + (q - 1) % 3] == 0:  # every thread decides alike
+                        threshold += delta  # round q - 1 only deferred: the next bucket opens
+                        buckets += 1
                 grid.sync()  # everybody has seen the empty count before the next phase appends to it
-            write_rows(dist, parent, out_dist, out_parent, 0 if staged else base, ns, S)
+            write_rows(dist, parent, out_dist, out_parent, rowmap, 0 if staged else base, ns, S)
             grid.sync()  # the rows are out before the next batch resets the working arrays
         # atomic: per-thread counters summed once per thread
         cuda.atomic.add(ctl, ITEMS, counts[0])
@@ -367,6 +392,7 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
             ctl[ROUND] = q
             ctl[DIST_ROUNDS] += dist_rounds
             ctl[TREE_ROUNDS] += tree_rounds
+            ctl[BUCKETS] += buckets
 
     return batches
 
@@ -379,9 +405,9 @@ class MultiSourceSolver(Solver):
     NAME = "multisource_fast"
     INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, **more):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents)
+                         parents=parents, delta=delta, **more)
         name = self.NAME
         if graph.has_negative_weights:
             raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
@@ -405,6 +431,7 @@ class MultiSourceSolver(Solver):
         self.kernel = _kernel(graph.dtype.name, SBUF, regs, unroll)
         self.grid = None
         self.rows = None  # sources the result has room for
+        self.delta = multisource_delta(graph, delta)
 
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
@@ -429,6 +456,7 @@ class MultiSourceSolver(Solver):
         g, n = self.graph, self.graph.n
         self.on_device = result_fits(g, k)
         rows = k if self.on_device else min(self.S, k)
+        self.identity = cuda.to_device(np.arange(rows, dtype=np.int32))  # the staging area's rows
         self.out_dist = cuda.device_array((rows, n), dtype=g.dtype)
         self.out_parent = cuda.device_array((rows, n), dtype=np.int32)
         if not self.on_device:  # the result on the host, each batch's rows copied there inside run
@@ -436,19 +464,21 @@ class MultiSourceSolver(Solver):
             self.host_parent = cuda.pinned_array((k, n), dtype=np.int32)
         self.rows = k
 
-    def _args(self, srcs, first, last):
+    def _args(self, srcs, rowmap, first, last):
+        wt = self.graph.dtype.type
         return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
                 self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist,
-                self.out_parent, srcs, np.int64(first), np.int64(last), np.int64(self.S), not self.on_device,
-                self.tight, self.graph.dtype.type(self.graph.inf))
+                self.out_parent, srcs, rowmap if self.on_device else self.identity, np.int64(first), np.int64(last),
+                np.int64(self.S), not self.on_device, self.tight, wt(self.graph.inf), wt(self.delta))
 
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
             self.all_sources = cuda.to_device(np.arange(self.graph.n, dtype=np.int32))
-        return self._solve(self.all_sources)
+        return self._solve(self.all_sources, self.all_sources, None)
 
-    def _solve(self, srcs):
-        """Every source of the device array ``srcs``, S at a time; returns the counters."""
+    def _solve(self, srcs, rowmap, rows):
+        """Every source of the device array ``srcs``, S at a time, the one at position p into row ``rowmap[p]`` of
+        the result (``rows``: the same map on the host, None for the identity); returns the counters."""
         k, S = srcs.size, self.S
         self._result(k)
         batches = (k + S - 1) // S
@@ -457,22 +487,23 @@ class MultiSourceSolver(Solver):
         self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
         if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
             want = self.want_grid or blocks_per_sm(MULTISOURCE_BLOCKS_PER_SM)
-            self.grid = cooperative_grid(self.kernel, self._args(srcs, 0, 1), self.block, want)
+            self.grid = cooperative_grid(self.kernel, self._args(srcs, rowmap, 0, 1), self.block, want)
         host_copy = 0.0
         launches = 0
         spans = [(0, batches)] if self.on_device else [(b, b + 1) for b in range(batches)]
         for first, last in spans:
-            self.kernel[self.grid, self.block](*self._args(srcs, first, last))
+            self.kernel[self.grid, self.block](*self._args(srcs, rowmap, first, last))
             launches += 1
             if not self.on_device:
                 t0 = time.perf_counter()
                 base, count = first * S, min(S, k - first * S)
-                self.out_dist[:count].copy_to_host(self.host_dist[base:base + count])
-                self.out_parent[:count].copy_to_host(self.host_parent[base:base + count])
+                at = slice(base, base + count) if rows is None else rows[base:base + count]
+                self.host_dist[at] = self.out_dist[:count].copy_to_host()
+                self.host_parent[at] = self.out_parent[:count].copy_to_host()
                 host_copy += (time.perf_counter() - t0) * 1e3
         ctl = self.ctl.copy_to_host()
         counters = {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
-                    "tight_parents": int(self.tight),
+                    "tight_parents": int(self.tight), "delta": int(self.delta), "buckets": int(ctl[BUCKETS]),
                     "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
                     "launches": launches, "grid": self.grid, "result_on_device": int(self.on_device)}
         if not self.on_device:
@@ -492,13 +523,47 @@ class MultiSourceSssp(MultiSourceSolver):
     NAME = "multisource_sssp"
     INSTEAD = "use scipy_dijkstra or bellmanford_* per source"
 
+    def __init__(self, graph, *, order, **params):
+        super().__init__(graph, order=order, **params)
+        self.landmarks = order == "landmarks" or (order == "auto" and self.delta > 0)
+        if self.landmarks:  # host preparation: three breadth-first searches, once per graph
+            graph.hop_landmarks()
+
     def run(self, sources):
         srcs = np.asarray(sources, dtype=np.int64).reshape(-1)
         if srcs.size == 0:
             raise SolverError(f"{self.NAME}: no sources given")
         if srcs.min() < 0 or srcs.max() >= self.graph.n:
             raise SolverError(f"{self.NAME}: source out of range 0..{self.graph.n - 1}")
-        return self._solve(cuda.to_device(srcs.astype(np.int32)))  # K x 4 bytes: part of the trial
+        rows = None
+        if self.landmarks:  # close sources share 32-source words, and so frontier items
+            _, hops_a, hops_b = self.graph.hop_landmarks()
+            rows = np.argsort(morton(hops_a[srcs], hops_b[srcs]), kind="stable").astype(np.int32)
+            srcs = srcs[rows]
+        d_srcs = cuda.to_device(srcs.astype(np.int32))  # K x 4 bytes (and the row map): part of the trial
+        rowmap = np.arange(srcs.size, dtype=np.int32) if rows is None else rows
+        return self._solve(d_srcs, cuda.to_device(rowmap), rows)
+
+
+def morton(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Z-order keys of non-negative integer pairs (16 bits each used; -1, unreached, sorts last)."""
+    x = np.where(x < 0, 0xFFFF, np.minimum(x, 0xFFFF)).astype(np.uint64)
+    y = np.where(y < 0, 0xFFFF, np.minimum(y, 0xFFFF)).astype(np.uint64)
+    key = np.zeros_like(x)
+    for bit in range(16):
+        one = np.uint64(1)
+        key |= ((x >> np.uint64(bit)) & one) << np.uint64(2 * bit)
+        key |= ((y >> np.uint64(bit)) & one) << np.uint64(2 * bit + 1)
+    return key
+
+
+def multisource_delta(graph, delta: int) -> int:
+    """Bucket width of the distance rounds: ``delta``, or for -1 MULTISOURCE_DELTA_WIDTH x mean weight / mean
+    out-degree where the graph is deep (hop depth >= MULTISOURCE_DEEP: frontier Bellman-Ford would expand each arc
+    tens of times), else 0 (none: shallow graphs converge in a few rounds anyway)."""
+    if delta >= 0:
+        return delta
+    return graph.default_delta(MULTISOURCE_DELTA_WIDTH) if graph.hop_landmarks()[0] >= MULTISOURCE_DEEP else 0
 
 
 def compile_targets():
@@ -507,8 +572,8 @@ def compile_targets():
     for w in ("int32", "int64"):
         i32 = "int32[::1]"
         sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
-               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, int64, int64, int64, "
-               f"boolean, boolean, {w})")
+               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
+               f"boolean, boolean, {w}, {w})")
         for unroll in (1, 2, 4, 8):
             out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
     return out

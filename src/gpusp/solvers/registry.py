@@ -199,7 +199,15 @@ MULTISOURCE_PARAMS = (Param("batch", 0, f"sources per batch S (0: the largest po
               choices=(1, 2, 4, 8)),
         Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
               "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "
-              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight")))
+              "every w > 0), auto (tight when every w > 0)", choices=("auto", "levels", "tight")),
+        Param("delta", -1, "bucket width of the distance rounds: a source's lanes at or above the batch's threshold "
+              "wait, and the threshold rises by delta after a round that expanded nothing below it (0: no buckets, a "
+              f"frontier Bellman-Ford; -1: {rules.MULTISOURCE_DELTA_WIDTH // DAVIDSON_WIDTH} x Davidson et al.'s "
+              f"rule where the hop depth from a landmark is >= {rules.MULTISOURCE_DEEP}, else 0)", minimum=-1))
+MULTISOURCE_ORDER = Param("order", "auto", "which sources share a batch and a 32-source word: 'given' (the job's "
+                          "order), 'landmarks' (sorted by the Z-order of their hop counts from two far-apart vertices, "
+                          "so that close sources share frontier items), 'auto' (landmarks where delta buckets are on)",
+                          choices=("auto", "given", "landmarks"))
 
 
 def _csr(n, m, params, itemsize):
@@ -341,8 +349,9 @@ SPECS: tuple[SolverSpec, ...] = (
                params=(Param("delta", 0, f"bucket width (0: {rules.NEARFAR_DELTA_WIDTH} x mean arc weight / mean "
                              f"out-degree, {rules.NEARFAR_DELTA_WIDTH // DAVIDSON_WIDTH} times Davidson et al.'s rule: "
                              "rounds, not arcs, bound the graphs measured)", minimum=0),
-                       Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {rules.NEARFAR_LANES})",
-                             choices=(0, 1, 2, 4, 8, 16, 32)),
+                       Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {rules.NEARFAR_LANES}, "
+                             f"{rules.NEARFAR_WIDE_LANES} on graphs of hop depth >= {rules.WIDE_DEPTH} with >= "
+                             f"{rules.WIDE_FRONTIER} vertices per level)", choices=(0, 1, 2, 4, 8, 16, 32)),
                        Param("chain", 0, "a thread that lowers a near vertex expands it at once, and so on "
                              "along the path for up to this many vertices, instead of queueing it (0: off)",
                              minimum=0, maximum=1024),
@@ -532,7 +541,8 @@ SPECS: tuple[SolverSpec, ...] = (
     SolverSpec("multisource_sssp", "sssp", "gpu", "-", "many-source SSSP: the sources of a job solved together "
                "by multisource_fast's kernel (S sources per batch stored vertex-major, one arc read serving 32 of "
                "them, every round of every batch in one cooperative kernel); per-source rows and the batch's time",
-               "gpusp.solvers.multisource:MultiSourceSssp", params=MULTISOURCE_PARAMS, batched=True,
+               "gpusp.solvers.multisource:MultiSourceSssp", params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER,),
+               batched=True,
                memory=_multisource_sssp,
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
                               "8 (n + m/split) S/32 (two round lists); the (w+4) n K result of K sources apart"),
@@ -540,7 +550,36 @@ SPECS: tuple[SolverSpec, ...] = (
                "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
                "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "
                "the sources of a job swept together (vertex-major distances, as GPHAST)",
-               "gpusp.solvers.phast:PhastSolver", batched=True),
+               "gpusp.solvers.phast:PhastSolver", batched=True,
+               params=(Param("batch", 0, "sources per batch S, swept together (0: the smallest power of two >= the "
+                             "job's K sources, at most 1024, halved while (w+8) n S bytes exceed 1 GiB)",
+                             choices=(0,) + tuple(2**i for i in range(13))),
+                       BLOCK,
+                       Param("grid", 0, "blocks of the cooperative kernel (0: 2 per multiprocessor, fewer when the "
+                             "largest level x S needs fewer threads; capped at the co-resident maximum)", minimum=0),
+                       Param("fuse", -1, "the first levels below the top with at most this many vertex x source "
+                             "items each are swept by block 0 alone, separated by block barriers instead of grid "
+                             "barriers (-1: the block size; 0: every level on the grid)", minimum=-1),
+                       Param("parents", "auto", "how the trees are built after the sweep: tight (one pass, the "
+                             "first tight in-arc, needs every w > 0), rounds (positive tight arcs first, then rounds "
+                             "over zero-weight tight arcs from earlier rounds: safe with zero-weight cycles), auto "
+                             "(tight when every w > 0)", choices=("auto", "tight", "rounds")),
+                       Param("settle", 64, "witness searches of the contraction stop after this many settled "
+                             "vertices (a missed witness adds a shortcut; distances stay exact)", minimum=1),
+                       Param("hops", 8, "witness searches of the contraction follow at most this many arcs",
+                             minimum=1),
+                       Param("core_degree", -1, "contraction stops when the remaining graph has more than this "
+                             "many arcs per remaining vertex; those vertices form a core that each upward search "
+                             "crosses by Dijkstra on the host (0: contract every vertex; -1: 0 on road-like graphs, "
+                             "mean out-degree <= 4 and none over 16, else 16)", minimum=-1),
+                       Param("threads", 0, "host threads of the upward searches, a chunk of the sources each (0: "
+                             "every core)", minimum=0)),
+               memory=lambda n, m, params, itemsize: (
+                   (4 + itemsize) * 4 * m + 24 * n + (params["batch"] or max(1, min(1024, 2**30 // max(
+                       1, (itemsize + 8) * n)))) * (itemsize + 8) * n),
+               memory_formula="hierarchy (4+w)(m_up + m_down) + 4 n (about 3 m arcs counted) + the original in-arcs "
+                              "(4+w) m + (w+8) n S (distances, parents, round marks of a batch); the (w+4) n K result "
+                              "of K sources apart"),
     # --- paper 004: min-plus squaring and BF from every source ---------------------------------------
     SolverSpec("minplus_naive", "apsp", "gpu", "004", "ceil(log2 n) min-plus squarings, one thread per "
                "entry, early stop when nothing changes", "gpusp.solvers.minplus:NaiveSolver",

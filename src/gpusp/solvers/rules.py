@@ -16,15 +16,22 @@ WARP = 32
 # round's dependent chain.
 NEARFAR_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
 NEARFAR_LANES = WARP  # lanes 0: threads sharing one queued vertex's arcs
+NEARFAR_WIDE_LANES = 4  # lanes 0 on deep and wide graphs (nearfar_lanes)
+WIDE_DEPTH, WIDE_FRONTIER = 1024, 1024  # hop depth and vertices per level from which a graph counts as both
 NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multiprocessor at the kernel's registers
 HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
 MAX_CHUNKS = 63  # near-queue entries per vertex with split (6 bits above a 25-bit vertex id)
 SPLIT_SHIFT = 25  # split > 0 packs the chunk index above the vertex id: n < 2^25
 
 
-def nearfar_lanes(lanes: int, block: int) -> int:
-    """Threads per queued vertex: ``lanes`` (0: a warp), at most the block."""
-    return min(int(lanes) or NEARFAR_LANES, int(block))
+def nearfar_lanes(lanes: int, block: int, n: int = 0, depth: int = 0) -> int:
+    """Threads per queued vertex: ``lanes``, at most the block. 0: a warp, except on a graph both deep and wide (hop
+    depth >= WIDE_DEPTH and n / depth >= WIDE_FRONTIER vertices per level, the grid stand-in): its rounds are long
+    enough to fill the GPU, work rather than a round's latency decides, and NEARFAR_WIDE_LANES threads per vertex
+    waste fewer lanes on a degree of four."""
+    if not lanes:
+        lanes = NEARFAR_WIDE_LANES if depth >= WIDE_DEPTH and n >= WIDE_FRONTIER * depth else NEARFAR_LANES
+    return min(int(lanes), int(block))
 
 
 def nearfar_split(split: int, lanes: int, max_degree: int, n: int, fused: bool) -> int:
@@ -70,6 +77,8 @@ def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
 AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
 AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this
 MULTISOURCE_BLOCKS_PER_SM = 32  # grid 0: asked for, then capped at the co-resident maximum
+MULTISOURCE_DEEP = 100  # delta -1: buckets where the hop depth from a landmark reaches this (road graphs, not SNAP)
+MULTISOURCE_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta -1 on deep graphs: this many x mean arc weight / mean out-degree
 
 
 def auto_batch(n: int, itemsize: int = 4) -> int:
