@@ -28,15 +28,18 @@ def _assert_valid(graph, results):
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-@pytest.mark.parametrize("delta,order", [(0, "given"), (4, "landmarks")])
-def test_awkward_cases_every_source_once(label, graph, source, delta, order):
-    """Frontier Bellman-Ford, and buckets of width 4 with the sources reordered by landmarks (zero weights and
-    zero-weight cycles inside one bucket, lanes waiting for later ones)."""
+@pytest.mark.parametrize("delta,order,items", [(0, "given", "words"), (4, "landmarks", "auto"),
+                                               (3, "given", "words")])
+def test_awkward_cases_every_source_once(label, graph, source, delta, order, items):
+    """Frontier Bellman-Ford over words; buckets of width 4 over (vertex, source) pairs (auto with buckets) with the
+    sources reordered by landmarks; buckets of width 3 over words (zero weights and zero-weight cycles inside one
+    bucket, lanes and pairs waiting for later ones)."""
     sources = list(range(graph.n))[::-1]  # not in vertex order: the rows follow the sources given
-    results = _run(graph, sources, delta=delta, order=order)
+    results = _run(graph, sources, delta=delta, order=order, items=items)
     assert [r.source for r in results] == sources
     _assert_valid(graph, results)
     assert results[0].counters["delta"] == delta
+    assert results[0].counters["pair_items"] == int(items == "auto")
 
 
 def test_buckets_cut_the_relaxations_and_count_themselves():
@@ -45,12 +48,16 @@ def test_buckets_cut_the_relaxations_and_count_themselves():
     graph = random_graph(30, 120, seed=17, wmin=1, wmax=50)
     sources = list(range(0, 30, 3))
     plain = _run(graph, sources, trials=1, warmup=0, delta=0)
-    buckets = _run(graph, sources, trials=1, warmup=0, delta=16, order="given")
+    buckets = _run(graph, sources, trials=1, warmup=0, delta=16, order="given", items="words")
+    pairs = _run(graph, sources, trials=1, warmup=0, delta=16, order="given", items="pairs")
     _assert_valid(graph, buckets)
+    _assert_valid(graph, pairs)
     assert all(np.array_equal(a.dist, b.dist) for a, b in zip(plain, buckets))
-    cp, cb = plain[0].counters, buckets[0].counters
-    assert cb["buckets"] > 0 and cp["buckets"] == 0
+    cp, cb, cq = plain[0].counters, buckets[0].counters, pairs[0].counters
+    assert cb["buckets"] > 0 and cp["buckets"] == 0 and cq["buckets"] > 0
     assert cb["relaxations"] < cp["relaxations"] and cb["iterations"] > cp["iterations"]
+    # a pair item is one source's vertex: as many source-arc pairs examined as the words' active lanes, more items
+    assert cq["relaxations"] <= cb["relaxations"] * 1.5 and cq["items"] > cb["items"]
 
 
 def test_automatic_delta_follows_the_hop_depth():

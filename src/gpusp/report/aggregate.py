@@ -5,7 +5,13 @@ source, the median and IQR of the end-to-end samples where a record has them (``
 ``end_to_end_iqr_ms``: a fresh solver timed from its device allocations to its download, paper 000's window; empty
 where not measured; samples.csv carries end-to-end run i beside timed trial i), the separately measured compile and
 transfer costs, the validation verdict, the speed-up over the fastest CPU baseline of the same graph on the same
-machine, and relaxations per second. Skipped combinations appear with
+machine, and relaxations per second. A batched solver (registry ``batched=True``: every source of a job in one run,
+see :mod:`gpusp.measure.harness`) records per source its share of each batch sample (batch / K); its rows carry
+``batch_sources`` (K) and ``batch_median_ms`` (the median of the whole batch's samples; samples.csv carries batch
+sample i as ``batch_ms`` beside trial i), empty for every other solver, so that a share is never read as the time of
+one source alone. Preprocessing done once before the timed runs (PHAST's contraction hierarchy: the counters
+``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none.
+Skipped combinations appear with
 their reason. Hardware is a GPU model and a host CPU model: a GPU solver's row has both, a CPU solver's row only its
 host CPU. Records of one solver made by different code versions, or records of different hardware, are refused
 unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed hardware then stays apart in every table,
@@ -53,14 +59,16 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode", "gpu",
                   "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                  "relaxations", "end_to_end_ms")
+                  "relaxations", "end_to_end_ms", "batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes")
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                   "relaxations", "end_to_end_ms"}
+                   "relaxations", "end_to_end_ms", "batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes"}
 SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
 SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
                    "iqr_ms", "end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples", "relaxations_per_s",
-                   "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu")
+                   "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu", "batch_sources",
+                   "batch_median_ms", "preprocess_s", "preprocess_bytes")
+PREPROCESS_COUNTERS = ("preprocess_s", "preprocess_bytes")  # a solver's one-off preparation, outside every sample
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
 NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
 MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
@@ -156,18 +164,27 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
         for run in rec["runs"]:
             t = run["timings"]
             whole = t.get("end_to_end_ms") or []
+            batch = t.get("batch_ms") or []  # a batched solver's whole-batch samples (none: one source per run)
+            once = {key: _number(run["counters"].get(key)) for key in PREPROCESS_COUNTERS}
             for i in range(max(len(t["samples_ms"]), len(whole))):  # end-to-end run i beside timed trial i
                 rows.append({**base, "source": run["source"], "sample": i,
                              "time_ms": t["samples_ms"][i] if i < len(t["samples_ms"]) else np.nan,
                              "clock": t["clock"], "compile_s": t["compile_s"], "h2d_ms": t["h2d_ms"],
                              "d2h_ms": t["d2h_ms"], "iterations": run["counters"].get("iterations"),
                              "relaxations": run["counters"].get("relaxations"),
-                             "end_to_end_ms": whole[i] if i < len(whole) else np.nan})
+                             "end_to_end_ms": whole[i] if i < len(whole) else np.nan,
+                             "batch_sources": _number(t.get("batch_sources")) if batch else np.nan,
+                             "batch_ms": batch[i] if i < len(batch) else np.nan, **once})
     frame = pd.DataFrame(rows)
     for column in SAMPLE_COLUMNS:
         if column not in frame:
             frame[column] = pd.Series(dtype=float if column in NUMERIC_COLUMNS else object)
     return frame
+
+
+def _number(value) -> float:
+    """A counter as a number for a numeric column (NaN where it is missing or not a number)."""
+    return float(value) if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) else np.nan
 
 
 def check_code_versions(table: pd.DataFrame, allow_mixed: bool = False) -> None:
@@ -227,6 +244,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     (its ``relaxations`` counter, e.g. n_pad^3 for a full blocked FW; n^3 where it has none) / ceiling."""
     keys = SUMMARY_KEYS
     timed = samples.dropna(subset=["time_ms"])
+    timed = timed.assign(**{c: np.nan for c in ("batch_sources", "batch_ms", *PREPROCESS_COUNTERS) if c not in timed})
     if timed.empty:
         summary = pd.DataFrame(columns=keys + list(SUMMARY_COLUMNS))
     else:
@@ -238,7 +256,9 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
                         compile_s=("compile_s", "max"), h2d_ms=("h2d_ms", "max"), d2h_ms=("d2h_ms", "median"),
                         iterations=("iterations", "median"), relaxations=("relaxations", "median"),
                         validated=("validated", "all"), status=("status", "first"), mode=("mode", "first"),
-                        clock=("clock", "first")).reset_index()
+                        clock=("clock", "first"), batch_sources=("batch_sources", "max"),
+                        batch_median_ms=("batch_ms", "median"), preprocess_s=("preprocess_s", "median"),
+                        preprocess_bytes=("preprocess_bytes", "median")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
         summary = summary.merge(end_to_end_summary(samples), on=keys, how="left")
         summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
@@ -333,13 +353,49 @@ def peer_failures(rows: pd.DataFrame) -> str:
     return "; ".join(said)
 
 
+BATCH_FIELDS = ("batch_sources", "batch_median_ms", *PREPROCESS_COUNTERS)
+
+
+def batch_fields(prefix: str, row) -> dict:
+    """What a summary ``row`` says about batching and preprocessing (``batch_sources``, ``batch_median_ms``,
+    ``preprocess_s``, ``preprocess_bytes``), those it has, under ``prefix`` + ``_``: nothing for a solver that runs
+    one source at a time without preprocessing."""
+    return {f"{prefix}_{key}": row.get(key) for key in BATCH_FIELDS if not missing(row.get(key))}
+
+
+def batch_note(row, prefix: str) -> str:
+    """The words a first-page time cell gets for a batched configuration: whose share the median is."""
+    k, batch = row.get(f"{prefix}_batch_sources"), row.get(f"{prefix}_batch_median_ms")
+    if missing(k):
+        return ""
+    return f", per source of a batch of {number(k)} (batch {number(batch)})"
+
+
+def preprocess_note(row, prefix: str) -> str:
+    """The words a first-page solver cell gets for a configuration with untimed preprocessing."""
+    seconds, size = row.get(f"{prefix}_preprocess_s"), row.get(f"{prefix}_preprocess_bytes")
+    if missing(seconds) and missing(size):
+        return ""
+    said = [f"{number(seconds)} s" if not missing(seconds) else None,
+            f"{number(float(size) / 1e6)} MB" if not missing(size) else None]
+    return f" + preprocessing {', '.join(s for s in said if s)} (not in the times)"
+
+
+def batched_mark(row, *prefixes) -> str:
+    """' (batched)' after a ratio one of whose sides (``prefixes``) is a share of a batch."""
+    return " (batched)" if any(not missing(row.get(f"{p}_batch_sources")) for p in prefixes) else ""
+
+
 def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per problem, one row per (machine, graph) (:func:`machines`): gpusp's fastest GPU configuration on that GPU
     (validated ones first; never a peer) with its median and IQR, the fastest CPU baseline on its host CPU (SciPy,
     the serial codes, GAPBS; validated ones first, as :func:`cpu_baselines`), their ratio, the fastest validated
     configuration of a GPU peer (Gunrock) on the same GPU and its median over ours (``peer_over_ours``; where every
     peer configuration failed or went unchecked, ``peer`` says so and has no time), whether the GPU answer was
-    validated, and whether its times came from the CUDA simulator; ``gpu`` and ``cpu`` name the machine."""
+    validated, and whether its times came from the CUDA simulator; ``gpu`` and ``cpu`` name the machine. Where a
+    chosen configuration is batched or preprocessed, its row says so (:func:`batch_fields`: ``gpu_batch_sources``,
+    ``gpu_batch_median_ms``, ``gpu_preprocess_s``, ``gpu_preprocess_bytes``, and the same with ``cpu_`` and
+    ``peer_``)."""
     ok = summary.dropna(subset=["median_ms"])
     ok = ok.assign(**{c: ok[c] if c in ok else "unknown" for c in ("gpu", "cpu")})
     ok = ok.assign(_peer=ok["solver"].map(is_peer).astype(bool))
@@ -362,18 +418,18 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
                     valid = best["validated"] == True  # noqa: E712 (a numpy bool, or NaN when not validated)
                     row.update(gpu_solver=f"{best['solver']} {best['params']}", gpu_median_ms=best["median_ms"],
                                gpu_iqr_ms=best["iqr_ms"], validated="yes" if valid else "no",
-                               timings="SIMULATED" if best["mode"] == "sim" else "GPU")
+                               timings="SIMULATED" if best["mode"] == "sim" else "GPU", **batch_fields("gpu", best))
                 if len(cpu):
                     base = cpu.iloc[0]
                     row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"],
-                               cpu_iqr_ms=base["iqr_ms"])
+                               cpu_iqr_ms=base["iqr_ms"], **batch_fields("cpu", base))
                 if len(gpu) and len(cpu):
                     row["gpu_speedup"] = base["median_ms"] / best["median_ms"]
                     row["noisy"] = bool(spread(best) > NOISY_SPREAD or spread(base) > NOISY_SPREAD)
                 if len(checked):
                     peer = checked.iloc[0]
                     row.update(peer=f"{peer['solver']} {peer['params']}", peer_median_ms=peer["median_ms"],
-                               peer_iqr_ms=peer["iqr_ms"])
+                               peer_iqr_ms=peer["iqr_ms"], **batch_fields("peer", peer))
                 elif len(peers):
                     row["peer"] = peer_failures(peers)
                 if len(checked) and len(gpu):
@@ -416,7 +472,11 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
     def peer_cell(r):
         if missing(r.get("peer")) or missing(r.get("peer_median_ms")):  # no peer ran, or none of it validated
             return cell(r.get("peer"))
-        return f"{r['peer']}, {number(r['peer_median_ms'])} ({number(r.get('peer_iqr_ms'))})"
+        return (f"{r['peer']}{preprocess_note(r, 'peer')}, {number(r['peer_median_ms'])} "
+                f"({number(r.get('peer_iqr_ms'))}){batch_note(r, 'peer')}")
+
+    def solver_cell(r, prefix, name):
+        return cell(r.get(name)) + ("" if missing(r.get(name)) else preprocess_note(r, prefix))
 
     rows = pd.concat([t.assign(problem=p) for p, t in tables.items()], ignore_index=True) if tables else None
     out = [intro.rstrip(), "", "{% raw %}", "", BANNER_STYLE, "", "Fastest solver per graph", "=" * 24, ""]
@@ -437,12 +497,13 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
                     "(the CPU baselines' times are real).", ""]
         gpu_cell = "CUDA simulator" if simulated else text(gpu_name) if gpu_name else "none"
         for problem, table in block.groupby("problem", sort=True):
-            body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", cell(r.get("gpu_solver")),
-                     f"{number(r.get('gpu_median_ms'))} ({number(r.get('gpu_iqr_ms'))})",
-                     f"{cell(r.get('cpu_baseline'))}, {number(r.get('cpu_median_ms'))} "
-                     f"({number(r.get('cpu_iqr_ms'))})", peer_cell(r),
-                     gpu_cell, text(cpu_name), ratio(r.get("gpu_speedup")) + noisy(r.get("noisy")),
-                     ratio(r.get("peer_over_ours")) + noisy(r.get("peer_noisy")),
+            body = [[f"{r['graph']} ({r['n']:,}, {r['m']:,})", solver_cell(r, "gpu", "gpu_solver"),
+                     f"{number(r.get('gpu_median_ms'))} ({number(r.get('gpu_iqr_ms'))}){batch_note(r, 'gpu')}",
+                     f"{solver_cell(r, 'cpu', 'cpu_baseline')}, {number(r.get('cpu_median_ms'))} "
+                     f"({number(r.get('cpu_iqr_ms'))}){batch_note(r, 'cpu')}", peer_cell(r),
+                     gpu_cell, text(cpu_name),
+                     ratio(r.get("gpu_speedup")) + noisy(r.get("noisy")) + batched_mark(r, "gpu", "cpu"),
+                     ratio(r.get("peer_over_ours")) + noisy(r.get("peer_noisy")) + batched_mark(r, "gpu", "peer"),
                      cell(r.get("validated")), cell(r.get("timings"))] for r in table.to_dict("records")]
             title = problem.upper() if len(blocks) == 1 else f"{problem.upper()}: {gpu_name or cpu_name}"
             out += list_table(text(title), LANDING_HEAD, body)
@@ -453,8 +514,26 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
             "1x: ours is faster), n/a where no peer ran or none of its settings validated (the cell says which). "
             f"(noisy): the IQR of either side of a ratio is over {NOISY_SPREAD:.0%} of its median, so the ratio "
             "is no stable figure (a busy host, or too few trials): read the samples.", "",
-            environment, appendix, "{% endraw %}", ""]
+            *batch_legend(rows), environment, appendix, "{% endraw %}", ""]
     return "\n".join(out)
+
+
+def batch_legend(rows) -> list[str]:
+    """The paragraph under the first page's tables that says what a batched time and preprocessing are; nothing
+    where no row has either."""
+    if rows is None or rows.empty:
+        return []
+    columns = [f"{p}_{key}" for p in ("gpu", "cpu", "peer") for key in BATCH_FIELDS]
+    shown = [c for c in columns if c in rows and rows[c].notna().any()]
+    if not shown:
+        return []
+    return ["Per source of a batch of K (batch T): a batched solver (registry ``batched=True``: "
+            "``multisource_sssp``, ``phast_gpu``) solves all K sources of a job in one run; the median shown is "
+            "each source's share, the batch's time over K, and T is the median time of the whole batch in ms: a "
+            "throughput figure, not how long one source alone takes. (batched): a ratio one of whose sides is such "
+            "a share. + preprocessing: work done once before the timed runs (PHAST's contraction hierarchy, built "
+            "on the host: its seconds and size), in no median and no ratio. summary.csv carries the same as "
+            "``batch_sources``, ``batch_median_ms``, ``preprocess_s`` and ``preprocess_bytes``.", ""]
 
 
 # --- the run's environment: what a reader needs to trust (or reproduce) the numbers --------------------------

@@ -26,6 +26,18 @@ Bellman-Ford for all S sources together:
   leaves the next list empty. Round numbers keep counting across batches, so stamps are reset only
   once per run.
 
+Deep graphs (``delta``, ``items``, ``order``): on a road network a frontier Bellman-Ford expands each arc about 39
+times per source (USA-road-d.NY, benchmarks/sssp-road-h200.md), so rounds there go by buckets as in
+delta-stepping: a batch keeps one threshold, a lane (or pair) whose distance is at or above it is not expanded but
+stays stamped and listed for the next round, and the threshold rises by ``delta`` after a round that expanded nothing
+below it (every thread reads that round's flag after the barrier and decides alike). Far-apart sources rarely meet
+the same vertex in the same round, so a 32-source word would carry one busy lane: ``items='pairs'`` lists single
+(vertex, source) pairs instead, the slot index ``v * S + s`` itself, a thread each (deduplicated by an atomic max on
+the slot's stamp). ``order='landmarks'`` puts sources close in the graph (by the Z-order of their hop counts from two
+far-apart vertices, :meth:`~gpusp.data.graph.Graph.hop_landmarks`) in the same batch and word. All three are on by
+default where the hop depth reaches ``MULTISOURCE_DEEP`` and off on shallow graphs, where words share well and
+frontier Bellman-Ford converges in tens of rounds.
+
 Parents (``parents``): with every weight > 0 (``auto``, or ``tight``) one pass over the arcs after the
 distances of a batch converge: any tight arc (``dist[u] + w == dist[v]``) comes from a strictly closer
 vertex, so any will do. Otherwise (``levels``) the same machinery as the distance rounds grows the trees
@@ -44,7 +56,8 @@ Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`~gp
 multiprocessor, capped at the co-resident maximum of the cooperative kernel), ``split`` arcs per list
 entry, ``regs`` the kernel's register cap and ``unroll`` the heads whose distances a thread loads together
 (both compile-time constants of :func:`_kernel`; the measurements behind their defaults are in
-``benchmarks/apsp-sparse-h200.md``), ``parents`` how the trees are built (above).
+``benchmarks/apsp-sparse-h200.md``), ``parents`` how the trees are built, ``delta`` / ``items`` / ``order`` the deep
+graphs' buckets, list items and source order (above; ``order`` for multisource_sssp only).
 
 Result: the n x n distance and parent matrices stay on the device when they fit (one launch for all
 batches, ``download`` copies them, timed as d2h); otherwise each batch is a launch of its own whose
@@ -54,12 +67,15 @@ S rows go through a device staging area into a pinned host matrix inside ``run``
 Complexity: per batch, rounds = the largest number of arcs on a shortest path found by relaxation
 order (at most n - 1, about the hop diameter on small-world graphs) plus the tree depth; work
 O(S (n + m)) per round in the worst case and about S x (arcs of the vertices that changed) in
-practice; n / S batches (K / S for K sources). Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) + 4 n S / 32
-(item stamps) + 8 (n + m / split) S / 32 (two lists) + the result (w + 4) n^2 (device or host).
+practice; n / S batches (K / S for K sources); with buckets about (longest distance / delta) x (rounds per bucket)
+rounds and 2-3 relaxations per arc and source. Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) +
+4 n S / 32 (item stamps) + 8 (n + m / split) S / 32 (two lists; 8 n S with pairs) + the result (w + 4) n^2 or n K
+(device or host).
 
 Counters: ``iterations`` (distance rounds, all batches), ``tree_levels`` (tree rounds), ``batches``,
 ``batch`` (S), ``items`` (list entries expanded), ``relaxations`` (active source-arc pairs examined),
-``launches``, ``grid``, ``result_on_device`` (+ ``host_copy_ms``).
+``launches``, ``grid``, ``delta``, ``buckets`` (thresholds raised), ``pair_items``, ``result_on_device``
+(+ ``host_copy_ms``).
 
 Sources of ideas: paper 001 (Okuyama, Ino and Hagihara: N SSSP problems per launch, interleaved so
 that one read of an arc serves all N); the multi-source BFS of Then et al. ("The more the merrier",
@@ -155,6 +171,63 @@ def _list_fns(sbuf_size: int):
             scount[0] = 0
 
     return claim, flush
+
+
+def _pair_fns(sbuf_size: int):
+    """(expand_pairs, seed_pairs): distance rounds whose list entries are single (vertex, source) pairs, the slot
+    index ``v * S + s`` itself, each expanded by one thread (``items='pairs'``)."""
+
+    @cuda.jit(device=True)
+    def push(lists, cnt, entry, q, sbuf, scount):
+        """Append one entry to the list of round q via the block's buffer (the global list when it is full)."""
+        pos = cuda.atomic.add(scount, 0, 1)  # atomic (shared): one buffer slot
+        if pos < sbuf_size:
+            sbuf[U(pos)] = entry
+        else:
+            lists[q % 2, U(cuda.atomic.add(cnt, q % 3, 1))] = entry  # atomic: one global slot
+
+    @cuda.jit(device=True)
+    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold):
+        """Round q: a thread per listed pair relaxes the pair's vertex's arcs for its one source; a pair at or above
+        ``threshold`` is listed again for round q + 1 instead."""
+        smask = (I32(1) << I32(sshift)) - I32(1)
+        nitems = I32(cnt[q % 3])
+        for e in range(cuda.grid(1), nitems, cuda.gridsize(1)):
+            us = lists[q % 2, U32(e)]
+            if stamp[U32(us)] != q:  # lowered again this round: it is listed for round q + 1 already
+                continue
+            u = I32(us >> sshift)
+            s = I32(us & smask)
+            du = dist[U32(us)]
+            counts[0] += 1
+            if du >= threshold:
+                # atomic: the pair goes on round q + 1's list once, whoever else lowers it meanwhile
+                if cuda.atomic.max(stamp, U32(us), q + 1) < q + 1:
+                    push(lists, cnt, us, q + 1, sbuf, scount)
+                continue
+            scount[2] = 1  # plain store (shared): the block saw near work this round
+            a0 = indptr[U32(u)]
+            a1 = indptr[U32(u + 1)]
+            counts[1] += a1 - a0
+            for a in range(a0, a1):
+                vs = I32((indices[U32(a)] << sshift) + s)
+                nd = du + weights[U32(a)]
+                if nd < dist[U32(vs)]:
+                    # atomic: the smallest candidate wins; the one that lowered it lists the pair once
+                    if nd < cuda.atomic.min(dist, U32(vs), nd):
+                        if cuda.atomic.max(stamp, U32(vs), q + 1) < q + 1:  # atomic: one listing per round
+                            push(lists, cnt, vs, q + 1, sbuf, scount)
+
+    @cuda.jit(device=True)
+    def seed_pairs(dist, stamp, lists, cnt, srcs, base, ns, sshift, q, sbuf, scount):
+        """Zero the batch's sources (after a reset to infinity) and list them as pairs for round q."""
+        for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
+            us = (srcs[U(base + s)] << sshift) + s
+            dist[U(us)] = 0
+            stamp[U(us)] = q
+            push(lists, cnt, us, q, sbuf, scount)
+
+    return expand_pairs, seed_pairs
 
 
 def _expand_fn(WT, unroll: int, claim, tree: bool):
@@ -321,15 +394,17 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     claim, flush = _list_fns(sbuf_size)
+    expand_pairs, seed_pairs = _pair_fns(sbuf_size)
     expand_dist = _expand_fn(WT, unroll, claim, False)
     expand_tree = _expand_fn(WT, unroll, claim, True)
     tight_pass, seed, write_rows = _batch_fns(WT, claim)
 
     @cuda.jit(**TARGET.register_cap(regs))
     def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta):
+                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta, indptr, pairs):
         """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds (buckets of width
-        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...])."""
+        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]).
+        ``pairs``: distance rounds over (vertex, source) pairs, a thread each, instead of 32-source words."""
         grid = cuda.cg.this_grid()
         nsrc = srcs.size
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
@@ -356,8 +431,14 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                     tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf)
                     grid.sync()  # every parent is written before the rows go out
                     continue
-                seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, ns, S, wshift, q, inf,
-                     tree == 0, sbuf, scount)
+                if tree == 0 and pairs:
+                    seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, 0, S, wshift, q, inf,
+                         True, sbuf, scount)  # the reset alone: no source listed as a word
+                    grid.sync()  # every slot is reset before the sources are zeroed
+                    seed_pairs(dist, stamp, lists, cnt, srcs, base, ns, wshift + 5, q, sbuf, scount)
+                else:
+                    seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, ns, S, wshift, q, inf,
+                         tree == 0, sbuf, scount)
                 flush(sbuf, scount, lists, cnt, q, ctl, NEAR + q % 3)
                 threshold = delta if tree == 0 and delta > 0 else inf
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
@@ -365,7 +446,10 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                     if cuda.grid(1) == 0:
                         cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
                         ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
-                    if tree == 0:
+                    if tree == 0 and pairs:
+                        expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts, sbuf,
+                                     scount, threshold)
+                    elif tree == 0:
                         expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
                                     parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
                                     threshold)
@@ -405,9 +489,9 @@ class MultiSourceSolver(Solver):
     NAME = "multisource_fast"
     INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, **more):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, **more):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, **more)
+                         parents=parents, delta=delta, items=items, **more)
         name = self.NAME
         if graph.has_negative_weights:
             raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
@@ -423,7 +507,11 @@ class MultiSourceSolver(Solver):
         self.split = split
         self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, split)
         self.nwords = self.S // WARP
+        self.delta = multisource_delta(graph, delta)
+        self.pairs = items == "pairs" or (items == "auto" and self.delta > 0)
         slots = max(len(self.chunk_vertex), 1) * self.nwords
+        if self.pairs:  # a round lists each (vertex, source) pair at most once
+            slots = max(slots, graph.n * self.S)
         if slots >= 2**31 or graph.n * self.S >= 2**31:
             raise SolverError(f"{name}: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc chunks x "
                               f"{self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
@@ -431,12 +519,12 @@ class MultiSourceSolver(Solver):
         self.kernel = _kernel(graph.dtype.name, SBUF, regs, unroll)
         self.grid = None
         self.rows = None  # sources the result has room for
-        self.delta = multisource_delta(graph, delta)
 
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
         self.indices = cuda.to_device(g.indices)
         self.weights = cuda.to_device(g.weights)
+        self.d_indptr = cuda.to_device(g.indptr.astype(np.int32))
         self.d_chunk_ptr = cuda.to_device(self.chunk_ptr)
         self.d_chunk_vertex = cuda.to_device(np.append(self.chunk_vertex, np.int32(0)))  # never empty
         self.d_chunk_start = cuda.to_device(self.chunk_start)
@@ -469,7 +557,8 @@ class MultiSourceSolver(Solver):
         return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
                 self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist,
                 self.out_parent, srcs, rowmap if self.on_device else self.identity, np.int64(first), np.int64(last),
-                np.int64(self.S), not self.on_device, self.tight, wt(self.graph.inf), wt(self.delta))
+                np.int64(self.S), not self.on_device, self.tight, wt(self.graph.inf), wt(self.delta), self.d_indptr,
+                self.pairs)
 
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
@@ -504,6 +593,7 @@ class MultiSourceSolver(Solver):
         ctl = self.ctl.copy_to_host()
         counters = {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
                     "tight_parents": int(self.tight), "delta": int(self.delta), "buckets": int(ctl[BUCKETS]),
+                    "pair_items": int(self.pairs),
                     "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
                     "launches": launches, "grid": self.grid, "result_on_device": int(self.on_device)}
         if not self.on_device:
@@ -573,7 +663,7 @@ def compile_targets():
         i32 = "int32[::1]"
         sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
                f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
-               f"boolean, boolean, {w}, {w})")
+               f"boolean, boolean, {w}, {w}, {i32}, boolean)")
         for unroll in (1, 2, 4, 8):
             out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
     return out

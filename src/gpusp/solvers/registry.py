@@ -203,7 +203,12 @@ MULTISOURCE_PARAMS = (Param("batch", 0, f"sources per batch S (0: the largest po
         Param("delta", -1, "bucket width of the distance rounds: a source's lanes at or above the batch's threshold "
               "wait, and the threshold rises by delta after a round that expanded nothing below it (0: no buckets, a "
               f"frontier Bellman-Ford; -1: {rules.MULTISOURCE_DELTA_WIDTH // DAVIDSON_WIDTH} x Davidson et al.'s "
-              f"rule where the hop depth from a landmark is >= {rules.MULTISOURCE_DEEP}, else 0)", minimum=-1))
+              f"rule where the hop depth from a landmark is >= {rules.MULTISOURCE_DEEP}, else 0)", minimum=-1),
+        Param("items", "auto", "what a distance round lists: 'words' - (vertex, 32 sources) items, a warp each, so "
+              "one arc read serves the 32 sources (the sources of a word share frontiers on shallow graphs); 'pairs' - "
+              "(vertex, source) pairs, a thread each (far-apart sources on a deep graph rarely share a vertex in the "
+              "same round, and a warp would carry one busy lane); 'auto': pairs where delta buckets are on",
+              choices=("auto", "words", "pairs")))
 MULTISOURCE_ORDER = Param("order", "auto", "which sources share a batch and a 32-source word: 'given' (the job's "
                           "order), 'landmarks' (sorted by the Z-order of their hop counts from two far-apart vertices, "
                           "so that close sources share frontier items), 'auto' (landmarks where delta buckets are on)",
@@ -236,6 +241,8 @@ def _multisource_sssp(n, m, params, itemsize):
     S = params["batch"] or rules.auto_batch(n, itemsize)
     words = S // rules.WARP
     lists = 2 * 4 * (n + m // params["split"] + 1) * words
+    if params["items"] != "words":  # pairs (auto may choose them): a list slot per (vertex, source)
+        lists = max(lists, 2 * 4 * n * S)
     return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + 4 * n * words + lists
 
 
@@ -545,7 +552,8 @@ SPECS: tuple[SolverSpec, ...] = (
                batched=True,
                memory=_multisource_sssp,
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
-                              "8 (n + m/split) S/32 (two round lists); the (w+4) n K result of K sources apart"),
+                              "8 (n + m/split) S/32 (two round lists; 8 n S with items=pairs); the (w+4) n K "
+                              "result of K sources apart"),
     SolverSpec("phast_gpu", "sssp", "gpu", "-", "PHAST (Delling, Goldberg, Nowatzyk and Werneck, IPDPS'11): a "
                "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
                "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "
