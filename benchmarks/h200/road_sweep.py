@@ -76,7 +76,8 @@ def run_configs(writer, graph, label, solver, configs, sources, trials, warmup):
 
 
 def parse_config(text: str) -> dict:
-    """'k=v,k=v' as parameters (integers where they parse), '-' as none."""
+    """'k=v,k=v' as parameters (integers where they parse), '-' as none; delta=xF is F x Davidson's rule of the
+    graph."""
     out = {}
     for item in filter(None, text.strip("-").split(",")):
         key, _, value = item.partition("=")
@@ -119,7 +120,8 @@ def main(argv=None) -> int:
             for name in args.graphs:
                 graph = load(name, Path(args.mirror))
                 sources = pick_sources(graph, args.sources, 1, option="--sources")
-                configs = [parse_config(c) for c in args.configs]
+                configs = [{k: (int(round(float(v[1:]) * graph.default_delta())) if k == "delta" and str(v)[:1] == "x"
+                                else v) for k, v in parse_config(c).items()} for c in args.configs]
                 run_configs(writer, graph, name, args.solver, configs, sources, args.trials, 1)
                 fh.flush()
     return 0
