@@ -1,8 +1,10 @@
 """The report's first page (fastest solver per graph, one block per machine), the one definition of a speed-up,
-the refusal of records from mixed hardware, all-or-nothing tables, and the scaling figure's choice of graphs."""
+the refusal of records from mixed hardware, all-or-nothing tables, the scaling figure's choice of graphs, and a batched
+solver's per-source time shown as a share of its batch, its preprocessing apart."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -372,3 +374,124 @@ def test_a_failure_while_writing_leaves_every_earlier_table(sweep, tmp_path, yes
     with pytest.raises(OSError, match="No space left"):
         aggregate.write_tables(records, tables)
     assert snapshot(tables) == before
+
+
+# --- batched solvers and preprocessing: a per-source time that is a share of a batch says so --------------------
+def record(solver, device, batch=None, per_source=None, sources=(0,), counters=None, validated=True):
+    """A record as `gpusp solve --record` writes it (no solve run): ``batch`` the whole batch's samples of a
+    batched solver (each source's samples then its share, batch / K, as the harness's batch protocol records them),
+    else ``per_source`` one source's samples; ``counters`` every run's counters."""
+    from gpusp.measure.harness import Timings
+
+    k = len(sources)
+    runs = []
+    for i, source in enumerate(sources):
+        if batch is not None:
+            timings = Timings(samples_ms=[ms / k for ms in batch], warmup_ms=[], compile_s=0.0,
+                              h2d_ms=1.0 if i == 0 else 0.0, d2h_ms=0.1, clock="cuda-events", batch_sources=k,
+                              batch_ms=list(batch))
+        else:
+            timings = Timings(samples_ms=list(per_source), warmup_ms=[], compile_s=0.0, h2d_ms=0.0, d2h_ms=0.0,
+                              clock="cuda-events" if device == "gpu" else "wall")
+        runs.append({"source": source, "timings": timings.to_dict(),
+                     "counters": {"iterations": 3, **(counters or {}), **({"batch_sources": k} if batch else {})},
+                     "reachable": 10, "validation": {"ok": validated}})
+    machine = {"mode": "gpu", "host": "node1", "cpu": "x86_64", "cpu_model": XEON, "cpu_cores": 16, "gpu": H200}
+    return {"schema": 1, "created": "2000-01-01T00:00:00+00:00", "solver": solver, "problem": "sssp",
+            "family": solver.split("_")[0], "variant": solver.split("_", 1)[1], "device": device, "paper": "-",
+            "params": {}, "params_label": "default", "status": "ok", "reason": None,
+            "graph": {"name": "ny", "n": 10, "m": 40, "weight_kind": "real", "weight_dtype": "int32",
+                      "checksum": "c" * 64, "meta": {}},
+            "graph_label": "ny", "trials": len(batch or per_source), "warmup": 1, "end_to_end": 0, "runs": runs,
+            "summary": {"validated": validated, "sources": k}, "machine": machine, "peer": None,
+            "git_commit": "abc", "code_hash": f"hash-{solver}"}
+
+
+PHAST = {"preprocess_s": 53.8, "preprocess_bytes": 37_000_000, "upward_ms": 0.4, "batch": 4}
+
+
+@pytest.fixture
+def batched_tables(tmp_path):
+    """Tables of one graph on one H200: PHAST (4 sources in one batch, with preprocessing), multisource_sssp (4 in
+    one batch), deltastep_gpu (one source at a time) and GAPBS on the host CPU."""
+    from gpusp.report.aggregate import write_tables
+
+    records = {"phast_gpu": record("phast_gpu", "gpu", batch=[0.8, 1.0, 1.2], sources=(0, 3, 5, 7), counters=PHAST),
+               "multisource_sssp": record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7)),
+               "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0, 5.4, 5.8], sources=(0, 3)),
+               "gapbs_sssp": record("gapbs_sssp", "cpu", per_source=[4.0, 4.03, 4.1], sources=(0, 3))}
+    paths = []
+    for solver, rec in records.items():
+        path = tmp_path / "runs" / "ny" / solver / "default.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(rec))
+        paths.append(path)
+    out = tmp_path / "tables"
+    write_tables(paths, out)
+    return out
+
+
+def test_summary_carries_the_batch_and_the_preprocessing_of_batched_solvers(batched_tables):
+    summary = pd.read_csv(batched_tables / "summary.csv").set_index("solver")
+    for column in ("batch_sources", "batch_median_ms", "preprocess_s", "preprocess_bytes"):
+        assert column in summary.columns
+    phast, multi, delta = summary.loc["phast_gpu"], summary.loc["multisource_sssp"], summary.loc["deltastep_gpu"]
+    assert phast["median_ms"] == pytest.approx(0.25) and phast["sources"] == 4  # each source's share: 1.0 / 4
+    assert phast["batch_sources"] == 4 and phast["batch_median_ms"] == pytest.approx(1.0)
+    assert phast["preprocess_s"] == pytest.approx(53.8) and phast["preprocess_bytes"] == 37_000_000
+    assert multi["median_ms"] == pytest.approx(0.6) and multi["batch_sources"] == 4
+    assert multi["batch_median_ms"] == pytest.approx(2.4)
+    assert np.isnan(multi["preprocess_s"]) and np.isnan(multi["preprocess_bytes"])  # no preprocessing
+    for solver in ("deltastep_gpu", "gapbs_sssp"):  # one source per run: every batch column empty
+        assert summary.loc[solver, ["batch_sources", "batch_median_ms", "preprocess_s",
+                                    "preprocess_bytes"]].isna().all(), solver
+    assert delta["median_ms"] == pytest.approx(5.4)
+    text = pd.read_csv(batched_tables / "summary.csv", dtype=str).set_index("solver")
+    assert text.loc["phast_gpu", "batch_sources"] == "4" and text.loc["phast_gpu", "preprocess_bytes"] == "37000000"
+
+
+def test_samples_carry_each_batch_sample_beside_its_share(batched_tables):
+    samples = pd.read_csv(batched_tables / "samples.csv")
+    phast = samples[samples["solver"] == "phast_gpu"]
+    assert len(phast) == 12 and set(phast["batch_sources"]) == {4}
+    for _, s in phast.iterrows():  # trial i of every source: its share of batch sample i
+        assert s["time_ms"] == pytest.approx(s["batch_ms"] / 4)
+    assert sorted(set(phast["batch_ms"])) == pytest.approx([0.8, 1.0, 1.2])
+    assert set(phast["preprocess_s"]) == {53.8} and set(phast["preprocess_bytes"]) == {37_000_000}
+    alone = samples[samples["solver"] == "deltastep_gpu"]
+    assert alone[["batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes"]].isna().all().all()
+
+
+def test_the_first_page_says_a_batched_time_is_a_share_and_names_the_preprocessing(batched_tables):
+    from docutils.core import publish_parts
+
+    landing = (batched_tables / "landing.rst").read_text()
+    html = publish_parts(landing.replace("{% raw %}", "").replace("{% endraw %}", ""), writer="html",
+                         settings_overrides={"halt_level": 2})["body"]
+    cells = html[html.index("<td>ny (10, 40)</td>"):].split("</tr>")[0].split("<td>")[1:]
+    cells = [c.removesuffix("</td>\n").removesuffix("</td>") for c in cells]
+    assert cells[1] == "phast_gpu default + preprocessing 53.8 s, 37 MB (not in the times)"
+    assert cells[2] == "0.25 (0.1), per source of a batch of 4 (batch 1 ms)"
+    assert cells[3] == "gapbs_sssp default, 4.03 (0.075)"  # one source at a time: no note
+    assert cells[7] == "16.1x (batched)"
+    assert "Per source of a batch of K (batch T ms)" in html and "preprocess_s" in html and "batch_median_ms" in html
+
+
+def test_a_first_page_without_batched_solvers_has_no_batch_notes():
+    tables = landing_tables(peer_summary())
+    assert not any(c.startswith(("gpu_batch", "gpu_preprocess")) for c in tables["sssp"].columns)
+    text = landing_rst(tables)
+    assert "batch" not in text and "preprocessing" not in text
+
+
+def test_a_batched_gpu_solver_on_the_first_page_keeps_its_fields():
+    summary = pd.DataFrame([row("ny", "gapbs_sssp", "cpu", 4.03, params="threads-16"),
+                            {**row("ny", "multisource_sssp", "gpu", 0.62), "batch_sources": 1024,
+                             "batch_median_ms": 634.9, "preprocess_s": np.nan, "preprocess_bytes": pd.NA},
+                            {**row("ny", "deltastep_gpu", "gpu", 5.4), "batch_sources": np.nan}])
+    ny = landing_tables(summary)["sssp"].iloc[0]
+    assert ny["gpu_solver"] == "multisource_sssp default" and ny["gpu_batch_sources"] == 1024
+    assert ny["gpu_batch_median_ms"] == 634.9 and "gpu_preprocess_s" not in ny and "cpu_batch_sources" not in ny
+    text = landing_rst(landing_tables(summary))
+    assert "- 0.62 (0.062), per source of a batch of 1,024 (batch 635 ms)\n" in text
+    assert "- multisource_sssp default\n" in text and "- 6.50x (batched)\n" in text

@@ -3,7 +3,8 @@
 The figures (fast, from made-up tables): one panel per problem, graph and machine; one configuration per heat-map
 cell; "best" only among validated configurations doing comparable work; a speed-up over the first page's baseline,
 as a point with an interval; sweeps in numeric order; GPU and CPU apart; a figure only when it has data; SIMULATED
-only where GPU times came from the simulator.
+only where GPU times came from the simulator; a batched solver's configuration labelled as each source's share of its
+batch.
 
 The report (`snakemake --report` of the tiny end-to-end run), opened in headless Chromium when it is installed: the
 first page opens at its top on the landing table, SIMULATED is a banner above the table, the run's environment
@@ -157,6 +158,26 @@ def test_gpu_and_cpu_configurations_differ_in_colour_and_marker():
     assert styles == {("o", plots.DEVICE_STYLE["gpu"][1]), ("s", plots.DEVICE_STYLE["cpu"][1])}
     legend = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert "GPU" in legend and "CPU" in legend
+
+
+def test_a_batched_configuration_is_labelled_as_a_share_of_its_batch_in_every_figure():
+    """multisource_sssp's samples are each source's share of a 1,024-source batch: its label says so, the one-source
+    solvers' labels stay as they were, and the summary carries the batch beside the share."""
+    batched = [{**r, "batch_sources": 1024.0, "batch_ms": r["time_ms"] * 1024}
+               for r in runs("ny", "multisource_sssp", "gpu", noisy(0.62, 0.01))]
+    alone = [{**r, "batch_sources": np.nan, "batch_ms": np.nan} for r in runs("ny", "deltastep_gpu", "gpu",
+                                                                              noisy(5.4, 0.1))]
+    samples = table(runs("ny", "gapbs_sssp", "cpu", noisy(4.0, 0.1)), batched, alone)
+    summary = summary_table(samples).set_index("solver")
+    assert summary.loc["multisource_sssp", "batch_sources"] == 1024
+    assert summary.loc["multisource_sssp", "batch_median_ms"] == pytest.approx(
+        summary.loc["multisource_sssp", "median_ms"] * 1024)
+    assert pd.isna(summary.loc["deltastep_gpu", "batch_sources"]) and pd.isna(summary.loc["gapbs_sssp",
+                                                                                           "batch_sources"])
+    for name in ("time_per_solver", "speedup"):
+        labels = tick_labels(panel(plots.figure(name, samples, summary.reset_index()), ["ny"]))
+        assert "multisource_sssp default (batch of 1,024, per source)" in labels, (name, labels)
+        assert "deltastep_gpu default" in labels, (name, labels)  # one source per run: unmarked
 
 
 # --- speed-up --------------------------------------------------------------------------------------------------

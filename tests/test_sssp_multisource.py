@@ -56,14 +56,15 @@ def test_buckets_cut_the_relaxations_and_count_themselves():
     cp, cb, cq = plain[0].counters, buckets[0].counters, pairs[0].counters
     assert cb["buckets"] > 0 and cp["buckets"] == 0 and cq["buckets"] > 0
     assert cb["relaxations"] < cp["relaxations"] and cb["iterations"] > cp["iterations"]
-    # a pair item is one source's vertex: as many source-arc pairs examined as the words' active lanes, more items
-    assert cq["relaxations"] <= cb["relaxations"] * 1.5 and cq["items"] > cb["items"]
+    # a pair item is one source's vertex: every reached (source, vertex) is listed at least once, and deferred pairs
+    # wait in a far pile instead of being listed every round, so the source-arc pairs examined stay near the words'
+    reached = sum(int(np.count_nonzero(r.dist != graph.inf)) for r in pairs)
+    assert cq["items"] >= reached and cq["relaxations"] <= cb["relaxations"] * 1.5
 
 
 def test_automatic_delta_follows_the_hop_depth():
     """-1: no buckets on a shallow graph, Davidson's rule x 4 on a deep chain (hop depth >= the rule's bound)."""
-    from gpusp.solvers.multisource import multisource_delta
-    from gpusp.solvers.rules import MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH
+    from gpusp.solvers.rules import MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH, multisource_delta
 
     shallow = random_graph(50, 400, seed=1)
     assert shallow.hop_landmarks()[0] < MULTISOURCE_DEEP and multisource_delta(shallow, -1) == 0

@@ -170,6 +170,19 @@ def _integral_weights(weight: np.ndarray) -> np.ndarray:
     return weight.astype(np.int64)
 
 
+
+def morton(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Z-order keys of pairs of non-negative integers (16 bits of each used; -1, unreached, sorts last): sorting by
+    them keeps pairs close in both coordinates close in the order (:meth:`Graph.hop_landmarks` gives the pairs)."""
+    x = np.where(x < 0, 0xFFFF, np.minimum(x, 0xFFFF)).astype(np.uint64)
+    y = np.where(y < 0, 0xFFFF, np.minimum(y, 0xFFFF)).astype(np.uint64)
+    key = np.zeros_like(x)
+    one = np.uint64(1)
+    for bit in range(16):
+        key |= ((x >> np.uint64(bit)) & one) << np.uint64(2 * bit)
+        key |= ((y >> np.uint64(bit)) & one) << np.uint64(2 * bit + 1)
+    return key
+
 @dataclass(eq=False)
 class Graph:
     """A directed graph with integer edge weights in CSR form (see the module docstring)."""

@@ -37,6 +37,7 @@ import pandas as pd
 from ..errors import GpuspError
 from ..measure.records import RecordFormatError, read_record, read_verdict
 from ..solvers import registry
+from .batches import PREPROCESS_COUNTERS, batch_fields, batch_legend, batch_note, batched_mark, preprocess_note
 from .rst import field_list, list_table, missing, number, ratio, text
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
@@ -68,7 +69,6 @@ SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "
                    "iqr_ms", "end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples", "relaxations_per_s",
                    "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu", "batch_sources",
                    "batch_median_ms", "preprocess_s", "preprocess_bytes")
-PREPROCESS_COUNTERS = ("preprocess_s", "preprocess_bytes")  # a solver's one-off preparation, outside every sample
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
 NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
 MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
@@ -260,6 +260,8 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
                         batch_median_ms=("batch_ms", "median"), preprocess_s=("preprocess_s", "median"),
                         preprocess_bytes=("preprocess_bytes", "median")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
+        for column in ("batch_sources", "preprocess_bytes"):  # counts: 1024, not 1024.0; empty where none
+            summary[column] = summary[column].round().astype("Int64")
         summary = summary.merge(end_to_end_summary(samples), on=keys, how="left")
         summary["relaxations_per_s"] = summary["relaxations"] / (summary["median_ms"] / 1e3)
         apsp = summary["problem"] == "apsp"
@@ -351,39 +353,6 @@ def peer_failures(rows: pd.DataFrame) -> str:
         said.append(f"{solver}: every setting failed validation" if failed.all()
                     else f"{solver}: no setting validated")
     return "; ".join(said)
-
-
-BATCH_FIELDS = ("batch_sources", "batch_median_ms", *PREPROCESS_COUNTERS)
-
-
-def batch_fields(prefix: str, row) -> dict:
-    """What a summary ``row`` says about batching and preprocessing (``batch_sources``, ``batch_median_ms``,
-    ``preprocess_s``, ``preprocess_bytes``), those it has, under ``prefix`` + ``_``: nothing for a solver that runs
-    one source at a time without preprocessing."""
-    return {f"{prefix}_{key}": row.get(key) for key in BATCH_FIELDS if not missing(row.get(key))}
-
-
-def batch_note(row, prefix: str) -> str:
-    """The words a first-page time cell gets for a batched configuration: whose share the median is."""
-    k, batch = row.get(f"{prefix}_batch_sources"), row.get(f"{prefix}_batch_median_ms")
-    if missing(k):
-        return ""
-    return f", per source of a batch of {number(k)} (batch {number(batch)})"
-
-
-def preprocess_note(row, prefix: str) -> str:
-    """The words a first-page solver cell gets for a configuration with untimed preprocessing."""
-    seconds, size = row.get(f"{prefix}_preprocess_s"), row.get(f"{prefix}_preprocess_bytes")
-    if missing(seconds) and missing(size):
-        return ""
-    said = [f"{number(seconds)} s" if not missing(seconds) else None,
-            f"{number(float(size) / 1e6)} MB" if not missing(size) else None]
-    return f" + preprocessing {', '.join(s for s in said if s)} (not in the times)"
-
-
-def batched_mark(row, *prefixes) -> str:
-    """' (batched)' after a ratio one of whose sides (``prefixes``) is a share of a batch."""
-    return " (batched)" if any(not missing(row.get(f"{p}_batch_sources")) for p in prefixes) else ""
 
 
 def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -502,8 +471,9 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
                      f"{solver_cell(r, 'cpu', 'cpu_baseline')}, {number(r.get('cpu_median_ms'))} "
                      f"({number(r.get('cpu_iqr_ms'))}){batch_note(r, 'cpu')}", peer_cell(r),
                      gpu_cell, text(cpu_name),
-                     ratio(r.get("gpu_speedup")) + noisy(r.get("noisy")) + batched_mark(r, "gpu", "cpu"),
-                     ratio(r.get("peer_over_ours")) + noisy(r.get("peer_noisy")) + batched_mark(r, "gpu", "peer"),
+                     ratio(r.get("gpu_speedup")) + noisy(r.get("noisy")) + batched_mark(r, "gpu_speedup", "gpu", "cpu"),
+                     ratio(r.get("peer_over_ours")) + noisy(r.get("peer_noisy"))
+                     + batched_mark(r, "peer_over_ours", "gpu", "peer"),
                      cell(r.get("validated")), cell(r.get("timings"))] for r in table.to_dict("records")]
             title = problem.upper() if len(blocks) == 1 else f"{problem.upper()}: {gpu_name or cpu_name}"
             out += list_table(text(title), LANDING_HEAD, body)
@@ -516,24 +486,6 @@ def landing_rst(tables: dict[str, pd.DataFrame], intro: str = "", appendix: str 
             "is no stable figure (a busy host, or too few trials): read the samples.", "",
             *batch_legend(rows), environment, appendix, "{% endraw %}", ""]
     return "\n".join(out)
-
-
-def batch_legend(rows) -> list[str]:
-    """The paragraph under the first page's tables that says what a batched time and preprocessing are; nothing
-    where no row has either."""
-    if rows is None or rows.empty:
-        return []
-    columns = [f"{p}_{key}" for p in ("gpu", "cpu", "peer") for key in BATCH_FIELDS]
-    shown = [c for c in columns if c in rows and rows[c].notna().any()]
-    if not shown:
-        return []
-    return ["Per source of a batch of K (batch T): a batched solver (registry ``batched=True``: "
-            "``multisource_sssp``, ``phast_gpu``) solves all K sources of a job in one run; the median shown is "
-            "each source's share, the batch's time over K, and T is the median time of the whole batch in ms: a "
-            "throughput figure, not how long one source alone takes. (batched): a ratio one of whose sides is such "
-            "a share. + preprocessing: work done once before the timed runs (PHAST's contraction hierarchy, built "
-            "on the host: its seconds and size), in no median and no ratio. summary.csv carries the same as "
-            "``batch_sources``, ``batch_median_ms``, ``preprocess_s`` and ``preprocess_bytes``.", ""]
 
 
 # --- the run's environment: what a reader needs to trust (or reproduce) the numbers --------------------------

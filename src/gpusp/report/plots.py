@@ -99,14 +99,18 @@ def _is_true(value) -> bool:
 
 
 def _prepare(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with ``config`` (solver and parameters, marked when not validated) and the machine of each row:
-    ``_gpu`` (a GPU solver's GPU model, None for CPU solvers) and ``_cpu`` (the host CPU model; "" in tables
-    that do not name it)."""
+    """``frame`` with ``config`` (solver and parameters, marked when not validated and where its times are each
+    source's share of a batch) and the machine of each row: ``_gpu`` (a GPU solver's GPU model, None for CPU solvers)
+    and ``_cpu`` (the host CPU model; "" in tables that do not name it)."""
     frame = frame.copy()
     params = frame["params"].astype(str)
     params = params.where(params.str.len() <= LABEL_CHARS, params.str.slice(0, LABEL_CHARS - 1) + "…")
     checked = frame["validated"].map(_is_true).astype(bool)
     frame["config"] = frame["solver"] + " " + params + np.where(checked, "", " (not validated)")
+    if "batch_sources" in frame:  # a batched solver's times are each source's share of a batch (aggregate)
+        k = pd.to_numeric(frame["batch_sources"], errors="coerce")
+        frame["config"] += np.where(k.notna(), " (batch of " + k.fillna(0).round().astype(int).map("{:,}".format)
+                                    + ", per source)", "")
     gpu = frame["gpu"].astype(str) if "gpu" in frame else pd.Series("GPU", index=frame.index)
     frame["_gpu"] = gpu.where(frame["device"] == "gpu", None)
     frame["_cpu"] = frame["cpu"].fillna("unknown").astype(str) if "cpu" in frame else ""

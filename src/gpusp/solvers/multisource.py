@@ -95,16 +95,18 @@ from ..errors import SolverError
 from .base import Solver
 from .dense import result_fits
 from .launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
-from .rules import MULTISOURCE_BLOCKS_PER_SM, MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH, auto_batch
+from ..data.graph import morton
+from .rules import MULTISOURCE_BLOCKS_PER_SM, auto_batch, multisource_delta
 from .warp import warp_or
 
 WARP = 32
 TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
 SBUF = 2048  # list entries a block gathers in shared memory per round before one global append
-# control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations, buckets, and three
-# flags (round q % 3): some lane of round q expanded a vertex below the bucket's threshold
-ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX, BUCKETS, NEAR = 0, 1, 2, 3, 4, 5, 6
-CTL_SIZE = 9
+# control array (int64): round counter, distance rounds, tree rounds, list entries, relaxations, buckets, three
+# flags (round q % 3): some lane of round q expanded a vertex below the bucket's threshold; with pairs, the sizes and
+# smallest distances of the two far piles (epoch % 2)
+ROUND, DIST_ROUNDS, TREE_ROUNDS, ITEMS, RELAX, BUCKETS, NEAR, FCNT, FMIN = 0, 1, 2, 3, 4, 5, 6, 9, 11
+CTL_SIZE = 13
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 U = numba.uint64  # unsigned indices: Numba adds no negative-index wraparound to them
@@ -174,8 +176,8 @@ def _list_fns(sbuf_size: int):
 
 
 def _pair_fns(sbuf_size: int):
-    """(expand_pairs, seed_pairs): distance rounds whose list entries are single (vertex, source) pairs, the slot
-    index ``v * S + s`` itself, each expanded by one thread (``items='pairs'``)."""
+    """(expand_pairs, seed_pairs, split_pairs): distance rounds whose list entries are single (vertex, source) pairs,
+    the slot index ``v * S + s`` itself, each expanded by one thread (``items='pairs'``), with near-far piles."""
 
     @cuda.jit(device=True)
     def push(lists, cnt, entry, q, sbuf, scount):
@@ -187,9 +189,11 @@ def _pair_fns(sbuf_size: int):
             lists[q % 2, U(cuda.atomic.add(cnt, q % 3, 1))] = entry  # atomic: one global slot
 
     @cuda.jit(device=True)
-    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold):
+    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold,
+                     farq, farmark, ctl, pile, epoch_start):
         """Round q: a thread per listed pair relaxes the pair's vertex's arcs for its one source; a pair at or above
-        ``threshold`` is listed again for round q + 1 instead."""
+        ``threshold`` goes to far pile ``pile`` instead (once per epoch: ``farmark`` holds the round of its last
+        deferral), its distance into the pile's minimum."""
         smask = (I32(1) << I32(sshift)) - I32(1)
         nitems = I32(cnt[q % 3])
         for e in range(cuda.grid(1), nitems, cuda.gridsize(1)):
@@ -201,9 +205,9 @@ def _pair_fns(sbuf_size: int):
             du = dist[U32(us)]
             counts[0] += 1
             if du >= threshold:
-                # atomic: the pair goes on round q + 1's list once, whoever else lowers it meanwhile
-                if cuda.atomic.max(stamp, U32(us), q + 1) < q + 1:
-                    push(lists, cnt, us, q + 1, sbuf, scount)
+                cuda.atomic.min(ctl, FMIN + pile, numba.int64(du))  # atomic: the pile's smallest distance
+                if cuda.atomic.max(farmark, U32(us), q) < epoch_start:  # atomic: into this epoch's pile once
+                    farq[pile, U32(cuda.atomic.add(ctl, FCNT + pile, 1))] = us  # atomic: a slot of the pile
                 continue
             scount[2] = 1  # plain store (shared): the block saw near work this round
             a0 = indptr[U32(u)]
@@ -227,7 +231,25 @@ def _pair_fns(sbuf_size: int):
             stamp[U(us)] = q
             push(lists, cnt, us, q, sbuf, scount)
 
-    return expand_pairs, seed_pairs
+    @cuda.jit(device=True)
+    def split_pairs(dist, stamp, lists, cnt, q, sbuf, scount, threshold, farq, farmark, ctl, pile):
+        """Open the next bucket: each pair of far pile ``pile`` below ``threshold`` goes on round q's list (unless it
+        was listed and expanded since its last deferral), the rest into the other pile for the next epoch."""
+        other = 1 - pile
+        for e in range(cuda.grid(1), ctl[FCNT + pile], cuda.gridsize(1)):
+            us = farq[pile, U32(e)]
+            if stamp[U32(us)] > farmark[U32(us)]:  # expanded after its last deferral: nothing left to do
+                continue
+            d = dist[U32(us)]
+            if d < threshold:
+                if cuda.atomic.max(stamp, U32(us), q) < q:  # atomic: listed once for round q
+                    push(lists, cnt, us, q, sbuf, scount)
+            else:
+                cuda.atomic.min(ctl, FMIN + other, numba.int64(d))  # atomic: the next pile's smallest distance
+                if cuda.atomic.max(farmark, U32(us), q) < q:  # atomic: into the next pile once
+                    farq[other, U32(cuda.atomic.add(ctl, FCNT + other, 1))] = us  # atomic: a slot of the pile
+
+    return expand_pairs, seed_pairs, split_pairs
 
 
 def _expand_fn(WT, unroll: int, claim, tree: bool):
@@ -394,14 +416,15 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     claim, flush = _list_fns(sbuf_size)
-    expand_pairs, seed_pairs = _pair_fns(sbuf_size)
+    expand_pairs, seed_pairs, split_pairs = _pair_fns(sbuf_size)
     expand_dist = _expand_fn(WT, unroll, claim, False)
     expand_tree = _expand_fn(WT, unroll, claim, True)
     tight_pass, seed, write_rows = _batch_fns(WT, claim)
 
     @cuda.jit(**TARGET.register_cap(regs))
     def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta, indptr, pairs):
+                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta, indptr, pairs,
+                farq):
         """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds (buckets of width
         delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]).
         ``pairs``: distance rounds over (vertex, source) pairs, a thread each, instead of 32-source words."""
@@ -434,6 +457,10 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                 if tree == 0 and pairs:
                     seed(dist, stamp, istamp, parent, lists, cnt, chunk_ptr, srcs, base, 0, S, wshift, q, inf,
                          True, sbuf, scount)  # the reset alone: no source listed as a word
+                    if cuda.grid(1) == 0:
+                        for side in range(2):  # both far piles empty (their last readers passed a barrier since)
+                            ctl[FCNT + side] = 0
+                            ctl[FMIN + side] = inf
                     grid.sync()  # every slot is reset before the sources are zeroed
                     seed_pairs(dist, stamp, lists, cnt, srcs, base, ns, wshift + 5, q, sbuf, scount)
                 else:
@@ -441,31 +468,48 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                          tree == 0, sbuf, scount)
                 flush(sbuf, scount, lists, cnt, q, ctl, NEAR + q % 3)
                 threshold = delta if tree == 0 and delta > 0 else inf
+                epoch = 0
+                epoch_start = q
                 grid.sync()  # the sources are listed for round q (and, first, the batch is reset)
-                while cnt[q % 3] != 0:
+                while True:  # rounds until the list is empty; with pairs, then a bucket split while a pile holds any
+                    while cnt[q % 3] != 0:
+                        if cuda.grid(1) == 0:
+                            cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
+                            ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
+                        if tree == 0 and pairs:
+                            expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts,
+                                         sbuf, scount, threshold, farq, istamp, ctl, epoch % 2, epoch_start)
+                        elif tree == 0:
+                            expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
+                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
+                                        threshold)
+                        else:
+                            expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
+                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
+                        flush(sbuf, scount, lists, cnt, q + 1, ctl, NEAR + q % 3)
+                        if tree == 0:
+                            dist_rounds += 1
+                        else:
+                            tree_rounds += 1
+                        q += 1
+                        grid.sync()  # round q - 1 is complete: each of its improvements is stamped and listed
+                        if not pairs and threshold != inf and ctl[NEAR + (q - 1) % 3] == 0:  # all threads alike
+                            threshold += delta  # round q - 1 only deferred: the next bucket opens
+                            buckets += 1
+                    if tree == 1 or not pairs or ctl[FCNT + epoch % 2] == 0:
+                        break
+                    low = ctl[FMIN + epoch % 2]  # every thread reads the same smallest far distance
+                    threshold = max(threshold + delta, (low // delta + 1) * delta)
                     if cuda.grid(1) == 0:
-                        cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
-                        ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
-                    if tree == 0 and pairs:
-                        expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts, sbuf,
-                                     scount, threshold)
-                    elif tree == 0:
-                        expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
-                                    threshold)
-                    else:
-                        expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                    parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
-                    flush(sbuf, scount, lists, cnt, q + 1, ctl, NEAR + q % 3)
-                    if tree == 0:
-                        dist_rounds += 1
-                    else:
-                        tree_rounds += 1
-                    q += 1
-                    grid.sync()  # round q - 1 is complete: each of its improvements is stamped and listed
-                    if threshold != inf and ctl[NEAR + (q - 1) % 3] == 0:  # every thread decides alike
-                        threshold += delta  # round q - 1 only deferred: the next bucket opens
-                        buckets += 1
+                        ctl[FCNT + (epoch + 1) % 2] = 0  # scanned at the last split, appended to by this one
+                        ctl[FMIN + (epoch + 1) % 2] = inf
+                    grid.sync()  # the other pile is empty before this split appends to it
+                    epoch_start = q
+                    split_pairs(dist, stamp, lists, cnt, q, sbuf, scount, threshold, farq, istamp, ctl, epoch % 2)
+                    flush(sbuf, scount, lists, cnt, q, ctl, NEAR + q % 3)
+                    epoch += 1
+                    buckets += 1
+                    grid.sync()  # round q's list holds the bucket's pairs, the other pile the rest
                 grid.sync()  # everybody has seen the empty count before the next phase appends to it
             write_rows(dist, parent, out_dist, out_parent, rowmap, 0 if staged else base, ns, S)
             grid.sync()  # the rows are out before the next batch resets the working arrays
@@ -489,9 +533,9 @@ class MultiSourceSolver(Solver):
     NAME = "multisource_fast"
     INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, **more):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, items=items, **more)
+                         parents=parents, delta=delta, items=items)
         name = self.NAME
         if graph.has_negative_weights:
             raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
@@ -501,17 +545,19 @@ class MultiSourceSolver(Solver):
             raise SolverError(f"{name} parents=tight needs every weight > 0 (a zero-weight cycle is all tight, and a "
                               "local pick could close a loop); use parents=levels or auto")
         self.tight = parents == "tight" or (parents == "auto" and positive)
-        self.S = batch or auto_batch(graph.n, graph.dtype.itemsize)
+        self.delta = multisource_delta(graph, delta)
+        self.pairs = items == "pairs" or (items == "auto" and self.delta > 0)
+        self.S = batch or auto_batch(graph.n, graph.dtype.itemsize, self.pairs)
         self.block = block
         self.want_grid = grid
         self.split = split
         self.chunk_ptr, self.chunk_vertex, self.chunk_start = arc_chunks(graph.indptr, split)
         self.nwords = self.S // WARP
-        self.delta = multisource_delta(graph, delta)
-        self.pairs = items == "pairs" or (items == "auto" and self.delta > 0)
         slots = max(len(self.chunk_vertex), 1) * self.nwords
-        if self.pairs:  # a round lists each (vertex, source) pair at most once
+        self.marks = graph.n * self.nwords  # item stamps; with pairs also the far marks of each (vertex, source)
+        if self.pairs:  # a round, and a far pile, holds each (vertex, source) pair at most once
             slots = max(slots, graph.n * self.S)
+            self.marks = graph.n * self.S
         if slots >= 2**31 or graph.n * self.S >= 2**31:
             raise SolverError(f"{name}: n x batch = {graph.n} x {self.S} or {len(self.chunk_vertex)} arc chunks x "
                               f"{self.nwords} words overflow the kernel's int32 indices; use a smaller batch")
@@ -531,8 +577,9 @@ class MultiSourceSolver(Solver):
         self.dist = cuda.device_array(n * S, dtype=g.dtype)
         self.stamp = cuda.device_array(n * S, dtype=np.int32)
         self.parent_w = cuda.device_array(n * S, dtype=np.int32)
-        self.istamp = cuda.device_array(n * self.nwords, dtype=np.int32)
+        self.istamp = cuda.device_array(self.marks, dtype=np.int32)
         self.lists = cuda.device_array((2, self.slots), dtype=np.int32)
+        self.farq = cuda.device_array((2, self.slots if self.pairs else 1), dtype=np.int32)
         self.cnt = cuda.device_array(3, dtype=np.int64)
         self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
 
@@ -558,7 +605,7 @@ class MultiSourceSolver(Solver):
                 self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out_dist,
                 self.out_parent, srcs, rowmap if self.on_device else self.identity, np.int64(first), np.int64(last),
                 np.int64(self.S), not self.on_device, self.tight, wt(self.graph.inf), wt(self.delta), self.d_indptr,
-                self.pairs)
+                self.pairs, self.farq)
 
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
@@ -613,8 +660,10 @@ class MultiSourceSssp(MultiSourceSolver):
     NAME = "multisource_sssp"
     INSTEAD = "use scipy_dijkstra or bellmanford_* per source"
 
-    def __init__(self, graph, *, order, **params):
-        super().__init__(graph, order=order, **params)
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order):
+        super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
+                         parents=parents, delta=delta, items=items)
+        self.params["order"] = order
         self.landmarks = order == "landmarks" or (order == "auto" and self.delta > 0)
         if self.landmarks:  # host preparation: three breadth-first searches, once per graph
             graph.hop_landmarks()
@@ -635,27 +684,6 @@ class MultiSourceSssp(MultiSourceSolver):
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)
 
 
-def morton(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Z-order keys of non-negative integer pairs (16 bits each used; -1, unreached, sorts last)."""
-    x = np.where(x < 0, 0xFFFF, np.minimum(x, 0xFFFF)).astype(np.uint64)
-    y = np.where(y < 0, 0xFFFF, np.minimum(y, 0xFFFF)).astype(np.uint64)
-    key = np.zeros_like(x)
-    for bit in range(16):
-        one = np.uint64(1)
-        key |= ((x >> np.uint64(bit)) & one) << np.uint64(2 * bit)
-        key |= ((y >> np.uint64(bit)) & one) << np.uint64(2 * bit + 1)
-    return key
-
-
-def multisource_delta(graph, delta: int) -> int:
-    """Bucket width of the distance rounds: ``delta``, or for -1 MULTISOURCE_DELTA_WIDTH x mean weight / mean
-    out-degree where the graph is deep (hop depth >= MULTISOURCE_DEEP: frontier Bellman-Ford would expand each arc
-    tens of times), else 0 (none: shallow graphs converge in a few rounds anyway)."""
-    if delta >= 0:
-        return delta
-    return graph.default_delta(MULTISOURCE_DELTA_WIDTH) if graph.hop_landmarks()[0] >= MULTISOURCE_DEEP else 0
-
-
 def compile_targets():
     """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll."""
     out = []
@@ -663,7 +691,7 @@ def compile_targets():
         i32 = "int32[::1]"
         sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
                f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
-               f"boolean, boolean, {w}, {w}, {i32}, boolean)")
+               f"boolean, boolean, {w}, {w}, {i32}, boolean, int32[:, ::1])")
         for unroll in (1, 2, 4, 8):
             out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
     return out

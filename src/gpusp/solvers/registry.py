@@ -183,7 +183,8 @@ NSSSP_MEMORY = ("(8+2w) N n bytes (masks, costs, updates and parent staging of N
 
 
 MULTISOURCE_PARAMS = (Param("batch", 0, f"sources per batch S (0: the largest power of two <= {rules.AUTO_BATCH_MAX} "
-              f"whose working arrays take <= {rules.AUTO_BATCH_BYTES / 2**30:g} GiB)",
+              f"whose working arrays take <= {rules.AUTO_BATCH_BYTES / 2**30:g} GiB; with pair items <= "
+              f"{rules.PAIRS_BATCH_MAX} and <= {rules.PAIRS_BATCH_BYTES / 2**30:g} GiB)",
               choices=(0, 32, 64, 128, 256, 512, 1024, 2048, 4096)),
         BLOCK,
         Param("grid", 0, f"blocks of the cooperative kernel (0: {rules.MULTISOURCE_BLOCKS_PER_SM} per "
@@ -238,11 +239,12 @@ def _nsssp(n, m, params, itemsize):
 def _multisource_sssp(n, m, params, itemsize):
     """Distances, stamps and parents of a batch of S sources, the item stamps and two round lists of 32-source words
     (the K x n result of a job's K sources is counted apart: the registry does not know K)."""
-    S = params["batch"] or rules.auto_batch(n, itemsize)
+    pairs = params["items"] != "words"  # auto may choose pairs: counted as if it did
+    S = params["batch"] or rules.auto_batch(n, itemsize, pairs)
     words = S // rules.WARP
     lists = 2 * 4 * (n + m // params["split"] + 1) * words
-    if params["items"] != "words":  # pairs (auto may choose them): a list slot per (vertex, source)
-        lists = max(lists, 2 * 4 * n * S)
+    if pairs:  # two lists and two far piles of a slot per (vertex, source), and a far mark each
+        return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + max(lists, 8 * n * S) + 12 * n * S
     return _csr(n, m, params, itemsize) + (itemsize + 8) * n * S + 4 * n * words + lists
 
 
@@ -552,8 +554,8 @@ SPECS: tuple[SolverSpec, ...] = (
                batched=True,
                memory=_multisource_sssp,
                memory_formula="CSR + (w+8) n S bytes (distances, stamps, parents) + 4 n S/32 (item stamps) + "
-                              "8 (n + m/split) S/32 (two round lists; 8 n S with items=pairs); the (w+4) n K "
-                              "result of K sources apart"),
+                              "8 (n + m/split) S/32 (two round lists; with items=pairs 20 n S for lists, far piles "
+                              "and marks); the (w+4) n K result of K sources apart"),
     SolverSpec("phast_gpu", "sssp", "gpu", "-", "PHAST (Delling, Goldberg, Nowatzyk and Werneck, IPDPS'11): a "
                "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
                "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "

@@ -55,6 +55,7 @@ def block_fuse_limit(limit: int, block: int, lanes: int) -> int:
     return int(limit) or 2 * (int(block) // int(lanes))
 
 
+
 # --- deltastep_async ------------------------------------------------------------------------------------------------
 ASYNC_DELTA_WIDTH = DAVIDSON_WIDTH  # delta 0: no barrier per bucket here, so narrow buckets cost little
 ASYNC_BLOCKS_PER_SM = 2  # grid 0
@@ -76,18 +77,31 @@ def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
 # --- multisource_fast -----------------------------------------------------------------------------------------------
 AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
 AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this
+PAIRS_BATCH_MAX = 1024  # batch 0 with pair items: one batch of 1,024 road-graph sources beat 4 of 256 by 1.3x
+PAIRS_BATCH_BYTES = 16 * 2**30  # batch 0 with pair items: the batch's arrays stay under this
 MULTISOURCE_BLOCKS_PER_SM = 32  # grid 0: asked for, then capped at the co-resident maximum
 MULTISOURCE_DEEP = 100  # delta -1: buckets where the hop depth from a landmark reaches this (road graphs, not SNAP)
 MULTISOURCE_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta -1 on deep graphs: this many x mean arc weight / mean out-degree
 
 
-def auto_batch(n: int, itemsize: int = 4) -> int:
+def auto_batch(n: int, itemsize: int = 4, pairs: bool = False) -> int:
     """Sources per batch: the largest power of two S <= AUTO_BATCH_MAX (and not above n rounded up to a warp) with
-    (w + 8) n S <= AUTO_BATCH_BYTES."""
-    s = AUTO_BATCH_MAX
-    while s > WARP and (s // 2 >= max(n, WARP) or (itemsize + 8) * n * s > AUTO_BATCH_BYTES):
+    (w + 8) n S <= AUTO_BATCH_BYTES; with pair items (two lists, two far piles and a mark per (vertex, source) besides)
+    (w + 28) n S <= PAIRS_BATCH_BYTES and S <= PAIRS_BATCH_MAX."""
+    s = PAIRS_BATCH_MAX if pairs else AUTO_BATCH_MAX
+    per, budget = (itemsize + 28, PAIRS_BATCH_BYTES) if pairs else (itemsize + 8, AUTO_BATCH_BYTES)
+    while s > WARP and (s // 2 >= max(n, WARP) or per * n * s > budget):
         s //= 2
     return s
+
+
+def multisource_delta(graph, delta: int) -> int:
+    """multisource's bucket width: ``delta``, or for -1 MULTISOURCE_DELTA_WIDTH x mean weight / mean out-degree where
+    the graph is deep (hop depth >= MULTISOURCE_DEEP: frontier Bellman-Ford would expand each arc tens of times there),
+    else 0 (none: shallow graphs converge in a few rounds anyway)."""
+    if delta >= 0:
+        return delta
+    return graph.default_delta(MULTISOURCE_DELTA_WIDTH) if graph.hop_landmarks()[0] >= MULTISOURCE_DEEP else 0
 
 
 # --- tile sides the matrix kernels are compiled for --------------------------------------------------------------
