@@ -95,6 +95,7 @@ from ..errors import SolverError
 from .base import Solver
 from .dense import result_fits
 from .launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
+from .pairs import pair_fns
 from ..data.graph import morton
 from .rules import MULTISOURCE_BLOCKS_PER_SM, auto_batch, multisource_delta
 from .warp import warp_or
@@ -173,83 +174,6 @@ def _list_fns(sbuf_size: int):
             scount[0] = 0
 
     return claim, flush
-
-
-def _pair_fns(sbuf_size: int):
-    """(expand_pairs, seed_pairs, split_pairs): distance rounds whose list entries are single (vertex, source) pairs,
-    the slot index ``v * S + s`` itself, each expanded by one thread (``items='pairs'``), with near-far piles."""
-
-    @cuda.jit(device=True)
-    def push(lists, cnt, entry, q, sbuf, scount):
-        """Append one entry to the list of round q via the block's buffer (the global list when it is full)."""
-        pos = cuda.atomic.add(scount, 0, 1)  # atomic (shared): one buffer slot
-        if pos < sbuf_size:
-            sbuf[U(pos)] = entry
-        else:
-            lists[q % 2, U(cuda.atomic.add(cnt, q % 3, 1))] = entry  # atomic: one global slot
-
-    @cuda.jit(device=True)
-    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold,
-                     farq, farmark, ctl, pile, epoch_start):
-        """Round q: a thread per listed pair relaxes the pair's vertex's arcs for its one source; a pair at or above
-        ``threshold`` goes to far pile ``pile`` instead (once per epoch: ``farmark`` holds the round of its last
-        deferral), its distance into the pile's minimum."""
-        smask = (I32(1) << I32(sshift)) - I32(1)
-        nitems = I32(cnt[q % 3])
-        for e in range(cuda.grid(1), nitems, cuda.gridsize(1)):
-            us = lists[q % 2, U32(e)]
-            if stamp[U32(us)] != q:  # lowered again this round: it is listed for round q + 1 already
-                continue
-            u = I32(us >> sshift)
-            s = I32(us & smask)
-            du = dist[U32(us)]
-            counts[0] += 1
-            if du >= threshold:
-                cuda.atomic.min(ctl, FMIN + pile, numba.int64(du))  # atomic: the pile's smallest distance
-                if cuda.atomic.max(farmark, U32(us), q) < epoch_start:  # atomic: into this epoch's pile once
-                    farq[pile, U32(cuda.atomic.add(ctl, FCNT + pile, 1))] = us  # atomic: a slot of the pile
-                continue
-            scount[2] = 1  # plain store (shared): the block saw near work this round
-            a0 = indptr[U32(u)]
-            a1 = indptr[U32(u + 1)]
-            counts[1] += a1 - a0
-            for a in range(a0, a1):
-                vs = I32((indices[U32(a)] << sshift) + s)
-                nd = du + weights[U32(a)]
-                if nd < dist[U32(vs)]:
-                    # atomic: the smallest candidate wins; the one that lowered it lists the pair once
-                    if nd < cuda.atomic.min(dist, U32(vs), nd):
-                        if cuda.atomic.max(stamp, U32(vs), q + 1) < q + 1:  # atomic: one listing per round
-                            push(lists, cnt, vs, q + 1, sbuf, scount)
-
-    @cuda.jit(device=True)
-    def seed_pairs(dist, stamp, lists, cnt, srcs, base, ns, sshift, q, sbuf, scount):
-        """Zero the batch's sources (after a reset to infinity) and list them as pairs for round q."""
-        for s in range(cuda.grid(1), ns, cuda.gridsize(1)):
-            us = (srcs[U(base + s)] << sshift) + s
-            dist[U(us)] = 0
-            stamp[U(us)] = q
-            push(lists, cnt, us, q, sbuf, scount)
-
-    @cuda.jit(device=True)
-    def split_pairs(dist, stamp, lists, cnt, q, sbuf, scount, threshold, farq, farmark, ctl, pile):
-        """Open the next bucket: each pair of far pile ``pile`` below ``threshold`` goes on round q's list (unless it
-        was listed and expanded since its last deferral), the rest into the other pile for the next epoch."""
-        other = 1 - pile
-        for e in range(cuda.grid(1), ctl[FCNT + pile], cuda.gridsize(1)):
-            us = farq[pile, U32(e)]
-            if stamp[U32(us)] > farmark[U32(us)]:  # expanded after its last deferral: nothing left to do
-                continue
-            d = dist[U32(us)]
-            if d < threshold:
-                if cuda.atomic.max(stamp, U32(us), q) < q:  # atomic: listed once for round q
-                    push(lists, cnt, us, q, sbuf, scount)
-            else:
-                cuda.atomic.min(ctl, FMIN + other, numba.int64(d))  # atomic: the next pile's smallest distance
-                if cuda.atomic.max(farmark, U32(us), q) < q:  # atomic: into the next pile once
-                    farq[other, U32(cuda.atomic.add(ctl, FCNT + other, 1))] = us  # atomic: a slot of the pile
-
-    return expand_pairs, seed_pairs, split_pairs
 
 
 def _expand_fn(WT, unroll: int, claim, tree: bool):
@@ -416,7 +340,7 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
     WT = _WTYPES[wname]
     claim, flush = _list_fns(sbuf_size)
-    expand_pairs, seed_pairs, split_pairs = _pair_fns(sbuf_size)
+    expand_pairs, seed_pairs, split_pairs, flush_pile = pair_fns(sbuf_size, FCNT, FMIN)
     expand_dist = _expand_fn(WT, unroll, claim, False)
     expand_tree = _expand_fn(WT, unroll, claim, True)
     tight_pass, seed, write_rows = _batch_fns(WT, claim)
@@ -434,10 +358,15 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
         counts[0] = 0
         counts[1] = 0
         sbuf = cuda.shared.array(sbuf_size, numba.int32)  # the block's list entries of the next round
-        scount = cuda.shared.array(3, numba.int32)  # entries in sbuf, the block's offset in the list, near mark
+        # entries in sbuf, the block's offset in the list, near mark, far pairs in fbuf, the block's offset in the pile
+        scount = cuda.shared.array(5, numba.int32)
+        fbuf = cuda.shared.array(sbuf_size, numba.int32)  # the block's deferred pairs (pair items)
+        smin = cuda.shared.array(1, numba.int64)  # the block's smallest deferred distance (pair items)
         if cuda.threadIdx.x == 0:
             scount[0] = 0
             scount[2] = 0
+            scount[3] = 0
+            smin[0] = inf
         cuda.syncthreads()  # the buffer is empty before anybody claims
         q = ctl[ROUND]
         wshift = 0  # S / 32 words per vertex (S = 32 << wshift): entries are (chunk << wshift) + word
@@ -478,7 +407,9 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                             ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
                         if tree == 0 and pairs:
                             expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts,
-                                         sbuf, scount, threshold, farq, istamp, ctl, epoch % 2, epoch_start)
+                                         sbuf, scount, threshold, farq, istamp, ctl, epoch % 2, epoch_start, fbuf,
+                                         smin)
+                            flush_pile(fbuf, scount, smin, farq, ctl, epoch % 2, inf)
                         elif tree == 0:
                             expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
                                         parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
@@ -505,7 +436,9 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                         ctl[FMIN + (epoch + 1) % 2] = inf
                     grid.sync()  # the other pile is empty before this split appends to it
                     epoch_start = q
-                    split_pairs(dist, stamp, lists, cnt, q, sbuf, scount, threshold, farq, istamp, ctl, epoch % 2)
+                    split_pairs(dist, stamp, lists, cnt, q, sbuf, scount, threshold, farq, istamp, ctl, epoch % 2,
+                                fbuf, smin)
+                    flush_pile(fbuf, scount, smin, farq, ctl, 1 - epoch % 2, inf)
                     flush(sbuf, scount, lists, cnt, q, ctl, NEAR + q % 3)
                     epoch += 1
                     buckets += 1
