@@ -86,20 +86,23 @@ def test_duplicate_sources_several_batches_and_words():
     assert c["batch_sources"] == 70 and c["batches"] == 2 and c["batch"] == 64
 
 
-def test_one_source_and_a_long_chain():
-    """K = 1 (one lane of one word) on a chain of 60 vertices: 59 rounds, the deepest tree the simulator allows."""
+@pytest.mark.parametrize("items", ["words", "pairs"])
+def test_one_source_and_a_long_chain(items):
+    """K = 1 (one lane of one word, or one pair) on a chain of 60 vertices with zero weights: 59 rounds, the
+    deepest tree the simulator allows; pairs with buckets of width 2."""
     graph = _g(60, [(i, i + 1, i % 3) for i in range(59)], "chain-60")
-    (result,) = _run(graph, [0])
+    (result,) = _run(graph, [0], trials=1, warmup=0, items=items, delta=2 if items == "pairs" else 0)
     _assert_valid(graph, [result])
     assert result.dist[59] == sum(i % 3 for i in range(59))
     assert result.counters["iterations"] >= 59
 
 
-def test_a_hub_zero_cycle_and_unreachable_vertex():
+@pytest.mark.parametrize("items", ["words", "pairs"])
+def test_a_hub_zero_cycle_and_unreachable_vertex(items):
     edges = [(0, v, v % 7 + 1) for v in range(1, 21)] + [(3, 4, 0), (4, 5, 0), (5, 3, 0), (5, 21, 0),
                                                            (21, 0, 2), (2, 6, 1), (2, 6, 1), (6, 6, 0)]
     graph = _g(23, edges, "hub-zero-cycle")
-    results = _run(graph, [0, 3, 22, 3])
+    results = _run(graph, [0, 3, 22, 3], items=items, delta=3 if items == "pairs" else 0)
     _assert_valid(graph, results)
     assert results[2].dist[0] == graph.inf and results[2].parent[0] == -1  # 22 has no out-arcs
     assert results[1].dist[5] == 0 and results[1].parent[5] == 4  # along the zero cycle, not around it

@@ -128,6 +128,20 @@ def _remove(start, length, to, wt, x, y):
 
 
 @njit(cache=True)
+def _unlink(start, length, to, other_start, other_length, other_to, other_w, v, mark, nbrs, k):
+    """Take v out of the other-side lists of its neighbours on one side (out-neighbours' in-lists, or the reverse),
+    and collect each neighbour once into nbrs[k:] (mark[x] == v + 1: collected); returns the new k."""
+    for i in range(start[v], start[v] + length[v]):
+        x = to[i]
+        _remove(other_start, other_length, other_to, other_w, x, v)
+        if mark[x] != v + 1:
+            mark[x] = v + 1
+            nbrs[k] = x
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def _room(g, v):
     """Pool entries contracting v may take at most (each list it appends to can double more than once)."""
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw, ends = g
@@ -330,21 +344,8 @@ def _contract(n, tail, head, w, settle, hops, core_degree):
         arcs_left += added - olen[v] - ilen[v]
         rank[v] = done
         done += 1
-        k = 0
-        for i in range(ost[v], ost[v] + olen[v]):
-            x = oto[i]
-            _remove(ist, ilen, ito, iw, x, v)
-            if mark[x] != v + 1:
-                mark[x] = v + 1
-                nbrs[k] = x
-                k += 1
-        for i in range(ist[v], ist[v] + ilen[v]):
-            x = ito[i]
-            _remove(ost, olen, oto, ow, x, v)
-            if mark[x] != v + 1:
-                mark[x] = v + 1
-                nbrs[k] = x
-                k += 1
+        k = _unlink(ost, olen, oto, ist, ilen, ito, iw, v, mark, nbrs, 0)
+        k = _unlink(ist, ilen, ito, ost, olen, oto, ow, v, mark, nbrs, k)
         olen[v] = 0
         ilen[v] = 0
         if psize + k > pk.size:
