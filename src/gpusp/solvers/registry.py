@@ -122,9 +122,11 @@ class SolverSpec:
         return getattr(importlib.import_module(module), attr)
 
     def describe(self) -> str:
-        """One line of ``gpusp solvers``: name, problem, device, paper and parameter defaults."""
+        """One line of ``gpusp solvers``: name, problem, device, paper, whether it batches a job's sources, and the
+        parameter defaults."""
         params = ", ".join(f"{p.name}={p.default}" for p in self.params)
-        return f"{self.name:<32} {self.problem} {self.device} paper {self.paper:<3} {params}"
+        batched = "batched " if self.batched else ""
+        return f"{self.name:<32} {self.problem} {self.device} paper {self.paper:<3} {batched}{params}"
 
     def info(self) -> dict:
         """A JSON-ready description (what ``gpusp solvers`` and :func:`gpusp.solver_info` show)."""
