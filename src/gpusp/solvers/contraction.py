@@ -154,21 +154,23 @@ def _room(g, v):
 
 
 @njit(cache=True)
+def _pool(to, wt, used, need):
+    """One side's (heads, weights) pool with room for ``need`` entries after the ``used`` ones (doubled at least)."""
+    if used + need <= to.size:
+        return to, wt
+    size = max(2 * to.size, used + need)
+    to2, wt2 = np.empty(size, np.int32), np.empty(size, np.int64)
+    to2[:used] = to[:used]
+    wt2[:used] = wt[:used]
+    return to2, wt2
+
+
+@njit(cache=True)
 def _grown(g, need_out, need_in):
     """The lists with pools large enough for ``need_out`` / ``need_in`` more entries."""
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw, ends = g
-    if ends[0] + need_out > oto.size:
-        size = max(2 * oto.size, ends[0] + need_out)
-        oto2, ow2 = np.empty(size, np.int32), np.empty(size, np.int64)
-        oto2[:ends[0]] = oto[:ends[0]]
-        ow2[:ends[0]] = ow[:ends[0]]
-        oto, ow = oto2, ow2
-    if ends[1] + need_in > ito.size:
-        size = max(2 * ito.size, ends[1] + need_in)
-        ito2, iw2 = np.empty(size, np.int32), np.empty(size, np.int64)
-        ito2[:ends[1]] = ito[:ends[1]]
-        iw2[:ends[1]] = iw[:ends[1]]
-        ito, iw = ito2, iw2
+    oto, ow = _pool(oto, ow, ends[0], need_out)
+    ito, iw = _pool(ito, iw, ends[1], need_in)
     return (ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw, ends)
 
 
