@@ -81,7 +81,6 @@ def pair_fns(sbuf_size: int, FCNT: int, FMIN: int):
                 if cuda.atomic.max(farmark, U32(us), q) < epoch_start:  # atomic: into this epoch's pile once
                     to_pile(fbuf, scount, smin, farq, ctl, pile, us, du)
                 continue
-            scount[2] = 1  # plain store (shared): the block saw near work this round
             a0 = indptr[U32(u)]
             a1 = indptr[U32(u + 1)]
             counts[1] += a1 - a0

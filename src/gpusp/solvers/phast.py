@@ -31,10 +31,10 @@ trees", IPDPS 2011) and its GPU version GPHAST:
   device when it fits (``download`` copies it); otherwise each batch is a launch of its own whose rows go to a pinned
   host matrix inside ``run``.
 
-Parameters: ``batch`` S (a power of two; 0: the smallest power of two >= K, at most ``AUTO_BATCH_MAX``, while
-(w + 8) n S bytes stay under ``AUTO_BATCH_BYTES``), ``block``, ``grid`` (0: ``BLOCKS_PER_SM`` per multiprocessor,
-fewer when the largest level needs fewer, capped at the co-resident maximum), ``fuse`` (-1: the block size; 0: every
-level on the grid), ``parents``, ``settle``, ``hops``, ``core_degree`` (above).
+Parameters: ``batch`` S (a power of two; 0: :func:`~gpusp.solvers.rules.phast_batch`), ``block``, ``grid`` (0:
+``PHAST_BLOCKS_PER_SM`` per multiprocessor, fewer when the largest level needs fewer, capped at the co-resident
+maximum), ``fuse`` (-1: the block size; 0: every level on the grid), ``parents``, ``settle``, ``hops``,
+``core_degree`` (above; -1: :func:`auto_core_degree`), ``threads``.
 
 Complexity: preprocessing about n x (in-degree) bounded witness searches (USA-road-d.NY: tens of seconds on one
 core, about 0.85 n shortcuts, 141 levels; benchmarks/ holds the measurements). Per source: an upward search over its
@@ -66,14 +66,11 @@ from . import contraction
 from .base import Solver
 from .dense import result_fits
 from .launch import blocks_per_sm, cooperative_grid
+from .rules import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
+                    phast_batch)
 
 WARP = 32
 TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
-BLOCKS_PER_SM = 2  # grid 0: blocks per multiprocessor asked for (fewer when the largest level needs fewer)
-AUTO_BATCH_MAX = 1024  # batch 0: the largest batch the rule takes
-AUTO_BATCH_BYTES = 2**30  # batch 0: distances, parents and round marks of a batch stay under this
-ROAD_MEAN_DEGREE, ROAD_MAX_DEGREE = 4, 16  # core_degree -1: graphs within both contract completely
-CORE_DEGREE = 16  # core_degree -1 elsewhere
 # control array (int64): round number, zero-weight rounds, then three round counters used in rotation
 ROUND, ZERO_ROUNDS, FLAG = 0, 1, 2
 CTL_SIZE = 5
@@ -91,17 +88,6 @@ def auto_core_degree(graph, core_degree: int) -> int:
     degree = np.diff(graph.indptr)
     road = graph.m <= ROAD_MEAN_DEGREE * max(graph.n, 1) and int(degree.max(initial=0)) <= ROAD_MAX_DEGREE
     return 0 if road else CORE_DEGREE
-
-
-def auto_batch(k: int, n: int, itemsize: int) -> int:
-    """Sources per batch for K sources: the smallest power of two >= K, at most AUTO_BATCH_MAX, halved while the
-    working arrays ((w + 8) n S bytes) exceed AUTO_BATCH_BYTES."""
-    s = 1
-    while s < min(k, AUTO_BATCH_MAX):
-        s *= 2
-    while s > 1 and (itemsize + 8) * n * s > AUTO_BATCH_BYTES:
-        s //= 2
-    return s
 
 
 # --- device functions ------------------------------------------------------------------------------------------------
@@ -358,7 +344,7 @@ class PhastSolver(Solver):
     def _setup(self, k: int):
         """Working arrays, result and grid for K sources (kept while K and S stay the same)."""
         g, n = self.graph, self.graph.n
-        S = self.batch or auto_batch(k, n, g.dtype.itemsize)
+        S = self.batch or phast_batch(k, n, g.dtype.itemsize)
         if n * S >= 2**31:
             raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller "
                               "batch")
@@ -426,7 +412,7 @@ class PhastSolver(Solver):
         batches = (k + S - 1) // S
         if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
             largest = int(np.diff(self.h.level_ptr).max(initial=1)) * S
-            want = self.want_grid or min(blocks_per_sm(BLOCKS_PER_SM), -(-largest // self.block))
+            want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
             self.grid = cooperative_grid(self.kernel, self._args(space, 0, 1, True), self.block, want)
         on_device = self.out[1]
         spans = [(0, batches)] if on_device else [(b, b + 1) for b in range(batches)]

@@ -564,11 +564,13 @@ SPECS: tuple[SolverSpec, ...] = (
                "the sources of a job swept together (vertex-major distances, as GPHAST)",
                "gpusp.solvers.phast:PhastSolver", batched=True,
                params=(Param("batch", 0, "sources per batch S, swept together (0: the smallest power of two >= the "
-                             "job's K sources, at most 1024, halved while (w+8) n S bytes exceed 1 GiB)",
+                             f"job's K sources, at most {rules.PHAST_BATCH_MAX}, halved while (w+8) n S bytes exceed "
+                             f"{rules.PHAST_BATCH_BYTES / 2**30:g} GiB)",
                              choices=(0,) + tuple(2**i for i in range(13))),
                        BLOCK,
-                       Param("grid", 0, "blocks of the cooperative kernel (0: 2 per multiprocessor, fewer when the "
-                             "largest level x S needs fewer threads; capped at the co-resident maximum)", minimum=0),
+                       Param("grid", 0, f"blocks of the cooperative kernel (0: {rules.PHAST_BLOCKS_PER_SM} per "
+                             "multiprocessor, fewer when the largest level x S needs fewer threads; capped at the "
+                             "co-resident maximum)", minimum=0),
                        Param("fuse", -1, "the first levels below the top with at most this many vertex x source "
                              "items each are swept by block 0 alone, separated by block barriers instead of grid "
                              "barriers (-1: the block size; 0: every level on the grid)", minimum=-1),
@@ -583,12 +585,14 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("core_degree", -1, "contraction stops when the remaining graph has more than this "
                              "many arcs per remaining vertex; those vertices form a core that each upward search "
                              "crosses by Dijkstra on the host (0: contract every vertex; -1: 0 on road-like graphs, "
-                             "mean out-degree <= 4 and none over 16, else 16)", minimum=-1),
+                             f"mean out-degree <= {rules.ROAD_MEAN_DEGREE} and none over {rules.ROAD_MAX_DEGREE}, else "
+                             f"{rules.CORE_DEGREE})", minimum=-1),
                        Param("threads", 0, "host threads of the upward searches, a chunk of the sources each (0: "
                              "every core)", minimum=0)),
                memory=lambda n, m, params, itemsize: (
-                   (4 + itemsize) * 4 * m + 24 * n + (params["batch"] or max(1, min(1024, 2**30 // max(
-                       1, (itemsize + 8) * n)))) * (itemsize + 8) * n),
+                   (4 + itemsize) * 4 * m + 24 * n + (params["batch"] or max(1, min(rules.PHAST_BATCH_MAX,
+                                                  rules.PHAST_BATCH_BYTES // max(1, (itemsize + 8) * n))))
+                   * (itemsize + 8) * n),
                memory_formula="hierarchy (4+w)(m_up + m_down) + 4 n (about 3 m arcs counted) + the original in-arcs "
                               "(4+w) m + (w+8) n S (distances, parents, round marks of a batch); the (w+4) n K result "
                               "of K sources apart"),

@@ -104,6 +104,25 @@ def multisource_delta(graph, delta: int) -> int:
     return graph.default_delta(MULTISOURCE_DELTA_WIDTH) if graph.hop_landmarks()[0] >= MULTISOURCE_DEEP else 0
 
 
+
+# --- phast_gpu ------------------------------------------------------------------------------------------------------
+PHAST_BLOCKS_PER_SM = 2  # grid 0: blocks per multiprocessor asked for (fewer when the largest level needs fewer)
+PHAST_BATCH_MAX = 1024  # batch 0: the largest batch the rule takes
+PHAST_BATCH_BYTES = 2**30  # batch 0: distances, parents and round marks of a batch stay under this
+ROAD_MEAN_DEGREE, ROAD_MAX_DEGREE = 4, 16  # core_degree -1: graphs within both contract completely
+CORE_DEGREE = 16  # core_degree -1 elsewhere
+
+
+def phast_batch(k: int, n: int, itemsize: int) -> int:
+    """Sources per batch for K sources: the smallest power of two >= K, at most PHAST_BATCH_MAX, halved while the
+    working arrays ((w + 8) n S bytes) exceed PHAST_BATCH_BYTES."""
+    s = 1
+    while s < min(k, PHAST_BATCH_MAX):
+        s *= 2
+    while s > 1 and (itemsize + 8) * n * s > PHAST_BATCH_BYTES:
+        s //= 2
+    return s
+
 # --- tile sides the matrix kernels are compiled for --------------------------------------------------------------
 MATRIX_TILES = (4, 8, 16, 32)  # floydwarshall_tiledglobal / _tiledshared, minplus_tiled (paper 000's 32 the largest)
 
