@@ -196,25 +196,31 @@ class Launch:
             raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
 
     def _block(self, args, arrays, key):
-        """The parameters of one set of array arguments, as Numba's own launch builds them, in ctypes values of their
-        own (sizes, shapes and strides as intptr_t) with a block of pointers to them: what the driver reads."""
-        compiled, stream = self._function, self.config[2]
-        params, scalar_at = [], []
-        for ty, value in zip(self._types, args):
-            if not _is_array(ty):
-                scalar_at.append(len(params))
-            elif not cuda.is_cuda_array(value):
-                raise SolverError(f"{self.kernel.__name__}: a native launch takes device arrays only (a host array "
-                                  "needs a copy around every launch)")
-            compiled._prepare_args(ty, value, stream, [], params)
-        holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p))
-                   for p in params]
-        pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
+        """The parameter block of one set of array arguments (:func:`_parameters`), kept for the next launches."""
+        holders, scalar_at, pointers = _parameters(self._function, self._types, args, self.config[2],
+                                                   self.kernel.__name__)
         if len(self._blocks) >= _BLOCKS_KEPT:
             self._blocks.clear()
         entry = (tuple(weakref.ref(a) for a in arrays), holders, scalar_at, pointers)
         self._blocks[key] = entry
         return entry
+
+
+def _parameters(compiled, types, args, stream, name):
+    """The parameters of a launch of ``compiled`` as Numba's own launch builds them, in ctypes values of their own
+    (sizes, shapes and strides as intptr_t), with a block of pointers to them: what the driver reads. Returns
+    (values, where each scalar argument's value is, the pointer block)."""
+    params, scalar_at = [], []
+    for ty, value in zip(types, args):
+        if not _is_array(ty):
+            scalar_at.append(len(params))
+        elif not cuda.is_cuda_array(value):
+            raise SolverError(f"{name}: a native launch takes device arrays only (a host array needs a copy around "
+                              "every launch)")
+        compiled._prepare_args(ty, value, stream, [], params)
+    holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p)) for p in params]
+    pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
+    return holders, scalar_at, pointers
 
 
 _BLOCKS_KEPT = 8  # parameter blocks a Launch keeps (sets of array arguments seen); more start over
@@ -263,7 +269,9 @@ def _libcuda():
         getattr(lib, name).argtypes = [p, u, u, u, u, u, u, u, p, p] + extra
     lib.cuMemcpyDtoHAsync_v2.argtypes = [p, ctypes.c_uint64, ctypes.c_size_t, p]
     lib.cuStreamSynchronize.argtypes = [p]
-    for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize"):
+    lib.cuLaunchKernelEx.argtypes = [p, p, p, p]
+    for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuLaunchKernelEx", "cuMemcpyDtoHAsync_v2",
+                 "cuStreamSynchronize"):
         getattr(lib, name).restype = ctypes.c_int
     return lib
 
@@ -314,6 +322,61 @@ class NativeRead:
     def __call__(self):
         self.issue()
         return self.wait()
+
+
+class ClusterLaunch:
+    """A kernel launched as ``clusters`` thread-block clusters of ``cluster`` blocks (Hopper's cluster launch, which
+    Numba's dispatcher cannot make) with ``sharedmem`` bytes of dynamic shared memory per block, through
+    ``cuLaunchKernelEx``. ``prepare(*args)`` compiles the kernel for these arguments, raises the kernel's shared-memory
+    limit to ``sharedmem`` (and allows clusters over the portable 8 blocks), checks with the driver that such a
+    cluster fits the GPU, and builds the parameter block; each call launches with those arguments (device arrays: a
+    kernel that must see new values reads them from device or mapped memory). GPU only."""
+
+    def __init__(self, kernel, *, clusters: int, cluster: int, block: int, sharedmem: int, stream=0):
+        self.kernel, self.stream = kernel, stream
+        self.shape = (int(clusters), int(cluster), int(block), int(sharedmem))
+        self._config = self._params = None
+
+    def prepare(self, *args) -> None:
+        from cuda.bindings import driver
+
+        clusters, cluster, block, sharedmem = self.shape
+        types = tuple(self.kernel.typeof_pyval(a) for a in args)
+        compiled = self.kernel.compile(types)
+        err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
+        _check(driver, err, "cuKernelGetFunction")
+        attribute = driver.CUfunction_attribute
+        (err,) = driver.cuFuncSetAttribute(function, attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           sharedmem)
+        _check(driver, err, f"allowing {sharedmem} bytes of dynamic shared memory")
+        if cluster > 8:
+            (err,) = driver.cuFuncSetAttribute(
+                function, attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+            _check(driver, err, f"allowing clusters of {cluster} blocks")
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = clusters * cluster, 1, 1
+        config.blockDimX, config.blockDimY, config.blockDimZ = block, 1, 1
+        config.sharedMemBytes = sharedmem
+        config.hStream = driver.CUstream(_stream_handle(self.stream))
+        dims = driver.CUlaunchAttribute()
+        dims.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims.value.clusterDim.x, dims.value.clusterDim.y, dims.value.clusterDim.z = cluster, 1, 1
+        config.attrs, config.numAttrs = [dims], 1
+        err, fits = driver.cuOccupancyMaxActiveClusters(function, config)
+        _check(driver, err, "cuOccupancyMaxActiveClusters")
+        if fits < clusters:
+            raise SolverError(f"{self.kernel.__name__}: {clusters} cluster(s) of {cluster} blocks x {block} threads with "
+                              f"{sharedmem} bytes of shared memory each do not fit this GPU at once (it holds {fits}); "
+                              "use a smaller cluster, block or graph")
+        self._params = _parameters(compiled, types, args, self.stream, self.kernel.__name__)
+        self._config = (config, dims, ctypes.c_void_p(int(function)))
+
+    def __call__(self) -> None:
+        lib = _libcuda()
+        config, _, function = self._config
+        err = lib.cuLaunchKernelEx(ctypes.c_void_p(config.getPtr()), function, self._params[2], None)
+        if err:
+            raise SolverError(f"launching {self.kernel.__name__} as clusters failed: CUresult {err}")
 
 
 def event():

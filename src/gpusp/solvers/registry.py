@@ -400,6 +400,29 @@ SPECS: tuple[SolverSpec, ...] = (
                memory_formula="4(n+1) + (4+w)m + (2w+28)n bytes (CSR, distances, parents, two near queues, "
                               "two far piles, stamps) + 8 fuse_queue with fuse=block (two block-local queues) + 8 (m / split + 1) "
                               "with split (chunk entries; split -1 counted as 2 x lanes)"),
+    SolverSpec("deltastep_cluster", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
+               "(Hopper, sm_90): distances, marks and near queues in the blocks' shared memory, updated across blocks "
+               "through distributed shared memory, rounds separated by the cluster's hardware barrier; for graphs of "
+               "long rounds of few vertices (road networks); int32 distances",
+               "gpusp.solvers.deltacluster:ClusterDeltaStepSolver",
+               params=(Param("delta", 0, f"bucket width (0: {rules.CLUSTER_DELTA_WIDTH} x mean arc weight / mean "
+                             "out-degree)", minimum=0),
+                       Param("lanes", 8, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
+                       Param("cluster", rules.CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
+                             f"vertices are shared out among them (n <= {rules.cluster_max_n()} at 16, half that at 8)",
+                             choices=(1, 2, 4, 8, 16)),
+                       Param("block", 512, "threads per block", choices=(128, 256, 512, 1024)),
+                       Param("queue", 1024, "near-queue entries per block and round parity kept in shared memory (3 "
+                             "words each: the vertex and its arc range, taken from the vertices' room); the rest go to "
+                             "global memory", minimum=1),
+                       Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "
+                             "cluster, so a round's frontier (a wave of neighbouring ids on a road graph) is spread "
+                             "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range"))),
+
+
+               max_n=rules.cluster_max_n(rules.CLUSTER_BLOCKS, 1),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 24 * (n + p["cluster"]),
+               memory_formula=CSR_MEMORY + " + 24 n (the near queues' overflow in global memory)"),
     SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
                "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "

@@ -74,6 +74,30 @@ def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
     return max(int(delta), -(-int(max_weight) // max(1, buckets - window)), 1)
 
 
+# --- deltastep_cluster ---------------------------------------------------------------------------------------------
+# The whole search in one thread-block cluster: distances and marks in the blocks' shared memory (2 words a vertex),
+# so a round's updates are multiprocessor-to-multiprocessor hops and its barrier the cluster's hardware barrier.
+CLUSTER_BLOCKS = 16  # cluster 0: the largest cluster sm_90 allows (a non-portable size over 8)
+CLUSTER_SHARED_BYTES = 227 * 1024 - 256  # dynamic shared memory per block: sm_90's opt-in limit less static slots
+CLUSTER_HEAD_WORDS = 10  # per-block control words ahead of the distances (counters, minima, round totals)
+CLUSTER_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+
+
+def cluster_words(n: int, ranks: int, queue: int) -> tuple[int, int]:
+    """(vertices per block, 32-bit shared words per block) for ``n`` vertices over ``ranks`` blocks: a distance and a
+    mark per vertex, and two queues (round parities) of ``queue`` entries of 3 words (what does not fit goes to global
+    memory)."""
+    chunk = max(1, -(-int(n) // int(ranks)))
+    queue = min(int(queue), chunk)
+    return chunk, CLUSTER_HEAD_WORDS + 2 * chunk + 6 * queue
+
+
+def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
+    """The most vertices a cluster of ``ranks`` blocks holds with a queue of ``queue`` entries."""
+    words = CLUSTER_SHARED_BYTES // 4 - CLUSTER_HEAD_WORDS - 6 * int(queue)
+    return int(ranks) * (words // 2)
+
+
 # --- multisource_fast -----------------------------------------------------------------------------------------------
 AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
 AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this

@@ -1,0 +1,234 @@
+"""Thread-block clusters (Hopper, sm_90) for kernels that the CUDA simulator must also run.
+
+A cluster is a group of up to 16 blocks that the hardware places on the multiprocessors of one GPC together: a block
+can read, write and update the shared memory of every other block of its cluster (distributed shared memory, a
+multiprocessor-to-multiprocessor hop instead of an L2 round trip), and the cluster has a hardware barrier
+(``barrier.cluster``) that costs a fraction of a cooperative grid barrier. Numba has no API for either, so on a GPU
+the functions here are inline PTX (``mapa``, ``atom`` / ``ld`` / ``st`` on ``.shared::cluster``,
+``barrier.cluster``, ``%cluster_ctarank``), and a cluster launch goes through the driver
+(:class:`~gpusp.solvers.launch.ClusterLaunch`).
+
+The simulator has neither clusters nor a barrier across blocks, so there one block of ``C x per`` threads stands for a
+cluster of ``C`` ranks of ``per`` threads, and each rank's shared memory is a row of a global ``(C, words)`` array
+(the *store*). A kernel written against this module reads the same on both:
+
+* ``store = store_of(sim_store)``: the rank's shared words (GPU: the address of the dynamic shared memory, the
+  argument unused; simulator: the ``(C, words)`` array);
+* ``rank, lt, per = place(store)``: the block's rank in its cluster, the thread within the rank, threads per rank;
+* ``load / store_word / atomic_min / atomic_add / exchange (store, rank, word, ...)``: one 32-bit word of ``rank``'s
+  shared memory (its own or another block's); ``load_own`` reads the calling block's own word without the mapping;
+* ``cluster_sync()``: every thread of the cluster arrives before any goes on, with release / acquire order for
+  shared and global memory; ``total_end(total_begin(store, word, ranks))``: the sum of one word over the ranks
+  (called by whole warps; the loads start in ``total_begin``, the sum waits for them in ``total_end``).
+
+The simulator's ranks share one block, so a block barrier there is a cluster barrier too: a kernel must make every
+rank take the same number of barriers (as a cluster launch requires anyway).
+"""
+
+from __future__ import annotations
+
+import numba
+from numba import cuda
+
+from .launch import TARGET
+
+FULL_MASK = 0xFFFFFFFF
+
+if TARGET.simulator:
+
+    @cuda.jit(device=True)
+    def store_of(sim_store):
+        """The ranks' shared words: a (C, words) global array in the simulator."""
+        return sim_store
+
+    @cuda.jit(device=True)
+    def place(store):
+        """(rank, thread within the rank, threads per rank): a block of C x per threads simulates C ranks."""
+        per = cuda.blockDim.x // store.shape[0]
+        t = cuda.threadIdx.x
+        return t // per, t % per, per
+
+    @cuda.jit(device=True)
+    def load(store, rank, word):
+        return store[rank, word]
+
+    @cuda.jit(device=True)
+    def load_own(store, rank, word):
+        return store[rank, word]
+
+    @cuda.jit(device=True)
+    def store_word(store, rank, word, value):
+        store[rank, word] = value
+
+    @cuda.jit(device=True)
+    def atomic_min(store, rank, word, value):
+        return cuda.atomic.min(store, (rank, word), value)  # atomic: the old value says whether this won
+
+    @cuda.jit(device=True)
+    def atomic_add(store, rank, word, value):
+        return cuda.atomic.add(store, (rank, word), value)  # atomic: a slot of a queue
+
+    @cuda.jit(device=True)
+    def exchange(store, rank, word, value):
+        return cuda.atomic.exch(store, (rank, word), value)  # atomic: the first to mark a vertex queues it
+
+    @cuda.jit(device=True)
+    def cluster_sync():
+        cuda.syncthreads()  # barrier: the simulated ranks share one block
+
+    @cuda.jit(device=True)
+    def total_begin(store, word, ranks):
+        total = 0
+        for r in range(ranks):
+            total += store[r, word]
+        return total
+
+    @cuda.jit(device=True)
+    def total_end(part):
+        return part
+
+else:
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    def _asm(builder, ret, args, text, constraints):
+        fnty = ir.FunctionType(ret, [a.type for a in args])
+        return builder.call(ir.InlineAsm(fnty, text, constraints, side_effect=True), args)
+
+    @intrinsic
+    def _ctarank(typingctx):
+        def codegen(context, builder, sig, args):
+            return _asm(builder, ir.IntType(32), [], "mov.u32 $0, %cluster_ctarank;", "=r")
+
+        return types.uint32(), codegen
+
+    @intrinsic
+    def _barrier(typingctx):
+        def codegen(context, builder, sig, args):
+            _asm(builder, ir.VoidType(), [], "barrier.cluster.arrive;\n\tbarrier.cluster.wait;", "~{memory}")
+            return context.get_dummy_value()
+
+        return types.void(), codegen
+
+    @intrinsic
+    def _shared_base(typingctx, arr):
+        """The shared::cta address (32 bits) of ``arr``'s first element; ``arr`` must live in shared memory."""
+
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            ptr = builder.ptrtoint(ary.data, ir.IntType(64))
+            return _asm(builder, ir.IntType(32), [ptr],
+                        "{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, $1;\n\tcvt.u32.u64 $0, t;\n\t}", "=r,l")
+
+        return types.uint32(arr), codegen
+
+    @intrinsic
+    def _mapa(typingctx, addr, rank):
+        """The shared::cluster address of the word at shared::cta ``addr`` in block ``rank`` of the cluster."""
+
+        def codegen(context, builder, sig, args):
+            return _asm(builder, ir.IntType(32), list(args), "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r")
+
+        return types.uint32(types.uint32, types.uint32), codegen
+
+    def _dsm_op(text):
+        @intrinsic
+        def op(typingctx, addr, value):
+            def codegen(context, builder, sig, args):
+                return _asm(builder, ir.IntType(32), list(args), text, "=r,r,r,~{memory}")
+
+            return types.int32(types.uint32, types.int32), codegen
+
+        return op
+
+    _amin = _dsm_op("atom.shared::cluster.min.s32 $0, [$1], $2;")
+    _aadd = _dsm_op("atom.shared::cluster.add.u32 $0, [$1], $2;")
+
+    _exch = _dsm_op("atom.shared::cluster.exch.b32 $0, [$1], $2;")
+
+    @intrinsic
+    def _ld(typingctx, addr):
+        def codegen(context, builder, sig, args):
+            return _asm(builder, ir.IntType(32), list(args), "ld.shared::cluster.u32 $0, [$1];", "=r,r,~{memory}")
+
+        return types.int32(types.uint32), codegen
+
+    @intrinsic
+    def _ld_cta(typingctx, addr):
+        def codegen(context, builder, sig, args):
+            return _asm(builder, ir.IntType(32), list(args), "ld.shared.u32 $0, [$1];", "=r,r,~{memory}")
+
+        return types.int32(types.uint32), codegen
+
+    @intrinsic
+    def _st(typingctx, addr, value):
+        def codegen(context, builder, sig, args):
+            _asm(builder, ir.VoidType(), list(args), "st.shared::cluster.u32 [$0], $1;", "r,r,~{memory}")
+            return context.get_dummy_value()
+
+        return types.void(types.uint32, types.int32), codegen
+
+    @cuda.jit(device=True, inline="always")
+    def _own(store, word):
+        return numba.uint32(store + numba.uint32(word) * numba.uint32(4))
+
+    @cuda.jit(device=True, inline="always")
+    def _word(store, rank, word):
+        return _mapa(numba.uint32(store + numba.uint32(word) * numba.uint32(4)), numba.uint32(rank))
+
+    @cuda.jit(device=True)
+    def store_of(sim_store):
+        """The rank's shared words: the address of the block's dynamic shared memory (the argument is unused)."""
+        return _shared_base(cuda.shared.array(0, dtype=numba.int32))
+
+    @cuda.jit(device=True)
+    def place(store):
+        """(rank in the cluster, thread in the block, threads per block)."""
+        return numba.int64(_ctarank()), numba.int64(cuda.threadIdx.x), numba.int64(cuda.blockDim.x)
+
+    @cuda.jit(device=True, inline="always")
+    def load(store, rank, word):
+        return _ld(_word(store, rank, word))
+
+    @cuda.jit(device=True, inline="always")
+    def load_own(store, rank, word):
+        """A word of the calling block's own shared memory (``rank`` is its own): a plain shared load, no mapping."""
+        return _ld_cta(_own(store, word))
+
+    @cuda.jit(device=True, inline="always")
+    def store_word(store, rank, word, value):
+        _st(_word(store, rank, word), numba.int32(value))
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_min(store, rank, word, value):
+        return _amin(_word(store, rank, word), numba.int32(value))  # atomic: the old value says whether this won
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_add(store, rank, word, value):
+        return _aadd(_word(store, rank, word), numba.int32(value))  # atomic: a slot of a queue
+
+    @cuda.jit(device=True, inline="always")
+    def exchange(store, rank, word, value):
+        return _exch(_word(store, rank, word), numba.int32(value))  # atomic: the first to mark a vertex queues it
+
+    @cuda.jit(device=True)
+    def cluster_sync():
+        _barrier()  # barrier: arrive (release) and wait (acquire) across the cluster's blocks
+
+    @cuda.jit(device=True)
+    def total_begin(store, word, ranks):
+        """Lane r of the calling warp starts reading rank r's ``word`` (0 past ``ranks``, at most 32 ranks). Only
+        :func:`total_end` needs the value, so the loads' latency hides behind what the warp does in between."""
+        v = numba.int32(0)
+        if cuda.laneid < ranks:
+            v = load(store, cuda.laneid, word)
+        return v
+
+    @cuda.jit(device=True)
+    def total_end(part):
+        """The sum of the warp's :func:`total_begin` parts, in every lane (a butterfly of shuffles; whole warps)."""
+        v = numba.int32(part)
+        for d in (16, 8, 4, 2, 1):
+            v = numba.int32(v + cuda.shfl_xor_sync(FULL_MASK, v, d))  # exchange with the lane d apart
+        return v
