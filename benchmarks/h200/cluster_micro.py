@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from gpusp.solvers.cluster import atomic_add, cluster_sync, cluster_total, load, place, store_of, store_word
+from gpusp.solvers.cluster import atomic_add, cluster_sync, load, place, store_of, store_word, total_begin, total_end
 from gpusp.solvers.launch import ClusterLaunch
 
 
@@ -32,10 +32,10 @@ def make(mode: int):
         r = 0
         while r < rounds:
             if mode == 1:  # every warp sums the ranks' counters (the solver's round)
-                acc += cluster_total(store, r % 3, ranks)
+                acc += total_end(total_begin(store, r % 3, ranks))
             elif mode == 2:  # warp 0 sums them, a block barrier hands the total to the other warps
                 if lt < 32:
-                    t = cluster_total(store, r % 3, ranks)
+                    t = total_end(total_begin(store, r % 3, ranks))
                     if lt == 0:
                         store_word(store, rank, 3, t)
                 cuda.syncthreads()  # barrier: the block's total is written
@@ -43,7 +43,7 @@ def make(mode: int):
             elif mode == 3:  # one remote atomic per warp before the barrier (a push), then the per-warp total
                 if lt % 32 == 0:
                     atomic_add(store, (rank + 1) % ranks, (r + 1) % 3, 1)
-                acc += cluster_total(store, r % 3, ranks)
+                acc += total_end(total_begin(store, r % 3, ranks))
             cluster_sync()  # barrier: the round ends
             r += 1
         if lt == 0:

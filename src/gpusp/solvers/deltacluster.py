@@ -9,42 +9,46 @@ Why a cluster (variant ``deltastep_cluster``, our design): on road graphs near-f
 hundred vertices each (USA-road-d.NY), and each round of ``deltastep_gpu`` costs a grid barrier plus a dependent
 chain of L2 round trips, 2 us at least before any work (``benchmarks/sssp-fast-h200.md``). Here one cluster of up to
 16 blocks (Hopper's thread-block clusters, :mod:`gpusp.solvers.cluster`) holds the whole search: vertex v belongs to
-block ``v // chunk`` (consecutive ids, so a road graph's neighbours mostly share a block), whose shared memory keeps
-its distance and its *mark* (the round that will expand it, or FAR); each block's near queue of its own vertices is
-in its shared memory too (the entries past ``queue`` in global memory). A relaxation is an atomic min on the owner's
-shared word, a push an exchange on the owner's mark and an atomic add on its queue counter (each a
-multiprocessor-to-multiprocessor hop), and a round ends at the cluster's hardware barrier. The graph (CSR) stays in
-global memory and is read through L2.
+block ``v mod cluster`` (``owner='cyclic'``: a round's frontier, a wave of neighbouring ids on a road graph, is spread
+over every block; ``'range'``: consecutive ids per block), whose shared memory keeps its distance and its *mark* (the
+round that will expand it, FAR, or none) as two words, and the block's near queues: entries of three words, the
+vertex and its arc range, so expanding an entry reads the arcs without first reading the offsets (the entries past
+``queue`` in global memory). A relaxation is an atomic min on the owner's shared word, a push an exchange on the
+owner's mark and an atomic add on its queue counter (each a multiprocessor-to-multiprocessor hop), and a round ends
+at the cluster's hardware barrier. The graph (CSR) stays in global memory and is read through L2.
 
 * **Round.** Each block expands its queued vertices, ``lanes`` threads per vertex. An improvement below the threshold
-  exchanges the target's mark for the next round's number; the thread that changed it queues the vertex in its
-  owner's next queue. An improvement at or above the threshold sets the mark to FAR. Every warp reads the blocks'
-  queue counters (one lane per block, a butterfly of shuffles) to learn whether the cluster has a next round.
-* **Split.** When no block queued anything, each block scans its own vertices: FAR marks at distances below the old
-  threshold were expanded at that distance already (a push raced the FAR mark) and are cleared; the smallest other
-  FAR distance goes, block by block, to an atomic min in block 0; the threshold rises to ``max(threshold + delta,
-  the bucket above it)``, and each block queues its FAR vertices now below the threshold. No FAR vertex left ends
-  the search.
+  exchanges the target's mark for the next round's number; the thread that changed it reads the target's arc range
+  and queues it in its owner's next queue. An improvement at or above the threshold sets the mark to FAR. Warp 0 of
+  each block starts loading the blocks' counters of the round (one lane per block) before its share of the work and
+  adds them with shuffles after it, so the round's total costs no latency of its own; the total is known after the
+  barrier, and an empty round (nothing queued anywhere) leads to a split.
+* **Split.** Each block scans its own vertices: the smallest FAR distance goes, block by block, to an atomic min in
+  block 0; the threshold rises to ``max(threshold + delta, the bucket above it)``; FAR vertices now below the
+  threshold are queued. A FAR mark below the old threshold was left by a far improvement whose mark landed after a
+  near push of the same vertex; the vertex was expanded already, it is queued again (redundant, never wrong). No FAR
+  vertex left ends the search.
 * **Counters** rotate over three slots (a slot is cleared one round before it is written and after every block has
   read it), so one cluster barrier per round suffices; a vertex is queued at most once per round (the mark's
-  exchange), so ``chunk`` entries per block always suffice.
+  exchange) and once per split, so ``chunk`` entries per block always suffice.
 * **Parents**: with every weight positive one tight-arc pass over global memory after the distances are written back
   (:func:`~gpusp.solvers.frontier.tight_tree`); with zero weights the host grows the tree
   (:meth:`~gpusp.solvers.frontier.PersistentSSSP.host_tree`).
 
-Limits: int32 distances (the shared words), and n <= :func:`~gpusp.solvers.rules.cluster_max_n` (2 shared words a
-vertex: 432,000 vertices with 16 blocks of 227 KiB and no shared queue; NY and BAY fit, the larger DIMACS graphs do
-not). Negative weights are refused. The simulator has no clusters: one block of ``cluster x per`` threads stands for
-the cluster there (:mod:`gpusp.solvers.cluster`).
+Limits: a GPU of compute capability 9.0 or newer; int32 distances (the shared words); n <=
+:func:`~gpusp.solvers.rules.cluster_max_n` (two shared words a vertex besides the queues: 415,000 vertices with 16
+blocks of 227 KiB at the default queue; NY and BAY fit, the larger DIMACS graphs do not). Negative weights are
+refused. The simulator has no clusters: one block of ``cluster x per`` threads stands for the cluster there
+(:mod:`gpusp.solvers.cluster`).
 
 Complexity: the work of near-far (O(n + m) per pass over a bucket, re-expansions bounded by the light arcs inside a
-bucket); time ~ rounds x (cluster barrier + one round's chain: queue entry and distance in shared memory, offsets and
-arcs from L2, an atomic min, an exchange and a counter add one hop away) + splits x (a scan of chunk words + two
-barriers). One cluster uses 16 of the GPU's multiprocessors: a graph whose rounds hold tens of thousands of vertices
-(the grid stand-in, the SNAP graphs) is faster on ``deltastep_gpu``'s whole grid.
+bucket); time ~ rounds x (cluster barrier + one round's chain: the entry and the distance in shared memory, the arcs
+from L2, an atomic min, an exchange and a counter add one hop away, the entry's stores) + splits x (an empty round, a
+scan of chunk words and two barriers). One cluster uses 16 of the GPU's multiprocessors: a graph whose rounds hold
+tens of thousands of vertices (the grid stand-in, the SNAP graphs) is faster on ``deltastep_gpu``'s whole grid.
 
 Counters: ``iterations`` (rounds), ``buckets`` (splits), ``relaxations`` (arcs examined), ``launches``, ``delta``,
-``lanes``, ``cluster`` (blocks), ``block``, ``queue``, ``shared_bytes`` (dynamic shared memory per block).
+``lanes``, ``cluster`` (blocks), ``block``, ``queue``, ``shared_bytes`` (dynamic shared memory per block), ``owner``.
 """
 
 from __future__ import annotations

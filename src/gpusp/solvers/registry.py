@@ -409,10 +409,11 @@ SPECS: tuple[SolverSpec, ...] = (
                              "out-degree)", minimum=0),
                        Param("lanes", 8, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
                        Param("cluster", rules.CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
-                             f"vertices are shared out among them (n <= {rules.cluster_max_n()} at 16, half that at 8)",
+                             f"vertices are shared out among them (n <= {rules.cluster_max_n(16, rules.CLUSTER_QUEUE)} at 16 and the "
+                             "default queue, half that at 8)",
                              choices=(1, 2, 4, 8, 16)),
                        Param("block", 512, "threads per block", choices=(128, 256, 512, 1024)),
-                       Param("queue", 1024, "near-queue entries per block and round parity kept in shared memory (3 "
+                       Param("queue", rules.CLUSTER_QUEUE, "near-queue entries per block and round parity kept in shared memory (3 "
                              "words each: the vertex and its arc range, taken from the vertices' room); the rest go to "
                              "global memory", minimum=1),
                        Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "

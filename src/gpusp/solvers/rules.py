@@ -81,6 +81,7 @@ CLUSTER_BLOCKS = 16  # cluster 0: the largest cluster sm_90 allows (a non-portab
 CLUSTER_SHARED_BYTES = 227 * 1024 - 256  # dynamic shared memory per block: sm_90's opt-in limit less static slots
 CLUSTER_HEAD_WORDS = 10  # per-block control words ahead of the distances (counters, minima, round totals)
 CLUSTER_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+CLUSTER_QUEUE = 1024  # near-queue entries per block and round parity kept in shared memory (NY's rounds: ~50)
 
 
 def cluster_words(n: int, ranks: int, queue: int) -> tuple[int, int]:
