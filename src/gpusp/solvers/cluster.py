@@ -144,7 +144,6 @@ else:
 
     _amin = _dsm_op("atom.shared::cluster.min.s32 $0, [$1], $2;")
     _aadd = _dsm_op("atom.shared::cluster.add.u32 $0, [$1], $2;")
-
     _exch = _dsm_op("atom.shared::cluster.exch.b32 $0, [$1], $2;")
 
     @intrinsic
@@ -171,11 +170,13 @@ else:
 
     @cuda.jit(device=True, inline="always")
     def _own(store, word):
+        """The shared::cta address of the calling block's ``word``."""
         return numba.uint32(store + numba.uint32(word) * numba.uint32(4))
 
     @cuda.jit(device=True, inline="always")
     def _word(store, rank, word):
-        return _mapa(numba.uint32(store + numba.uint32(word) * numba.uint32(4)), numba.uint32(rank))
+        """The shared::cluster address of ``word`` in block ``rank``."""
+        return _mapa(_own(store, word), numba.uint32(rank))
 
     @cuda.jit(device=True)
     def store_of(sim_store):

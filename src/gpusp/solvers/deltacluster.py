@@ -271,7 +271,8 @@ class ClusterDeltaStepSolver(PersistentSSSP):
         self.shared_bytes = 4 * words
         if self.shared_bytes > CLUSTER_SHARED_BYTES:
             raise SolverError(f"deltastep_cluster: {graph.n} vertices need {self.shared_bytes} bytes of shared memory "
-                              f"per block in a cluster of {self.ranks} (2 words a vertex + 2 x queue {self.queue}); at "
+                              f"per block in a cluster of {self.ranks} (2 words a vertex, 6 words per entry of queue "
+                              f"{self.queue}); at "
                               f"most {CLUSTER_SHARED_BYTES}: n <= {cluster_max_n(self.ranks, self.queue)}")
         self.delta = delta or graph.default_delta(CLUSTER_DELTA_WIDTH)
         self.lanes = min(int(lanes), int(block))
