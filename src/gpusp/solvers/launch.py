@@ -365,9 +365,9 @@ class ClusterLaunch:
         err, fits = driver.cuOccupancyMaxActiveClusters(function, config)
         _check(driver, err, "cuOccupancyMaxActiveClusters")
         if fits < clusters:
-            raise SolverError(f"{self.kernel.__name__}: {clusters} cluster(s) of {cluster} blocks x {block} threads with "
-                              f"{sharedmem} bytes of shared memory each do not fit this GPU at once (it holds {fits}); "
-                              "use a smaller cluster, block or graph")
+            raise SolverError(f"{self.kernel.__name__}: {clusters} cluster(s) of {cluster} blocks x {block} threads "
+                              f"with {sharedmem} bytes of shared memory each do not fit this GPU at once (it holds "
+                              f"{fits}); use a smaller cluster, block or graph")
         self._params = _parameters(compiled, types, args, self.stream, self.kernel.__name__)
         self._config = (config, dims, ctypes.c_void_p(int(function)))
 

@@ -409,18 +409,16 @@ SPECS: tuple[SolverSpec, ...] = (
                              "out-degree)", minimum=0),
                        Param("lanes", 8, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
                        Param("cluster", rules.CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
-                             f"vertices are shared out among them (n <= {rules.cluster_max_n(16, rules.CLUSTER_QUEUE)} at 16 and the "
-                             "default queue, half that at 8)",
-                             choices=(1, 2, 4, 8, 16)),
+                             "vertices are shared out among them (n <= "
+                             f"{rules.cluster_max_n(rules.CLUSTER_BLOCKS, rules.CLUSTER_QUEUE)} at 16 and the default "
+                             "queue, half that at 8)", choices=(1, 2, 4, 8, 16)),
                        Param("block", 512, "threads per block", choices=(128, 256, 512, 1024)),
-                       Param("queue", rules.CLUSTER_QUEUE, "near-queue entries per block and round parity kept in shared memory (3 "
-                             "words each: the vertex and its arc range, taken from the vertices' room); the rest go to "
-                             "global memory", minimum=1),
+                       Param("queue", rules.CLUSTER_QUEUE, "near-queue entries per block and round parity kept in "
+                             "shared memory (3 words each: the vertex and its arc range, taken from the vertices' "
+                             "room); the rest go to global memory", minimum=1),
                        Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "
                              "cluster, so a round's frontier (a wave of neighbouring ids on a road graph) is spread "
                              "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range"))),
-
-
                max_n=rules.cluster_max_n(rules.CLUSTER_BLOCKS, 1),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 24 * (n + p["cluster"]),
                memory_formula=CSR_MEMORY + " + 24 n (the near queues' overflow in global memory)"),
