@@ -15,7 +15,10 @@ install: $(STAMP)
 run: $(STAMP)
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/snakemake --cores 2
 
+# One pytest-xdist worker per core (xdist comes with the test extra); where xdist does not import, one process.
+# --dist loadfile: a test file runs whole in one worker, the compile gate's kernels one by one (tests/conftest.py).
 test: $(STAMP)
-	PATH=$(abspath $(BIN)):$$PATH $(BIN)/python -m pytest
+	PATH=$(abspath $(BIN)):$$PATH $(BIN)/python -m pytest \
+	  $$($(BIN)/python -c 'import xdist' 2>/dev/null && echo '--dist loadfile -n auto')
 
 .PHONY: install run test

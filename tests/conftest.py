@@ -4,13 +4,21 @@ The variable must be set before Numba is imported. On a GPU machine, run the sui
 ``NUMBA_ENABLE_CUDASIM=0`` to test the real kernels.
 """
 
+import fcntl
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 sys.path.insert(0, str(Path(__file__).parent))
+# Under pytest-xdist (make test) each worker process, and the workflow runs it starts, keep their own Numba cache:
+# two processes that compile different signatures of one cached function at once can leave the cache's index
+# naming the other's data. A cache the user chose is left alone.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"gpusp-numba-{_WORKER}")
 
 import numba  # noqa: E402  (after the environment variable on purpose)
 import pytest  # noqa: E402
@@ -133,22 +141,26 @@ def mirror_with(*names: str) -> Path:
     from gpusp.errors import DownloadError
 
     folder = fallback_folder()
-    for name, (path, kind) in places.items():
-        if name in _UNAVAILABLE:
-            continue
-        if kind is None and name in lacking:
-            _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} (only a mirror has it)"
-        elif kind is None:
-            link = folder / path
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.unlink(missing_ok=True)
-            link.symlink_to(MIRROR / path)
-        else:
-            try:
-                _fetch(name, kind, folder)
-            except DownloadError as exc:
-                why = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."
-                _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} and downloading it failed ({why})"
+    folder.mkdir(parents=True, exist_ok=True)
+    # one pytest process at a time (pytest-xdist runs several): two downloads into one partial file would mix
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for name, (path, kind) in places.items():
+            if name in _UNAVAILABLE:
+                continue
+            if kind is None and name in lacking:
+                _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} (only a mirror has it)"
+            elif kind is None:
+                link = folder / path
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.unlink(missing_ok=True)
+                link.symlink_to(MIRROR / path)
+            else:
+                try:
+                    _fetch(name, kind, folder)
+                except DownloadError as exc:
+                    why = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."
+                    _UNAVAILABLE[name] = f"the offline mirror {MIRROR} lacks {path} and downloading it failed ({why})"
     missing = [_UNAVAILABLE[name] for name in names if name in _UNAVAILABLE]
     if missing:
         pytest.skip("; ".join(missing) + " (set GPUSP_MIRROR to a mirror folder)")
@@ -159,6 +171,33 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "needs_mirror(*names): the test reads these datasets, peers (by name) or "
                             "files of the offline mirror (default MANIFEST.tsv) from the `mirror` fixture's folder; "
                             "downloaded when the mirror lacks them, skipped with the reason when that fails too")
+
+
+# --- pytest-xdist (make test: -n auto --dist loadfile) ---------------------------------------------------------------
+# A test file is one unit of work, so that its module-scoped fixtures (a workflow run, a peer build, a sweep of
+# records) are made once, in one worker; the compile gate's kernels are units of their own, so that its ~800 compiles
+# spread over the workers. test_report.py reads the workflow run of test_workflow.py (a session's, made by whichever
+# needs it first): one unit. Grouping never changes what a test checks, only where it runs.
+ONE_UNIT_PER_TEST = {"test_compile_gate.py"}
+SAME_UNIT_AS = {"test_report.py": "test_workflow.py"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` as above (other --dist modes are xdist's own)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesAndKernels(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            name = Path(path).name
+            if name in ONE_UNIT_PER_TEST:
+                return nodeid
+            return str(Path(path).with_name(SAME_UNIT_AS[name])) if name in SAME_UNIT_AS else path
+
+    return FilesAndKernels(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)

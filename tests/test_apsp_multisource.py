@@ -104,8 +104,14 @@ def test_auto_batch_and_chunks():
 
 
 def test_compile_targets():
+    """Both distance types, each at two unrolls, and every unroll the solver takes at least once (the gate leaves out
+    the pairs that repeat a code path: multisource.GATE_UNROLLS)."""
     assert {label for label, _, _ in multisource.compile_targets()} == {
-        f"batches[{w},unroll={u}]" for w in ("int32", "int64") for u in (1, 2, 4, 8)}
+        "batches[int32,unroll=1]", "batches[int32,unroll=2]", "batches[int64,unroll=4]", "batches[int64,unroll=8]"}
+    choices = next(p.choices for p in registry.get("multisource_fast").params if p.name == "unroll")
+    gated = sorted(u for unrolls in multisource.GATE_UNROLLS.values() for u in unrolls)
+    assert gated == sorted(choices) == [1, 2, 4, 8]
+    assert registry.get("multisource_fast").defaults()["unroll"] in multisource.GATE_UNROLLS["int32"]
 
 
 def test_parents_tight_pass_and_levels_agree():

@@ -4,16 +4,20 @@ The CUDA simulator does no typing, so a kernel can pass every simulator test and
 compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles
 each kernel every GPU solver module lists in ``compile_targets()`` with ``cuda.compile_ptx(...,
 cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
-``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]`` (the test suite does, in a process without the
-simulator); the kernels are spread over N processes, one per core by default.
+``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: the kernels are spread over N processes, one per
+core by default. The test suite (tests/test_compile_gate.py) has one test per kernel instead, so that pytest-xdist
+spreads the compiles with the other tests; each pytest process compiles through one helper process without the
+simulator, ``python -m gpusp.solvers.compilecheck --serve``.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 import time
+import traceback
 
 
 def patch_current_device(cc=(9, 0)):
@@ -40,32 +44,69 @@ def modules() -> list[str]:
     return names
 
 
+def module_targets(name: str) -> list[tuple[str, object, str]]:
+    """Module ``name``'s (label, kernel, signature) list; ImportError where it does not import, LookupError where it
+    has no ``compile_targets()``."""
+    module = importlib.import_module(name)
+    targets = getattr(module, "compile_targets", None)
+    if targets is None:
+        raise LookupError(f"{name}: has no compile_targets()")
+    return list(targets())
+
+
+def listing(only=()) -> tuple[list[tuple[str, str]], list[str]]:
+    """(module, label) of every kernel the gate compiles, in order, and one line per module that cannot list its
+    kernels (it does not import, has no ``compile_targets()``, repeats a label)."""
+    pairs, problems = [], []
+    for name in modules():
+        if only and name not in only:
+            continue
+        try:
+            labels = [label for label, _, _ in module_targets(name)]
+        except LookupError as exc:
+            problems.append(str(exc))
+            continue
+        except Exception as exc:  # an import or a list that fails is reported, not raised: every module is tried
+            problems.append(f"{name}: import failed: {type(exc).__name__}: {exc}")
+            continue
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            problems.append(f"{name}: compile_targets() repeats the labels {repeated}")
+        pairs += [(name, label) for label in labels]
+    return pairs, problems
+
+
+def compile_one(kernel, sig) -> str:
+    """sm_90 PTX of ``kernel`` (a ``cuda.jit`` dispatcher or its Python function) for signature ``sig``."""
+    from numba import cuda
+
+    ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0))
+    return ptx
+
+
 def compile_share(share: int, shares: int, only=()) -> tuple[int, list[str], list[str]]:
     """Compile every ``shares``-th target from the ``share``-th on (all modules' targets in one sequence, so that a
     module of many kernels is spread over the workers); returns (kernels compiled, failures, lines to print)."""
-    from numba import cuda
-
     patch_current_device()
     count, failures, lines, index = 0, [], [], -1
     for name in modules():
         if only and name not in only:
             continue
         try:
-            module = importlib.import_module(name)
+            targets = module_targets(name)
         except ImportError as exc:
             failures += [f"{name}: import failed: {exc}"] if share == 0 else []
             continue
-        targets = getattr(module, "compile_targets", None)
-        if targets is None:
-            failures += [f"{name}: has no compile_targets()"] if share == 0 else []
+        except LookupError as exc:
+            failures += [str(exc)] if share == 0 else []
             continue
-        for label, kernel, sig in targets():
+        for label, kernel, sig in targets:
             index += 1
             if index % shares != share:
                 continue
             t0 = time.perf_counter()
             try:
-                ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0))
+                ptx = compile_one(kernel, sig)
                 count += 1
                 lines.append(f"ok   {name}:{label} ({len(ptx)} chars PTX, {time.perf_counter() - t0:.2f} s)")
             except Exception as exc:  # report every failure, not just the first
@@ -73,13 +114,53 @@ def compile_share(share: int, shares: int, only=()) -> tuple[int, list[str], lis
     return count, failures, lines
 
 
+def serve(requests=None) -> int:
+    """``python -m gpusp.solvers.compilecheck --serve``: the test suite's compile helper. One JSON request a line on
+    standard input, one JSON reply a line on standard output:
+
+    * ``{"list": true}``: ``{"targets": [[module, label], ...], "problems": [...]}`` (:func:`listing`);
+    * ``{"compile": [module, label]}``: ``{"ok": true, "chars": <PTX length>, "seconds": s}`` or ``{"ok": false,
+      "error": "..."}``.
+
+    A module is imported and its targets made once, at its first request; the process ends at the end of its input.
+    """
+    # the replies own standard output: whatever Numba, NVVM or a module prints goes to standard error instead
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    patch_current_device()
+    made: dict[str, dict[str, tuple[object, str]]] = {}
+    for line in requests if requests is not None else sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        if request.get("list"):
+            pairs, problems = listing()
+            reply = {"targets": pairs, "problems": problems}
+        else:
+            name, label = request["compile"]
+            t0 = time.perf_counter()
+            try:
+                if name not in made:
+                    made[name] = {lab: (kernel, sig) for lab, kernel, sig in module_targets(name)}
+                kernel, sig = made[name][label]
+                reply = {"ok": True, "chars": len(compile_one(kernel, sig)), "seconds": time.perf_counter() - t0}
+            except Exception as exc:  # the test shows the whole error: Numba's typing errors name the line
+                text = "".join(traceback.format_exception_only(type(exc), exc))
+                reply = {"ok": False, "error": text[-8000:]}
+        replies.write(json.dumps(reply) + "\n")
+    return 0
+
+
 def main(argv=None) -> int:
     """``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: compile every kernel (of the modules named),
-    in N processes (default: one per core; NVVM compiles on one core)."""
+    in N processes (default: one per core; NVVM compiles on one core). ``--serve``: :func:`serve`."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         print("compilecheck: unset NUMBA_ENABLE_CUDASIM (the simulator cannot compile PTX)", file=sys.stderr)
         return 2
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--serve"]:
+        return serve()
     jobs = os.cpu_count() or 1
     if "--jobs" in args:
         at = args.index("--jobs")

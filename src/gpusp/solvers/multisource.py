@@ -617,14 +617,24 @@ class MultiSourceSssp(MultiSourceSolver):
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)
 
 
+# The compile gate's unrolls per distance type. ``unroll`` is only a constant of _expand_fn: the trip count of its
+# `for t in range(unroll)` loops, the step of its arc index and the length of its four local arrays. No branch and no
+# type depends on it, so the kernel's every line is typed and lowered alike at each unroll, while the distance type
+# changes the types of the whole kernel. Each type is therefore compiled at two unrolls and each unroll once (the
+# default, 2, with int32 distances, the common case): every code path and every value of both parameters, without the
+# four repeats of the full product.
+GATE_UNROLLS = {"int32": (1, 2), "int64": (4, 8)}
+
+
 def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll."""
+    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll
+    (:data:`GATE_UNROLLS`)."""
     out = []
     for w in ("int32", "int64"):
         i32 = "int32[::1]"
         sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
                f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
                f"boolean, boolean, {w}, {w}, {i32}, boolean, int32[:, ::1])")
-        for unroll in (1, 2, 4, 8):
+        for unroll in GATE_UNROLLS[w]:
             out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
     return out
