@@ -266,8 +266,7 @@ class ClusterDeltaStepSolver(PersistentSSSP):
             raise SolverError("deltastep_cluster keeps int32 distances in shared memory; this graph's path bound "
                               "needs int64 distances")
         self.ranks = int(cluster)
-        self.chunk, words = cluster_words(graph.n, self.ranks, queue)
-        self.queue = min(int(queue), self.chunk)
+        self.chunk, self.queue, words = cluster_words(graph.n, self.ranks, queue)
         self.shared_bytes = 4 * words
         if self.shared_bytes > CLUSTER_SHARED_BYTES:
             raise SolverError(f"deltastep_cluster: {graph.n} vertices need {self.shared_bytes} bytes of shared memory "
@@ -287,10 +286,9 @@ class ClusterDeltaStepSolver(PersistentSSSP):
         self.upload_arrays(np.int32)
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.d_overflow = cuda.device_array((self.ranks, 2, 3 * self.chunk), dtype=np.int32)
-        self.d_source = cuda.mapped_array(1, dtype=np.int64)  # pinned host memory the kernel reads the source from
+        self.upload_source()
         shape = (self.ranks, self.shared_bytes // 4) if TARGET.simulator else (1, 1)
         self.d_store = cuda.device_array(shape, dtype=np.int32)  # the simulator's stand-in for shared memory
-        self.done = cuda.event()  # recorded after each launch: the source must not change before the kernel read it
         self.args = (self.dg.indptr, self.dg.indices, self.dg.weights, self.d_dist, self.d_parent, self.d_ctl,
                      self.d_source, self.d_overflow, self.d_store, np.int64(n), np.int64(self.chunk),
                      np.int64(self.ranks), np.int64(self.queue), np.int64(self.delta), np.int32(self.graph.inf),
@@ -312,10 +310,9 @@ class ClusterDeltaStepSolver(PersistentSSSP):
         self.launcher()
 
     def run(self, source):
-        self.done.synchronize()  # the previous trial's kernel has read its source
-        self.d_source[0] = source
+        self.put_source(source)
         self._launch()
-        self.done.record()
+        self.launched()
         launches = 1 + self.host_tree(source, 256)
 
         def counters():

@@ -26,6 +26,21 @@ class PersistentSSSP(Solver):
         self.d_dist = cuda.device_array(n, dtype=dtype)
         self.d_parent = cuda.device_array(n, dtype=np.int32)
 
+    def upload_source(self):
+        """The source in pinned host memory that the kernel reads (a launch, or a replayed graph, per source without new
+        arguments), and the event that says the last kernel has read it."""
+        self.d_source = cuda.mapped_array(1, dtype=np.int64)
+        self.done = cuda.event()
+
+    def put_source(self, source) -> None:
+        """Write the next source once the previous trial's kernel has read its own; call :meth:`launched` after the
+        launch."""
+        self.done.synchronize()
+        self.d_source[0] = source
+
+    def launched(self) -> None:
+        self.done.record()
+
     def host_tree(self, source, block: int) -> int:
         """Parents by tree levels when some weight is zero (launches used), else nothing (0)."""
         if not self.dg.nonpositive:

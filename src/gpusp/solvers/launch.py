@@ -148,8 +148,6 @@ class Launch:
 
     def _first(self, args) -> None:
         """Launch through Numba once, keeping the overload it used, then prepare the driver's launch."""
-        from cuda.bindings import driver
-
         seen = []
         callbacks = self.bound.pre_launch_callbacks
         callbacks.append(lambda compiled, launch_config: seen.append(compiled))
@@ -162,8 +160,7 @@ class Launch:
         if not all(_is_array(t) or _scalar_kind(t) for t in types):
             self.native = False  # an argument kind without a fixed parameter layout: Numba's launch every call
             return
-        err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
-        _check(driver, err, "cuKernelGetFunction")
+        function = _cu_function(compiled)
         lib = _libcuda()
         u = ctypes.c_uint
         head = (ctypes.c_void_p(int(function)), *map(u, _dims(self.config[0])), *map(u, _dims(self.config[1])),
@@ -276,6 +273,15 @@ def _libcuda():
     return lib
 
 
+def _cu_function(compiled):
+    """The driver's CUfunction of a kernel Numba compiled (loaded as a library kernel) in the current context."""
+    from cuda.bindings import driver
+
+    err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
+    _check(driver, err, "cuKernelGetFunction")
+    return function
+
+
 def _check(driver, err, what: str) -> None:
     if err != driver.CUresult.CUDA_SUCCESS:
         raise SolverError(f"{what} failed: {err}")
@@ -343,8 +349,7 @@ class ClusterLaunch:
         clusters, cluster, block, sharedmem = self.shape
         types = tuple(self.kernel.typeof_pyval(a) for a in args)
         compiled = self.kernel.compile(types)
-        err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
-        _check(driver, err, "cuKernelGetFunction")
+        function = _cu_function(compiled)
         attribute = driver.CUfunction_attribute
         (err,) = driver.cuFuncSetAttribute(function, attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            sharedmem)

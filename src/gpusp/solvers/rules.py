@@ -84,13 +84,13 @@ CLUSTER_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight
 CLUSTER_QUEUE = 1024  # near-queue entries per block and round parity kept in shared memory (NY's rounds: ~50)
 
 
-def cluster_words(n: int, ranks: int, queue: int) -> tuple[int, int]:
-    """(vertices per block, 32-bit shared words per block) for ``n`` vertices over ``ranks`` blocks: a distance and a
+def cluster_words(n: int, ranks: int, queue: int) -> tuple[int, int, int]:
+    """(vertices per block, queue entries (at most the vertices per block), 32-bit shared words per block) for ``n`` vertices over ``ranks`` blocks: a distance and a
     mark per vertex, and two queues (round parities) of ``queue`` entries of 3 words (what does not fit goes to global
     memory)."""
     chunk = max(1, -(-int(n) // int(ranks)))
     queue = min(int(queue), chunk)
-    return chunk, CLUSTER_HEAD_WORDS + 2 * chunk + 6 * queue
+    return chunk, queue, CLUSTER_HEAD_WORDS + 2 * chunk + 6 * queue
 
 
 def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
