@@ -96,9 +96,9 @@ _PTXAS = r"""
 import re, subprocess, sys, tempfile
 from gpusp.solvers.compilecheck import patch_current_device
 patch_current_device()
+import importlib
 from numba import cuda
-from gpusp.solvers import deltacluster
-for label, kernel, sig in deltacluster.compile_targets():
+for label, kernel, sig in importlib.import_module(sys.argv[1]).compile_targets():
     block = int(label.split("[")[1].rstrip("]"))
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0), launch_bounds=(block, 1))
     ptx = re.sub(r"^\.version \d+\.\d+", ".version 8.0", ptx, flags=re.M)  # any ptxas of CUDA >= 12.0 takes it
@@ -112,11 +112,14 @@ for label, kernel, sig in deltacluster.compile_targets():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas on PATH (the CUDA toolkit's assembler)")
-def test_inline_ptx_assembles_for_sm90():
+@pytest.mark.parametrize("module", ["gpusp.solvers.deltacluster", "gpusp.solvers.clusterasync"])
+def test_inline_ptx_assembles_for_sm90(module):
     """The cluster instructions are inline PTX that NVVM passes through unchecked: ptxas must take them, and a
-    1,024-thread block must fit its registers (64 a thread) without spills."""
+    1,024-thread block must fit its registers (64 a thread) without spills (deltastep_cluster and
+    deltastep_clusterasync)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-c", _PTXAS], env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", _PTXAS, module], env=env, capture_output=True, text=True,
+                         timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 2

@@ -15,8 +15,14 @@ cluster of ``C`` ranks of ``per`` threads, and each rank's shared memory is a ro
 * ``store = store_of(sim_store)``: the rank's shared words (GPU: the address of the dynamic shared memory, the
   argument unused; simulator: the ``(C, words)`` array);
 * ``rank, lt, per = place(store)``: the block's rank in its cluster, the thread within the rank, threads per rank;
-* ``load / store_word / atomic_min / atomic_add / exchange (store, rank, word, ...)``: one 32-bit word of ``rank``'s
-  shared memory (its own or another block's); ``load_own`` reads the calling block's own word without the mapping;
+* ``load / store_word / atomic_min / atomic_add / atomic_or / exchange (store, rank, word, ...)``: one 32-bit word of
+  ``rank``'s shared memory (its own or another block's); ``load_own``, ``store_own``, ``atomic_add_own``,
+  ``atomic_min_own``, ``atomic_or_own`` and ``exchange_own`` reach the calling block's own word without the mapping (plain shared-memory
+  instructions);
+* ``low_bit(x)``: the index of the lowest set bit of x > 0; ``pause()``: the body of a polling loop (nothing on a GPU,
+  a short sleep in the simulator, whose threads share one interpreter);
+* ``WARP_WIDTH``: the threads that call :func:`total_begin` together (a warp; 1 in the simulator, where one
+  thread's ``total_begin`` sums every rank);
 * ``cluster_sync()``: every thread of the cluster arrives before any goes on, with release / acquire order for
   shared and global memory; ``total_end(total_begin(store, word, ranks))``: the sum of one word over the ranks
   (called by whole warps; the loads start in ``total_begin``, the sum waits for them in ``total_end``).
@@ -26,6 +32,8 @@ rank take the same number of barriers (as a cluster launch requires anyway).
 """
 
 from __future__ import annotations
+
+import time
 
 import numba
 from numba import cuda
@@ -71,6 +79,40 @@ if TARGET.simulator:
     @cuda.jit(device=True)
     def exchange(store, rank, word, value):
         return cuda.atomic.exch(store, (rank, word), value)  # atomic: the first to mark a vertex queues it
+
+    @cuda.jit(device=True)
+    def atomic_or(store, rank, word, value):
+        return cuda.atomic.or_(store, (rank, word), value)  # atomic: the first to set a bit learns it
+
+    @cuda.jit(device=True)
+    def store_own(store, rank, word, value):
+        store[rank, word] = value
+
+    @cuda.jit(device=True)
+    def atomic_add_own(store, rank, word, value):
+        return cuda.atomic.add(store, (rank, word), value)  # atomic: the block's threads count at once
+
+    @cuda.jit(device=True)
+    def atomic_min_own(store, rank, word, value):
+        return cuda.atomic.min(store, (rank, word), value)  # atomic: the old value says whether this won
+
+    @cuda.jit(device=True)
+    def atomic_or_own(store, rank, word, value):
+        return cuda.atomic.or_(store, (rank, word), value)  # atomic: the block's threads mark at once
+
+    @cuda.jit(device=True)
+    def exchange_own(store, rank, word, value):
+        return cuda.atomic.exch(store, (rank, word), value)  # atomic: takes the bits set so far, none lost
+
+    @cuda.jit(device=True)
+    def low_bit(x):
+        return int(x & -x).bit_length() - 1
+
+    WARP_WIDTH = 1  # the simulator has no warp intrinsics: a thread stands for a warp (total_begin sums every rank)
+
+    @cuda.jit(device=True)
+    def pause():
+        time.sleep(1e-5)  # a polling thread hands the interpreter to the simulated threads that work
 
     @cuda.jit(device=True)
     def cluster_sync():
@@ -145,6 +187,11 @@ else:
     _amin = _dsm_op("atom.shared::cluster.min.s32 $0, [$1], $2;")
     _aadd = _dsm_op("atom.shared::cluster.add.u32 $0, [$1], $2;")
     _exch = _dsm_op("atom.shared::cluster.exch.b32 $0, [$1], $2;")
+    _aor = _dsm_op("atom.shared::cluster.or.b32 $0, [$1], $2;")
+    _add_cta = _dsm_op("atom.shared.add.u32 $0, [$1], $2;")
+    _min_cta = _dsm_op("atom.shared.min.s32 $0, [$1], $2;")
+    _or_cta = _dsm_op("atom.shared.or.b32 $0, [$1], $2;")
+    _exch_cta = _dsm_op("atom.shared.exch.b32 $0, [$1], $2;")
 
     @intrinsic
     def _ld(typingctx, addr):
@@ -160,13 +207,19 @@ else:
 
         return types.int32(types.uint32), codegen
 
-    @intrinsic
-    def _st(typingctx, addr, value):
-        def codegen(context, builder, sig, args):
-            _asm(builder, ir.VoidType(), list(args), "st.shared::cluster.u32 [$0], $1;", "r,r,~{memory}")
-            return context.get_dummy_value()
+    def _store_op(text):
+        @intrinsic
+        def op(typingctx, addr, value):
+            def codegen(context, builder, sig, args):
+                _asm(builder, ir.VoidType(), list(args), text, "r,r,~{memory}")
+                return context.get_dummy_value()
 
-        return types.void(types.uint32, types.int32), codegen
+            return types.void(types.uint32, types.int32), codegen
+
+        return op
+
+    _st = _store_op("st.shared::cluster.u32 [$0], $1;")
+    _st_cta = _store_op("st.shared.u32 [$0], $1;")
 
     @cuda.jit(device=True, inline="always")
     def _own(store, word):
@@ -212,6 +265,41 @@ else:
     @cuda.jit(device=True, inline="always")
     def exchange(store, rank, word, value):
         return _exch(_word(store, rank, word), numba.int32(value))  # atomic: the first to mark a vertex queues it
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_or(store, rank, word, value):
+        return _aor(_word(store, rank, word), numba.int32(value))  # atomic: the first to set a bit learns it
+
+    @cuda.jit(device=True, inline="always")
+    def store_own(store, rank, word, value):
+        _st_cta(_own(store, word), numba.int32(value))
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_add_own(store, rank, word, value):
+        return _add_cta(_own(store, word), numba.int32(value))  # atomic: the block's threads count at once
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_min_own(store, rank, word, value):
+        return _min_cta(_own(store, word), numba.int32(value))  # atomic: the old value says whether this won
+
+    @cuda.jit(device=True, inline="always")
+    def atomic_or_own(store, rank, word, value):
+        return _or_cta(_own(store, word), numba.int32(value))  # atomic: the block's threads mark at once
+
+    @cuda.jit(device=True, inline="always")
+    def exchange_own(store, rank, word, value):
+        return _exch_cta(_own(store, word), numba.int32(value))  # atomic: takes the bits set so far, none lost
+
+    @cuda.jit(device=True, inline="always")
+    def low_bit(x):
+        """The index of the lowest set bit of x (x > 0)."""
+        return cuda.popc(numba.int64((x & -x) - 1))
+
+    WARP_WIDTH = 32
+
+    @cuda.jit(device=True, inline="always")
+    def pause():
+        """Nothing on a GPU: a polling warp keeps its multiprocessor's scheduler, its latency is the point."""
 
     @cuda.jit(device=True)
     def cluster_sync():

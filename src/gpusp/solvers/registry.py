@@ -422,6 +422,25 @@ SPECS: tuple[SolverSpec, ...] = (
                max_n=rules.cluster_max_n(rules.CLUSTER_BLOCKS, 1),
                memory=lambda n, m, p, w: _csr(n, m, p, w) + 24 * (n + p["cluster"]),
                memory_formula=CSR_MEMORY + " + 24 n (the near queues' overflow in global memory)"),
+    SolverSpec("deltastep_clusterasync", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
+               "(Hopper, sm_90) without rounds: a vertex marked in its owner block's shared-memory bitmap is expanded "
+               "as soon as a polling thread finds it, a bucket ends when the cluster's counts show it quiet; for road "
+               "networks; int32 distances",
+               "gpusp.solvers.clusterasync:ClusterAsyncSolver",
+               params=(Param("delta", 0, f"bucket width (0: {rules.CLUSTERASYNC_DELTA_WIDTH} x mean arc weight / "
+                             "mean out-degree)", minimum=0),
+                       Param("stripe", rules.CLUSTERASYNC_STRIPE, "consecutive ids a block keeps together, stripes "
+                             "dealt out to the blocks in turn: an arc between two vertices of one block costs a "
+                             "shared-memory atomic instead of a hop to another block (1: vertex v in block v mod "
+                             "cluster)", choices=tuple(2**k for k in range(13))),
+                       Param("cluster", rules.CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
+                             f"vertices are shared out among them (n <= {rules.clusterasync_max_n()} at 16, half that "
+                             "at 8)", choices=(1, 2, 4, 8, 16)),
+                       Param("block", 512, "threads per block (each polls its share of the bitmap)",
+                             choices=(128, 256, 512, 1024))),
+               max_n=rules.clusterasync_max_n(),
+               memory=lambda n, m, p, w: _csr(n, m, p, w),
+               memory_formula=CSR_MEMORY),
     SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
                "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "

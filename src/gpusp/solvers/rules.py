@@ -99,6 +99,34 @@ def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
     return int(ranks) * (words // 2)
 
 
+# --- deltastep_clusterasync ----------------------------------------------------------------------------------------
+# The same cluster without rounds: a distance and a packed arc range a vertex, and a bitmap of marked vertices.
+CLUSTERASYNC_HEAD_WORDS = 8  # per-block control words ahead of the distances (counts, phase flag, minima)
+
+
+CLUSTERASYNC_STRIPE = 256  # consecutive ids a block keeps together: 83 % of USA-road-d.NY's arcs stay in their block
+CLUSTERASYNC_DELTA_WIDTH = 8 * DAVIDSON_WIDTH  # delta 0: wider buckets, fewer phases (each ends at two barriers)
+
+
+def clusterasync_words(n: int, ranks: int, stripe: int = 1) -> tuple[int, int, int]:
+    """(vertices per block, log2 of the bitmap's words, 32-bit shared words per block) for ``n`` vertices dealt out
+    to ``ranks`` blocks in stripes of ``stripe`` consecutive ids: a distance and an arc range per vertex, and a bitmap
+    of a power-of-two number of words."""
+    chunk = max(1, int(stripe) * -(-int(n) // (int(stripe) * int(ranks))))
+    wshift = max(0, (-(-chunk // 32) - 1).bit_length())
+    return chunk, wshift, CLUSTERASYNC_HEAD_WORDS + 2 * chunk + (1 << wshift)
+
+
+def clusterasync_max_n(ranks: int = CLUSTER_BLOCKS, stripe: int = CLUSTERASYNC_STRIPE) -> int:
+    """The most vertices a cluster of ``ranks`` blocks holds in stripes of ``stripe`` ids (each block's words within
+    its shared memory)."""
+    budget = CLUSTER_SHARED_BYTES // 4
+    chunk = (budget - CLUSTERASYNC_HEAD_WORDS) // 2 // int(stripe) * int(stripe)
+    while clusterasync_words(chunk, 1)[2] > budget:
+        chunk -= int(stripe)
+    return int(ranks) * chunk
+
+
 # --- multisource_fast -----------------------------------------------------------------------------------------------
 AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
 AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this
