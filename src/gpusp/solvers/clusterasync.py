@@ -31,16 +31,19 @@ one multiprocessor hop away, and the next owner sees the mark.
 * **Split**, between cluster barriers: each block marks its vertices in ``[threshold, threshold + delta)`` and finds
   its smallest distance at or above the threshold; the cluster's smallest (an atomic min in block 0) ends the search
   when there is none, and moves the threshold past an empty bucket (a second marking pass) when it is far.
-* **Parents** as in ``deltastep_cluster``: one tight-arc pass over global memory (every weight positive), else the host.
+* **Parents**, every weight positive: each block walks its own vertices' arcs once more and makes the tail of a tight
+  arc the head's parent, the heads' distances read from shared memory; with zero weights the host grows the tree.
 
 Limits: compute capability 9.0 or newer; int32 distances; n <= :func:`~gpusp.solvers.rules.clusterasync_max_n`
-(two shared words a vertex besides the bitmap: about 900,000 vertices in 16 blocks); non-negative weights. A
-vertex's arcs are walked by one lane group: a hub of thousands of arcs holds its warp for long, so the SNAP graphs
-stay on ``deltastep_gpu``. The simulator runs every rank in one block (:mod:`gpusp.solvers.cluster`).
+(two shared words a vertex besides the bitmap: 454,000 vertices in 16 blocks at the default stripe); non-negative
+weights. A vertex's arcs are walked by one thread, four at a time: a hub of thousands of arcs holds its thread for
+long, so the SNAP graphs stay on ``deltastep_gpu``. The simulator runs every rank in one block
+(:mod:`gpusp.solvers.cluster`).
 
 Complexity: the work of label-correcting near-far (each expansion O(out-degree); a vertex is expanded once per drop
-of its distance inside a phase); time ~ the longest chain of dependent expansions (a few hops of ~0.2-0.5 us each)
-+ phases x (a detection, two cluster barriers and a scan of the block's distances).
+of its distance inside a phase); time ~ the longest chain of dependent expansions (1.1-1.4 us a hop alone on an H100,
+more under load: ``benchmarks/sssp-clusterasync-h200.md``) + phases x (a detection, two cluster barriers and a scan
+of the block's distances).
 
 Counters: ``iterations`` (phases), ``buckets`` (splits), ``relaxations`` (arcs examined), ``expansions`` (vertices
 expanded, counting repeats), ``launches``, ``delta``, ``stripe``, ``cluster``, ``block``, ``shared_bytes``.
@@ -58,7 +61,7 @@ from ..errors import SolverError
 from .cluster import (WARP_WIDTH, atomic_add_own, atomic_min, atomic_min_own, atomic_or, atomic_or_own, cluster_sync,
                       exchange_own, load, load_own, low_bit, pause, place, store_of, store_own, store_word,
                       total_begin, total_end)
-from .frontier import PersistentSSSP, block_add, tight_tree
+from .frontier import PersistentSSSP, block_add
 from .launch import TARGET, ClusterLaunch
 from .rules import (CLUSTER_SHARED_BYTES, CLUSTERASYNC_DELTA_WIDTH, CLUSTERASYNC_HEAD_WORDS, clusterasync_max_n,
                     clusterasync_words)
@@ -98,20 +101,26 @@ def _vertex(rank, i, shift, sshift):
 
 
 @cuda.jit(device=True)
-def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshold, zero):
-    """Expand vertex i of ``rank``: every arc's head lowered by an atomic min on its owner, each head lowered below the
-    threshold marked there; the block's attempts and settled work counted. Returns the arcs examined.
-
-    Each step takes four arcs and issues each kind of operation for all four before it uses a result, so a step
-    costs one round trip of each kind, not four."""
-    gv = _vertex(rank, i, shift, sshift)
-    du = load_own(store, rank, HEAD + i)
+def _arc_range(store, indptr, rank, i, gv, chunk):
+    """(first arc, out-degree) of vertex i of ``rank`` (global id gv): its packed word, or the offsets past it."""
     info = numba.int64(load_own(store, rank, HEAD + chunk + i)) & 0xFFFFFFFF
     lo = info >> 8
     deg = info & 255
     if deg == ESCAPE:
         lo = numba.int64(indptr[gv])
         deg = indptr[gv + 1] - lo
+    return lo, deg
+
+
+@cuda.jit(device=True)
+def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshold, zero):
+    """Expand vertex i of ``rank``: every arc's head lowered by an atomic min on its owner, each head lowered below the
+    threshold marked there; the block's attempts and settled work counted. Returns the arcs examined.
+
+    Each step takes four arcs and issues each kind of operation for all four before it uses a result, so a step
+    costs one round trip of each kind, not four."""
+    du = load_own(store, rank, HEAD + i)
+    lo, deg = _arc_range(store, indptr, rank, i, _vertex(rank, i, shift, sshift), chunk)
     words_mask = (1 << wshift) - 1
     bits_at = HEAD + 2 * chunk
     homes = cuda.local.array(ARCS, numba.int32)
@@ -124,7 +133,8 @@ def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshol
     for k in range(ARCS):
         if e + k < end:
             a = arcs[e + k]
-            heads[k] = numba.int32(a & 0xFFFFFFFF)
+            homes[k] = numba.int32((a >> 24) & 0xFF)
+            heads[k] = numba.int32(a & 0xFFFFFF)
             cands[k] = numba.int32(du + (a >> 32))
     # counted after the first loads go out (their latency hides the add's); 0, but the ors wait for the add
     gate = atomic_add_own(store, rank, ATTEMPTS, deg) & zero
@@ -132,13 +142,10 @@ def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshol
     while e < end:
         for k in range(ARCS):
             if e + k < end:
-                home, hl = _home(heads[k], shift, sshift)
-                homes[k] = home
-                heads[k] = hl
-                if home == rank:  # the block's own word: a shared-memory atomic, no hop
-                    olds[k] = atomic_min_own(store, rank, HEAD + hl, cands[k])
+                if homes[k] == rank:  # the block's own word: a shared-memory atomic, no hop
+                    olds[k] = atomic_min_own(store, rank, HEAD + heads[k], cands[k])
                 else:
-                    olds[k] = atomic_min(store, home, HEAD + hl, cands[k])
+                    olds[k] = atomic_min(store, homes[k], HEAD + heads[k], cands[k])
         for k in range(ARCS):
             marks[k] = 0
             if e + k < end and cands[k] < olds[k] and cands[k] < threshold:
@@ -155,10 +162,43 @@ def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshol
         for k in range(ARCS):
             if e + k < end:
                 a = arcs[e + k]
-                heads[k] = numba.int32(a & 0xFFFFFFFF)
+                homes[k] = numba.int32((a >> 24) & 0xFF)
+                heads[k] = numba.int32(a & 0xFFFFFF)
                 cands[k] = numba.int32(du + (a >> 32))
     atomic_add_own(store, rank, SETTLED, 1 + deg - fresh)
     return deg
+
+
+@cuda.jit(device=True)
+def _parents(store, indptr, arcs, parent, rank, lt, per, chunk, n, shift, sshift, inf):
+    """Parents from the final distances, every weight positive: each block walks its own vertices' arcs, four at a
+    time, reading the heads' distances from their blocks' shared memory; a tight arc from a reached tail is a tree arc
+    (any of a head's tight arcs will do, so its writers race benignly)."""
+    packed = cuda.local.array(ARCS, numba.int64)
+    dists = cuda.local.array(ARCS, numba.int32)
+    i = lt
+    while i < chunk:
+        gv = _vertex(rank, i, shift, sshift)
+        du = load_own(store, rank, HEAD + i)
+        if gv < n and du != inf:
+            lo, deg = _arc_range(store, indptr, rank, i, gv, chunk)
+            e = lo
+            while e < lo + deg:
+                for k in range(ARCS):  # the arcs' loads, then their heads' distances, then the checks: one round
+                    if e + k < lo + deg:  # trip of each per four arcs
+                        packed[k] = arcs[e + k]
+                for k in range(ARCS):
+                    if e + k < lo + deg:
+                        home = (packed[k] >> 24) & 0xFF
+                        hl = packed[k] & 0xFFFFFF
+                        dists[k] = load_own(store, rank, HEAD + hl) if home == rank else load(store, home, HEAD + hl)
+                for k in range(ARCS):
+                    if e + k < lo + deg and du + (packed[k] >> 32) == dists[k]:
+                        head = _vertex((packed[k] >> 24) & 0xFF, packed[k] & 0xFFFFFF, shift, sshift)
+                        if head != gv:
+                            parent[head] = gv  # benign race: every writer holds a tight arc
+                e += ARCS
+        i += per
 
 
 @cuda.jit(device=True)
@@ -181,7 +221,7 @@ def _mark_range(store, rank, lt, per, chunk, wshift, inf, low, high):
     return best
 
 
-def cluster_wave_py(indptr, indices, weights, arcs, dist, parent, ctl, srcbuf, sim_store, n, chunk, ranks, shift,
+def cluster_wave_py(indptr, arcs, dist, parent, ctl, srcbuf, sim_store, n, chunk, ranks, shift,
                     sshift, wshift, delta, inf, tree, zero):
     """One cluster: reset, phases of asynchronous expansion and splits, distances written back, then parents."""
     store = store_of(sim_store)
@@ -292,9 +332,9 @@ def cluster_wave_py(indptr, indices, weights, arcs, dist, parent, ctl, srcbuf, s
     if rank == 0 and lt == 0:
         ctl[PHASES] = epoch + 1
         ctl[SPLITS] = epoch
-    cluster_sync()  # barrier: every block's distances are in global memory before the tree reads them
     if tree:
-        tight_tree(indptr, indices, weights, dist, parent, inf, rank * per + lt, ranks * per)
+        _parents(store, indptr, arcs, parent, rank, lt, per, chunk, n, shift, sshift, inf)
+    cluster_sync()  # barrier: no block leaves while another reads its shared memory
 
 
 @functools.cache
@@ -331,15 +371,19 @@ class ClusterAsyncSolver(PersistentSSSP):
         n = self.graph.n
         self.upload_arrays(np.int32)
         g = self.graph
-        # an arc as one 8-byte word (weight << 32 | head): one load, one cache line for a vertex's arcs
-        self.d_arcs = cuda.to_device((g.weights.astype(np.int64) << 32) | g.indices.astype(np.int64))
+        # an arc as one 8-byte word: weight << 32 | the head's block << 24 | its index there (one load, one cache line
+        # for a vertex's arcs, and the head's place without arithmetic on the chain)
+        sshift, shift = self.stripe.bit_length() - 1, self.ranks.bit_length() - 1
+        head = g.indices.astype(np.int64)
+        home = (head >> sshift) & (self.ranks - 1)
+        local = ((head >> (sshift + shift)) << sshift) | (head & (self.stripe - 1))
+        self.d_arcs = cuda.to_device((g.weights.astype(np.int64) << 32) | (home << 24) | local)
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.upload_source()
         shape = (self.ranks, self.shared_bytes // 4) if TARGET.simulator else (1, 1)
         self.d_store = cuda.device_array(shape, dtype=np.int32)  # the simulator's stand-in for shared memory
-        self.args = (self.dg.indptr, self.dg.indices, self.dg.weights, self.d_arcs, self.d_dist, self.d_parent,
-                     self.d_ctl, self.d_source, self.d_store, np.int64(n), np.int64(self.chunk), np.int64(self.ranks),
-                     np.int64(self.ranks.bit_length() - 1), np.int64(self.stripe.bit_length() - 1),
+        self.args = (self.dg.indptr, self.d_arcs, self.d_dist, self.d_parent, self.d_ctl, self.d_source, self.d_store,
+                     np.int64(n), np.int64(self.chunk), np.int64(self.ranks), np.int64(shift), np.int64(sshift),
                      np.int64(self.wshift), np.int64(self.delta), np.int32(self.graph.inf),
                      np.int64(not self.dg.nonpositive), np.int32(0))
 
@@ -375,6 +419,6 @@ class ClusterAsyncSolver(PersistentSSSP):
 def compile_targets():
     """(label, kernel, signature) for the offline sm_90 compile gate, at the default block and the largest."""
     i32 = "int32[::1]"
-    sig = (f"void({i32}, {i32}, {i32}, int64[::1], {i32}, {i32}, int64[::1], int64[::1], int32[:, ::1], int64, int64, "
-           "int64, int64, int64, int64, int64, int32, int64, int32)")
+    sig = (f"void({i32}, int64[::1], {i32}, {i32}, int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, int64, "
+           "int64, int64, int64, int32, int64, int32)")
     return [(f"cluster_wave[{b}]", cluster_wave(b), sig) for b in (1024, 512)]
