@@ -17,18 +17,22 @@ cluster of ``C`` ranks of ``per`` threads, and each rank's shared memory is a ro
 * ``rank, lt, per = place(store)``: the block's rank in its cluster, the thread within the rank, threads per rank;
 * ``load / store_word / atomic_min / atomic_add / atomic_or / exchange (store, rank, word, ...)``: one 32-bit word of
   ``rank``'s shared memory (its own or another block's); ``load_own``, ``store_own``, ``atomic_add_own``,
-  ``atomic_min_own``, ``atomic_or_own`` and ``exchange_own`` reach the calling block's own word without the mapping (plain shared-memory
-  instructions);
+  ``atomic_min_own``, ``atomic_or_own`` and ``exchange_own`` reach the calling block's own word without the mapping
+  (plain shared-memory instructions);
 * ``low_bit(x)``: the index of the lowest set bit of x > 0; ``pause()``: the body of a polling loop (nothing on a GPU,
   a short sleep in the simulator, whose threads share one interpreter);
 * ``WARP_WIDTH``: the threads that call :func:`total_begin` together (a warp; 1 in the simulator, where one
   thread's ``total_begin`` sums every rank);
+* ``cluster_min(store, rank, lt, value, block_word, cluster_word, empty)``: the smallest value over the cluster's
+  threads (a block barrier and a cluster barrier);
 * ``cluster_sync()``: every thread of the cluster arrives before any goes on, with release / acquire order for
   shared and global memory; ``total_end(total_begin(store, word, ranks))``: the sum of one word over the ranks
   (called by whole warps; the loads start in ``total_begin``, the sum waits for them in ``total_end``).
 
 The simulator's ranks share one block, so a block barrier there is a cluster barrier too: a kernel must make every
 rank take the same number of barriers (as a cluster launch requires anyway).
+
+:class:`ClusterSSSP` is the host side the cluster solvers share: the launch, one trial per source, its counters.
 """
 
 from __future__ import annotations
@@ -38,7 +42,9 @@ import time
 import numba
 from numba import cuda
 
-from .launch import TARGET
+from ..errors import SolverError
+from .frontier import PersistentSSSP
+from .launch import TARGET, ClusterLaunch
 
 FULL_MASK = 0xFFFFFFFF
 
@@ -321,3 +327,58 @@ else:
         for d in (16, 8, 4, 2, 1):
             v = numba.int32(v + cuda.shfl_xor_sync(FULL_MASK, v, d))  # exchange with the lane d apart
         return v
+
+
+@cuda.jit(device=True)
+def cluster_min(store, rank, lt, value, block_word, cluster_word, empty):
+    """The smallest ``value`` over every thread of the cluster (``empty`` where none is smaller), through the block's
+    ``block_word`` and block 0's ``cluster_word``, both holding ``empty`` beforehand. Called by every thread: it takes
+    a block barrier and a cluster barrier."""
+    if value < empty:
+        atomic_min(store, rank, block_word, value)
+    cuda.syncthreads()  # barrier: the block's minimum is complete
+    if lt == 0:
+        b = load_own(store, rank, block_word)
+        if b < empty:
+            atomic_min(store, 0, cluster_word, b)
+    cluster_sync()  # barrier: every block's minimum is in block 0
+    return load(store, 0, cluster_word)
+
+
+class ClusterSSSP(PersistentSSSP):
+    """Host side of an SSSP solver whose kernel is one thread-block cluster (``self.kernel`` over ``self.args``, with
+    ``ranks``, ``per``, ``block`` and ``shared_bytes`` set): the launch through the driver on a GPU (one block of
+    ``ranks x per`` threads in the simulator), one trial per source, and its counters from :meth:`read_counters`."""
+
+    label = "a cluster kernel"  # the solver's name in messages
+    launcher = None
+
+    def read_counters(self, ctl) -> dict:
+        """The trial's counters from the kernel's control words ``ctl`` (host copy)."""
+        raise NotImplementedError
+
+    def launch(self):
+        if TARGET.simulator:
+            self.kernel[1, self.ranks * self.per](*self.args)
+            return
+        if self.launcher is None:
+            cc = tuple(cuda.get_current_device().compute_capability)
+            if cc < (9, 0):
+                raise SolverError(f"{self.label} needs thread-block clusters (compute capability 9.0 or newer); this "
+                                  f"GPU has {cc[0]}.{cc[1]}")
+            self.launcher = ClusterLaunch(self.kernel, clusters=1, cluster=self.ranks, block=self.block,
+                                          sharedmem=self.shared_bytes)
+            self.launcher.prepare(*self.args)
+        self.launcher()
+
+    def run(self, source):
+        self.put_source(source)
+        self.launch()
+        self.launched()
+        launches = 1 + self.host_tree(source, 256)
+
+        def counters():
+            # after the trial's clock: the counters are not its work
+            return {**self.read_counters(self.d_ctl.copy_to_host()), "launches": launches}
+
+        return counters

@@ -13,10 +13,12 @@ round's own work is a few hundred vertices. Here nothing waits for a round: a ve
 owner's polling thread, its distance and arc range from shared memory, its arcs from L2, an atomic min and an atomic or
 one multiprocessor hop away, and the next owner sees the mark.
 
-* **State** (shared memory of the owner block, vertex v in block ``v mod cluster``, index ``i = v div cluster``): the
+* **State** (shared memory of the owner block; ids in stripes of ``stripe`` consecutive vertices dealt out to the
+  blocks in turn, so most of a road graph's arcs stay inside a block and cost a plain shared-memory atomic): the
   distance, the arc range packed in one word (first arc << 8 | out-degree; 255 in the low byte sends the reader to
-  the offsets in global memory), and a bitmap of marked vertices, ``words`` (a power of two) words with vertex i at
-  bit ``i div words`` of word ``i mod words``, so neighbouring ids fall in different words.
+  the offsets in global memory), and a bitmap of marked vertices, ``words`` (a power of two) words with the block's
+  vertex i at bit ``i div words`` of word ``i mod words``, so neighbouring ids fall in different words. An arc is one
+  8-byte word, its weight and its head's block and index there, so a step needs one load and no index arithmetic.
 * **Expansion.** Thread t of a block polls the words t and t + block (then t + 2 block and t + 3 block, ...); the
   non-zero ones are taken whole by an exchange with 0, and the thread then expands their vertices one after another,
   so the lanes of a warp that found work expand together. An expansion takes four arcs at a time: their loads, then
@@ -42,7 +44,7 @@ long, so the SNAP graphs stay on ``deltastep_gpu``. The simulator runs every ran
 
 Complexity: the work of label-correcting near-far (each expansion O(out-degree); a vertex is expanded once per drop
 of its distance inside a phase); time ~ the longest chain of dependent expansions (1.1-1.4 us a hop alone on an H100,
-more under load: ``benchmarks/sssp-clusterasync-h200.md``) + phases x (a detection, two cluster barriers and a scan
+more under load: ``benchmarks/sssp-clusterasync-h100.md``) + phases x (a detection, two cluster barriers and a scan
 of the block's distances).
 
 Counters: ``iterations`` (phases), ``buckets`` (splits), ``relaxations`` (arcs examined), ``expansions`` (vertices
@@ -58,11 +60,11 @@ import numpy as np
 from numba import cuda
 
 from ..errors import SolverError
-from .cluster import (WARP_WIDTH, atomic_add_own, atomic_min, atomic_min_own, atomic_or, atomic_or_own, cluster_sync,
-                      exchange_own, load, load_own, low_bit, pause, place, store_of, store_own, store_word,
-                      total_begin, total_end)
-from .frontier import PersistentSSSP, block_add
-from .launch import TARGET, ClusterLaunch
+from .cluster import (WARP_WIDTH, ClusterSSSP, atomic_add_own, atomic_min, atomic_min_own, atomic_or, atomic_or_own,
+                      cluster_min, cluster_sync, exchange_own, load, load_own, low_bit, pause, place, store_of,
+                      store_own, store_word, total_begin, total_end)
+from .frontier import block_add
+from .launch import TARGET
 from .rules import (CLUSTER_SHARED_BYTES, CLUSTERASYNC_DELTA_WIDTH, CLUSTERASYNC_HEAD_WORDS, clusterasync_max_n,
                     clusterasync_words)
 
@@ -87,11 +89,13 @@ def _mask(b):
     return numba.int32(1 << b)
 
 
-@cuda.jit(device=True)
-def _home(v, shift, sshift):
+def home_of(v, shift, sshift):
     """(the rank that keeps vertex v, v's index there): stripes of 2^sshift consecutive ids dealt out to the 2^shift
-    ranks in turn."""
+    ranks in turn. Host (NumPy arrays) and device alike."""
     return (v >> sshift) & ((1 << shift) - 1), ((v >> (sshift + shift)) << sshift) | (v & ((1 << sshift) - 1))
+
+
+_home = cuda.jit(device=True)(home_of)
 
 
 @cuda.jit(device=True)
@@ -113,6 +117,18 @@ def _arc_range(store, indptr, rank, i, gv, chunk):
 
 
 @cuda.jit(device=True)
+def _load_step(arcs, e, end, du, homes, heads, cands):
+    """Arcs e .. e + ARCS - 1 (those before ``end``): each head's block and index there, and the candidate distance
+    through it from a tail at ``du``."""
+    for k in range(ARCS):
+        if e + k < end:
+            a = arcs[e + k]
+            homes[k] = numba.int32((a >> 24) & 0xFF)
+            heads[k] = numba.int32(a & 0xFFFFFF)
+            cands[k] = numba.int32(du + (a >> 32))
+
+
+@cuda.jit(device=True)
 def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshold, zero):
     """Expand vertex i of ``rank``: every arc's head lowered by an atomic min on its owner, each head lowered below the
     threshold marked there; the block's attempts and settled work counted. Returns the arcs examined.
@@ -130,12 +146,7 @@ def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshol
     marks = cuda.local.array(ARCS, numba.int32)
     end = lo + deg
     e = lo
-    for k in range(ARCS):
-        if e + k < end:
-            a = arcs[e + k]
-            homes[k] = numba.int32((a >> 24) & 0xFF)
-            heads[k] = numba.int32(a & 0xFFFFFF)
-            cands[k] = numba.int32(du + (a >> 32))
+    _load_step(arcs, e, end, du, homes, heads, cands)
     # counted after the first loads go out (their latency hides the add's); 0, but the ors wait for the add
     gate = atomic_add_own(store, rank, ATTEMPTS, deg) & zero
     fresh = 0
@@ -159,12 +170,7 @@ def _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshol
             if marks[k] != 0 and olds[k] & marks[k] == 0:
                 fresh += 1  # atomic or above: the first to set the bit owes the head's expansion
         e += ARCS
-        for k in range(ARCS):
-            if e + k < end:
-                a = arcs[e + k]
-                homes[k] = numba.int32((a >> 24) & 0xFF)
-                heads[k] = numba.int32(a & 0xFFFFFF)
-                cands[k] = numba.int32(du + (a >> 32))
+        _load_step(arcs, e, end, du, homes, heads, cands)
     atomic_add_own(store, rank, SETTLED, 1 + deg - fresh)
     return deg
 
@@ -302,15 +308,8 @@ def cluster_wave_py(indptr, arcs, dist, parent, ctl, srcbuf, sim_store, n, chunk
             if rank == 0:
                 store_own(store, 0, CMIN + (epoch + 1) % 2, EMPTY)
         best = _mark_range(store, rank, lt, per, chunk, wshift, inf, threshold, threshold + delta)
-        if best < EMPTY:
-            atomic_min(store, rank, BMIN + epoch % 2, best)
-        cuda.syncthreads()  # barrier: the block's minimum is complete
-        if lt == 0:
-            b = load_own(store, rank, BMIN + epoch % 2)
-            if b < EMPTY:
-                atomic_min(store, 0, CMIN + epoch % 2, b)
-        cluster_sync()  # barrier: every block's minimum is in block 0, every mark of the split is counted
-        low = load(store, 0, CMIN + epoch % 2)
+        # its barriers also complete the split's marks and their counts
+        low = cluster_min(store, rank, lt, best, BMIN + epoch % 2, CMIN + epoch % 2, EMPTY)
         if low == EMPTY:
             break
         if low >= threshold + delta:  # an empty bucket: jump to the one holding the smallest waiting distance
@@ -343,9 +342,11 @@ def cluster_wave(block: int):
     return cuda.jit(**TARGET.launch_bounds(block, 1))(cluster_wave_py)
 
 
-class ClusterAsyncSolver(PersistentSSSP):
+class ClusterAsyncSolver(ClusterSSSP):
     """deltastep_clusterasync: near-far phases without rounds in one thread-block cluster, state in distributed
     shared memory."""
+
+    label = "deltastep_clusterasync"
 
     def __init__(self, graph, *, delta, stripe, cluster, block):
         super().__init__(graph, delta=delta, stripe=stripe, cluster=cluster, block=block)
@@ -365,7 +366,6 @@ class ClusterAsyncSolver(PersistentSSSP):
         # the simulator runs every rank in one block: a few threads per rank keep it fast
         self.per = TARGET.threads(self.block, 4)
         self.kernel = cluster_wave(self.block)
-        self.launcher = None
 
     def upload(self):
         n = self.graph.n
@@ -374,9 +374,7 @@ class ClusterAsyncSolver(PersistentSSSP):
         # an arc as one 8-byte word: weight << 32 | the head's block << 24 | its index there (one load, one cache line
         # for a vertex's arcs, and the head's place without arithmetic on the chain)
         sshift, shift = self.stripe.bit_length() - 1, self.ranks.bit_length() - 1
-        head = g.indices.astype(np.int64)
-        home = (head >> sshift) & (self.ranks - 1)
-        local = ((head >> (sshift + shift)) << sshift) | (head & (self.stripe - 1))
+        home, local = home_of(g.indices.astype(np.int64), shift, sshift)
         self.d_arcs = cuda.to_device((g.weights.astype(np.int64) << 32) | (home << 24) | local)
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.upload_source()
@@ -387,33 +385,10 @@ class ClusterAsyncSolver(PersistentSSSP):
                      np.int64(self.wshift), np.int64(self.delta), np.int32(self.graph.inf),
                      np.int64(not self.dg.nonpositive), np.int32(0))
 
-    def _launch(self):
-        if TARGET.simulator:
-            self.kernel[1, self.ranks * self.per](*self.args)
-            return
-        if self.launcher is None:
-            cc = tuple(cuda.get_current_device().compute_capability)
-            if cc < (9, 0):
-                raise SolverError(f"deltastep_clusterasync needs thread-block clusters (compute capability 9.0 or "
-                                  f"newer); this GPU has {cc[0]}.{cc[1]}")
-            self.launcher = ClusterLaunch(self.kernel, clusters=1, cluster=self.ranks, block=self.block,
-                                          sharedmem=self.shared_bytes)
-            self.launcher.prepare(*self.args)
-        self.launcher()
-
-    def run(self, source):
-        self.put_source(source)
-        self._launch()
-        self.launched()
-        launches = 1 + self.host_tree(source, 256)
-
-        def counters():
-            ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
-            return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                    "expansions": int(ctl[EXPANDED]), "launches": launches, "delta": self.delta, "stripe": self.stripe,
-                    "cluster": self.ranks, "block": self.block, "shared_bytes": self.shared_bytes}
-
-        return counters
+    def read_counters(self, ctl):
+        return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                "expansions": int(ctl[EXPANDED]), "delta": self.delta, "stripe": self.stripe,
+                "cluster": self.ranks, "block": self.block, "shared_bytes": self.shared_bytes}
 
 
 def compile_targets():

@@ -60,10 +60,10 @@ import numpy as np
 from numba import cuda
 
 from ..errors import SolverError
-from .cluster import (atomic_add, atomic_min, cluster_sync, exchange, load, load_own, place, store_of, store_word,
-                      total_begin, total_end)
-from .frontier import PersistentSSSP, block_add, tight_tree
-from .launch import TARGET, ClusterLaunch
+from .cluster import (ClusterSSSP, atomic_add, atomic_min, cluster_min, cluster_sync, exchange, load_own, place,
+                      store_of, store_word, total_begin, total_end)
+from .frontier import block_add, tight_tree
+from .launch import TARGET
 from .rules import CLUSTER_DELTA_WIDTH, CLUSTER_HEAD_WORDS, CLUSTER_SHARED_BYTES, cluster_max_n, cluster_words
 
 # per-block shared words ahead of the distances: queue counters (three slots), the block's and the cluster's
@@ -208,15 +208,7 @@ def cluster_nearfar_py(indptr, indices, weights, dist, parent, ctl, srcbuf, over
             if load_own(store, rank, HEAD + 2 * i) == FAR:
                 best = min(best, load_own(store, rank, HEAD + 2 * i + 1))
             i += per
-        if best < EMPTY:
-            atomic_min(store, rank, BMIN + epoch % 2, best)
-        cuda.syncthreads()  # barrier: the block's minimum is complete
-        if lt == 0:
-            b = load_own(store, rank, BMIN + epoch % 2)
-            if b < EMPTY:
-                atomic_min(store, 0, CMIN + epoch % 2, b)
-        cluster_sync()  # barrier: every block's minimum is in block 0
-        low_far = load(store, 0, CMIN + epoch % 2)
+        low_far = cluster_min(store, rank, lt, best, BMIN + epoch % 2, CMIN + epoch % 2, EMPTY)
         if low_far == EMPTY:
             break
         # FAR vertices below the new threshold start its bucket (one below the old threshold lost a race between a
@@ -256,8 +248,10 @@ def cluster_nearfar(block: int):
     return cuda.jit(**TARGET.launch_bounds(block, 1))(cluster_nearfar_py)
 
 
-class ClusterDeltaStepSolver(PersistentSSSP):
+class ClusterDeltaStepSolver(ClusterSSSP):
     """deltastep_cluster: near-far delta-stepping in one thread-block cluster, state in distributed shared memory."""
+
+    label = "deltastep_cluster"
 
     def __init__(self, graph, *, delta, lanes, cluster, block, queue, owner):
         super().__init__(graph, delta=delta, lanes=lanes, cluster=cluster, block=block, queue=queue, owner=owner)
@@ -279,7 +273,6 @@ class ClusterDeltaStepSolver(PersistentSSSP):
         # the simulator runs every rank in one block: a few threads per rank keep it fast
         self.per = TARGET.threads(self.block, max(self.lanes, 4))
         self.kernel = cluster_nearfar(self.block)
-        self.launcher = None
 
     def upload(self):
         n = self.graph.n
@@ -295,34 +288,11 @@ class ClusterDeltaStepSolver(PersistentSSSP):
                      np.int64(self.lanes), np.int64(not self.dg.nonpositive), np.int64(self.owner == "cyclic"),
                      np.int64(self.ranks.bit_length() - 1))
 
-    def _launch(self):
-        if TARGET.simulator:
-            self.kernel[1, self.ranks * self.per](*self.args)
-            return
-        if self.launcher is None:
-            cc = tuple(cuda.get_current_device().compute_capability)
-            if cc < (9, 0):
-                raise SolverError(f"deltastep_cluster needs thread-block clusters (compute capability 9.0 or newer); "
-                                  f"this GPU has {cc[0]}.{cc[1]}")
-            self.launcher = ClusterLaunch(self.kernel, clusters=1, cluster=self.ranks, block=self.block,
-                                          sharedmem=self.shared_bytes)
-            self.launcher.prepare(*self.args)
-        self.launcher()
-
-    def run(self, source):
-        self.put_source(source)
-        self._launch()
-        self.launched()
-        launches = 1 + self.host_tree(source, 256)
-
-        def counters():
-            ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
-            return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                    "launches": launches, "delta": self.delta, "lanes": self.lanes, "cluster": self.ranks,
-                    "block": self.block, "queue": self.queue, "shared_bytes": self.shared_bytes,
-                    "owner": self.owner}
-
-        return counters
+    def read_counters(self, ctl):
+        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                "delta": self.delta, "lanes": self.lanes, "cluster": self.ranks,
+                "block": self.block, "queue": self.queue, "shared_bytes": self.shared_bytes,
+                "owner": self.owner}
 
 
 def compile_targets():
