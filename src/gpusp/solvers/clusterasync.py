@@ -44,7 +44,7 @@ long, so the SNAP graphs stay on ``deltastep_gpu``. The simulator runs every ran
 
 Complexity: the work of label-correcting near-far (each expansion O(out-degree); a vertex is expanded once per drop
 of its distance inside a phase); time ~ the longest chain of dependent expansions (1.1-1.4 us a hop alone on an H100,
-more under load: ``benchmarks/sssp-clusterasync-h100.md``) + phases x (a detection, two cluster barriers and a scan
+more under load: ``benchmarks/sssp-clusterasync-h200.md``) + phases x (a detection, two cluster barriers and a scan
 of the block's distances).
 
 Counters: ``iterations`` (phases), ``buckets`` (splits), ``relaxations`` (arcs examined), ``expansions`` (vertices
