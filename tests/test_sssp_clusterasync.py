@@ -66,7 +66,7 @@ def test_delta_one_expands_each_vertex_once():
 
 def test_chain_hub_and_long_arcs():
     """A chain crossing every rank (each vertex expanded once, in one phase), a hub whose 30 arcs land on every rank
-    at once, and a vertex of more out-arcs than one step takes (four) with duplicates among them."""
+    at once, a vertex of more out-arcs than one step takes (four) with duplicates among them, and one of 300."""
     chain = _g(40, [(i, i + 1, 1 + i % 3) for i in range(39)], "chain")
     res = _solve(chain, 0, delta=10**6)
     assert_sssp_ok(chain, 0, res)
@@ -75,6 +75,11 @@ def test_chain_hub_and_long_arcs():
     assert_sssp_ok(hub, 0, _solve(hub, 0))
     fan = _g(9, [(0, i % 8 + 1, 10 - i % 8) for i in range(11)] + [(i, i + 1, 1) for i in range(1, 8)], "fan")
     assert_sssp_ok(fan, 0, _solve(fan, 0, cluster=2))
+    # out-degree 300 does not fit the packed arc range's byte: the escape reads the offsets
+    star = _g(301, [(0, i, 1 + i % 7) for i in range(1, 301)] + [(i, i % 300 + 1, 1) for i in range(1, 301)], "star")
+    res = _solve(star, 0, stripe=16)
+    assert_sssp_ok(star, 0, res)
+    assert res.counters["relaxations"] >= 600
 
 
 def test_grid_relabels_inside_a_phase():

@@ -102,8 +102,6 @@ def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
 # --- deltastep_clusterasync ----------------------------------------------------------------------------------------
 # The same cluster without rounds: a distance and a packed arc range a vertex, and a bitmap of marked vertices.
 CLUSTERASYNC_HEAD_WORDS = 8  # per-block control words ahead of the distances (counts, phase flag, minima)
-
-
 CLUSTERASYNC_STRIPE = 256  # consecutive ids a block keeps together: 83 % of USA-road-d.NY's arcs stay in their block
 CLUSTERASYNC_DELTA_WIDTH = 8 * DAVIDSON_WIDTH  # delta 0: wider buckets, fewer phases (each ends at two barriers)
 
