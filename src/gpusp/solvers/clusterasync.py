@@ -15,9 +15,10 @@ one multiprocessor hop away, and the next owner sees the mark.
 
 * **State** (shared memory of the owner block; ids in stripes of ``stripe`` consecutive vertices dealt out to the
   blocks in turn, so most of a road graph's arcs stay inside a block and cost a plain shared-memory atomic): the
-  distance, the arc range packed in one word (first arc << 8 | out-degree; 255 in the low byte sends the reader to
-  the offsets in global memory), and a bitmap of marked vertices, ``words`` (a power of two) words with the block's
-  vertex i at bit ``i div words`` of word ``i mod words``, so neighbouring ids fall in different words. An arc is one
+  distance, the arc range packed in one word (first arc << 8 | out-degree, packed once on the host and copied in by
+  each trial; 255 in the low byte sends the reader to the offsets in global memory), and a bitmap of marked
+  vertices, ``words`` (a power of two) words with the block's vertex i at bit ``i div words`` of word ``i mod words``,
+  so neighbouring ids fall in different words. An arc is one
   8-byte word, its weight and its head's block and index there, so a step needs one load and no index arithmetic.
 * **Expansion.** Thread t of a block polls the words t and t + block (then t + 2 block and t + 3 block, ...); the
   non-zero ones are taken whole by an exchange with 0, and the thread then expands their vertices one after another,
@@ -98,10 +99,13 @@ def home_of(v, shift, sshift):
 _home = cuda.jit(device=True)(home_of)
 
 
-@cuda.jit(device=True)
-def _vertex(rank, i, shift, sshift):
-    """The vertex at index i of ``rank`` (the inverse of :func:`_home`; past n in the last stripes' padding)."""
+def vertex_of(rank, i, shift, sshift):
+    """The vertex at index i of ``rank`` (the inverse of :func:`home_of`; past n in the last stripes' padding). Host
+    (NumPy arrays) and device alike."""
     return ((i >> sshift) << (sshift + shift)) | (rank << sshift) | (i & ((1 << sshift) - 1))
+
+
+_vertex = cuda.jit(device=True)(vertex_of)
 
 
 @cuda.jit(device=True)
@@ -227,7 +231,7 @@ def _mark_range(store, rank, lt, per, chunk, wshift, inf, low, high):
     return best
 
 
-def cluster_wave_py(indptr, arcs, dist, parent, ctl, srcbuf, sim_store, n, chunk, ranks, shift,
+def cluster_wave_py(indptr, arcs, ranges, dist, parent, ctl, srcbuf, sim_store, n, chunk, ranks, shift,
                     sshift, wshift, delta, inf, tree, zero):
     """One cluster: reset, phases of asynchronous expansion and splits, distances written back, then parents."""
     store = store_of(sim_store)
@@ -237,15 +241,10 @@ def cluster_wave_py(indptr, arcs, dist, parent, ctl, srcbuf, sim_store, n, chunk
     i = lt
     while i < chunk:
         store_own(store, rank, HEAD + i, inf)
+        store_own(store, rank, HEAD + chunk + i, ranges[rank * chunk + i])
         gv = _vertex(rank, i, shift, sshift)
-        info = ESCAPE
         if gv < n:
-            lo = indptr[gv]
-            deg = indptr[gv + 1] - lo
-            if deg < ESCAPE and lo < (1 << 23):
-                info = (lo << 8) | deg
             parent[gv] = -1
-        store_own(store, rank, HEAD + chunk + i, info)
         i += per
     i = lt
     while i < words:
@@ -376,14 +375,20 @@ class ClusterAsyncSolver(ClusterSSSP):
         sshift, shift = self.stripe.bit_length() - 1, self.ranks.bit_length() - 1
         home, local = home_of(g.indices.astype(np.int64), shift, sshift)
         self.d_arcs = cuda.to_device((g.weights.astype(np.int64) << 32) | (home << 24) | local)
+        # each block's packed arc ranges in the order of its shared words, copied in by every trial
+        gv = vertex_of(np.arange(self.ranks)[:, None], np.arange(self.chunk)[None, :], shift, sshift).ravel()
+        lo = g.indptr[np.minimum(gv, g.n)].astype(np.int64)
+        deg = g.indptr[np.minimum(gv + 1, g.n)] - lo
+        packed = (gv < g.n) & (deg < ESCAPE) & (lo < (1 << 23))
+        self.d_ranges = cuda.to_device(np.where(packed, (lo << 8) | deg, ESCAPE).astype(np.int32))
         self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
         self.upload_source()
         shape = (self.ranks, self.shared_bytes // 4) if TARGET.simulator else (1, 1)
         self.d_store = cuda.device_array(shape, dtype=np.int32)  # the simulator's stand-in for shared memory
-        self.args = (self.dg.indptr, self.d_arcs, self.d_dist, self.d_parent, self.d_ctl, self.d_source, self.d_store,
-                     np.int64(n), np.int64(self.chunk), np.int64(self.ranks), np.int64(shift), np.int64(sshift),
-                     np.int64(self.wshift), np.int64(self.delta), np.int32(self.graph.inf),
-                     np.int64(not self.dg.nonpositive), np.int32(0))
+        self.args = (self.dg.indptr, self.d_arcs, self.d_ranges, self.d_dist, self.d_parent, self.d_ctl,
+                     self.d_source, self.d_store, np.int64(n), np.int64(self.chunk), np.int64(self.ranks),
+                     np.int64(shift), np.int64(sshift), np.int64(self.wshift), np.int64(self.delta),
+                     np.int32(self.graph.inf), np.int64(not self.dg.nonpositive), np.int32(0))
 
     def read_counters(self, ctl):
         return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
@@ -394,6 +399,6 @@ class ClusterAsyncSolver(ClusterSSSP):
 def compile_targets():
     """(label, kernel, signature) for the offline sm_90 compile gate, at the default block and the largest."""
     i32 = "int32[::1]"
-    sig = (f"void({i32}, int64[::1], {i32}, {i32}, int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, int64, "
-           "int64, int64, int64, int32, int64, int32)")
+    sig = (f"void({i32}, int64[::1], {i32}, {i32}, {i32}, int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, "
+           "int64, int64, int64, int64, int32, int64, int32)")
     return [(f"cluster_wave[{b}]", cluster_wave(b), sig) for b in (1024, 512)]

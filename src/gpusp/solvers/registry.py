@@ -439,8 +439,9 @@ SPECS: tuple[SolverSpec, ...] = (
                        Param("block", 512, "threads per block (each polls its share of the bitmap)",
                              choices=(128, 256, 512, 1024))),
                max_n=rules.clusterasync_max_n(),
-               memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * m,
-               memory_formula=CSR_MEMORY + " + 8 m (each arc again as one word: weight, head's block and index)"),
+               memory=lambda n, m, p, w: _csr(n, m, p, w) + 8 * m + 4 * (n + p["cluster"] * p["stripe"]),
+               memory_formula=CSR_MEMORY + " + 8 m (each arc again as one word: weight, head's block and index) + "
+                              "4 (n + cluster x stripe) (the packed arc ranges)"),
     SolverSpec("deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
                "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
                "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
