@@ -72,3 +72,44 @@ def assert_sssp_ok(graph, source, result):
 def assert_apsp_ok(graph, result):
     verdict = check_apsp(graph, result.dist, result.parent)
     assert verdict.ok, f"{graph.name}: {verdict.checks} {verdict.mismatches}"
+
+
+class CountedLaunches:
+    """Records every Launch / NativeRead a solver builds (its ``native`` request) and how often each is called."""
+
+    def __init__(self, monkeypatch, *modules):
+        from gpusp.solvers.common import launch
+
+        self.launches, self.reads = [], []
+        made = self
+
+        class CountedLaunch(launch.Launch):
+            __slots__ = ("asked", "calls")
+
+            def __init__(self, *args, native=True, **kw):
+                super().__init__(*args, native=native, **kw)
+                self.asked, self.calls = native, 0
+                made.launches.append(self)
+
+            def __call__(self, *args):
+                self.calls += 1
+                return super().__call__(*args)
+
+        class CountedRead(launch.NativeRead):
+            __slots__ = ("asked", "calls")
+
+            def __init__(self, *args, native=True, **kw):
+                super().__init__(*args, native=native, **kw)
+                self.asked, self.calls = native, 0
+                made.reads.append(self)
+
+            def __call__(self):
+                self.calls += 1
+                return super().__call__()
+
+        for module in modules:
+            monkeypatch.setattr(module, "Launch", CountedLaunch)
+            monkeypatch.setattr(module, "NativeRead", CountedRead)
+
+    def calls(self):
+        return sum(x.calls for x in self.launches), sum(x.calls for x in self.reads)

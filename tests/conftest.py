@@ -84,14 +84,15 @@ _MIRROR_KEY = pytest.StashKey[Path]()
 def fallback_folder() -> Path:
     """Where datasets and peers the mirror lacks are downloaded: kept across runs ($GPUSP_CACHE, else ~/.cache/gpusp),
     so a machine without the mirror downloads each file once (a kept file is verified again before use)."""
-    from gpusp.data import peers
+    from gpusp.solvers.peers import build as peers
 
     return peers.cache_dir() / "test-mirror"
 
 
 def _where(name: str) -> tuple[str, str | None]:
     """(path in a mirror folder, kind) of a marker argument: a dataset or peer name, else a plain mirror file."""
-    from gpusp.data import datasets, peers
+    from gpusp.data import datasets
+    from gpusp.solvers.peers import build as peers
 
     if name in peers.names():
         return f"peers/{peers.get_peer(name)['filename']}", "peer"
@@ -104,7 +105,8 @@ def _where(name: str) -> tuple[str, str | None]:
 def _fetch(name: str, kind: str, folder: Path) -> None:
     """gpusp's own fetch into ``folder``: a verified copy kept there, the mirror, then one quick try at the URL (no
     retries: an offline machine fails at once); checksums verified."""
-    from gpusp.data import datasets, peers
+    from gpusp.data import datasets
+    from gpusp.solvers.peers import build as peers
 
     mirror = str(MIRROR) if MIRROR.is_dir() else False
     if kind == "peer":

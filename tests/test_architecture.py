@@ -93,31 +93,39 @@ def test_no_import_cycles():
 def test_the_checker_sees_lazy_and_relative_imports():
     """The parser itself: a lazy relative import inside a function is found and resolved."""
     assert "gpusp.measure.job" in GRAPH["gpusp.cli"]  # imported inside cmd_solve
-    assert "gpusp.data.peers" in GRAPH["gpusp.solvers.gapbs"]  # `from ..data import peers`
+    assert "gpusp.solvers.peers.build" in GRAPH["gpusp.solvers.peers.gapbs.solver"]  # `from .. import build as peers`
     assert "gpusp.measure.harness" in GRAPH["gpusp"]
 
 
-# --- inside gpusp.solvers: families on shared floors -------------------------------------------------------------------
+# --- inside gpusp.solvers: a family is a folder -----------------------------------------------------------------------
 SOLVERS = "gpusp.solvers"
 
 
 def solver_roles() -> dict[str, str]:
-    """Module -> role ('floor' or 'index') from the document's solver table; every other module is in a family."""
+    """Module or package -> role ('floor' or 'index') from the document's solver table; the rest are families."""
     out = {}
     for line in DOC.read_text().splitlines():
         m = re.match(r"\|\s*(floor|index)\s*\|([^|]*)\|", line)
         if m:
-            for name in re.findall(r"`(gpusp\.solvers\.\w+)`", m[2]):
+            for name in re.findall(r"`(gpusp\.solvers\.[\w.]+)`", m[2]):
                 out[name] = m[1]
     return out
 
 
+def role_of(name: str) -> str | None:
+    roles = solver_roles()
+    best = max((p for p in roles if name == p or name.startswith(p + ".")), key=len, default=None)
+    return roles[best] if best else None
+
+
 def family_of(name: str) -> str | None:
-    """The family a solvers module belongs to (its top-level name under gpusp.solvers), None for floors and index."""
-    if not name.startswith(SOLVERS + "."):
+    """The family package a solvers module belongs to (gpusp.solvers.<family> or gpusp.solvers.peers.<family>), None
+    for floors and the index."""
+    if not name.startswith(SOLVERS + ".") or role_of(name):
         return None
-    top = ".".join(name.split(".")[:3])
-    return None if top in solver_roles() else top
+    parts = name.split(".")
+    depth = 4 if parts[2] == "peers" else 3
+    return ".".join(parts[:depth]) if len(parts) >= depth else None
 
 
 def test_the_document_names_the_solver_floors():
@@ -125,23 +133,58 @@ def test_the_document_names_the_solver_floors():
     assert {"floor", "index"} <= set(roles.values()), f"the solver table of {DOC} was not found: {roles}"
     stale = [m for m in roles if m not in MODULES]
     assert not stale, f"docs/architecture.md names solver modules that do not exist: {stale}"
+    homeless = [m for m in MODULES if m.startswith(SOLVERS + ".") and not role_of(m) and not family_of(m)
+                and not (MODULES[m].name == "__init__.py" and not GRAPH[m])]  # a folder's docstring
+    assert not homeless, f"modules of gpusp.solvers in no floor, index or family folder: {homeless}"
 
 
 @pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith(SOLVERS + ".")))
 def test_no_solver_family_imports_another(name):
-    roles = solver_roles()
-    mine = family_of(name)
+    mine, role = family_of(name), role_of(name)
     targets = {t for t in GRAPH[name] if t.startswith(SOLVERS + ".")}
-    if mine is None and roles.get(".".join(name.split(".")[:3])) == "floor":
-        wrong = {t for t in targets if roles.get(".".join(t.split(".")[:3])) != "floor"}
+    if role == "floor":
+        wrong = {t for t in targets if role_of(t) != "floor"}
         assert not wrong, f"floor {name} imports what is not a floor: {sorted(wrong)}"
         return
-    if mine is None:  # the index: families' rule modules are allowed while the registry imports without Numba
+    if role == "index":
+        wrong = {t for t in targets if family_of(t) and not t.endswith(".spec") and t != family_of(t)}
+        assert not wrong, f"index {name} imports families' code beyond their spec modules: {sorted(wrong)}"
         return
     others = {t for t in targets if family_of(t) not in (None, mine)}
     assert not others, f"{name} (family {mine}) imports other families: {sorted(others)}"
-    index = {t for t in targets if roles.get(t) == "index" and t != f"{SOLVERS}.registry"}
+    index = {t for t in targets if role_of(t) == "index" and t != f"{SOLVERS}.registry"}
     assert not index, f"family module {name} imports {sorted(index)}"
+
+
+def test_every_solver_lives_in_the_folder_its_name_names():
+    """`<family>_<variant>`: the solver's class, and the spec that lists it, are in the folder <family>."""
+    from gpusp.solvers.registry import FAMILIES, SPECS
+
+    folders = {f.rsplit(".", 1)[1]: f for f in FAMILIES}
+    wrong = [(s.name, s.impl) for s in SPECS
+             if s.family not in folders or not s.impl.startswith(folders[s.family] + ".")]
+    assert not wrong, f"solvers whose code is not in their family's folder: {wrong}"
+    empty = [f for f in FAMILIES if not any(s.family == f.rsplit(".", 1)[1] for s in SPECS)]
+    assert not empty, f"family folders that register no solver: {empty}"
+
+
+def test_a_kernel_signature_is_written_at_its_kernel():
+    """Every `void(...)` signature string in the package is an argument of an `@kernel(...)` record (the compile
+    gate's list is made from those), and no module keeps a hand-written compile_targets()."""
+    loose, legacy = [], []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        inside = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}  # docstrings
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "kernel":
+                inside |= {id(n) for arg in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(arg)}
+            if isinstance(node, ast.FunctionDef) and node.name == "compile_targets":
+                legacy.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}")
+        loose += [f"{path.relative_to(ROOT.parent)}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and "void(" in node.value
+                  and id(node) not in inside]
+    assert not loose, "signature strings written apart from their kernel: " + ", ".join(loose)
+    assert not legacy, "hand-written compile_targets(): " + ", ".join(legacy)
 
 
 def test_the_registry_imports_without_numba():
@@ -158,10 +201,11 @@ def test_the_registry_imports_without_numba():
 
 def test_the_checker_sees_a_family_importing_another():
     """The rule itself: an import of another family's module is caught, one of a floor is not."""
-    assert family_of("gpusp.solvers.minplus") == "gpusp.solvers.minplus"
-    assert family_of("gpusp.solvers.dense") is None and family_of("gpusp.solvers.registry") is None
-    assert "gpusp.solvers.dense" in GRAPH["gpusp.solvers.minplus"]  # a floor, allowed
-    assert family_of("gpusp.solvers.fastfw.solver") == family_of("gpusp.solvers.fastfw.variants")
+    assert family_of("gpusp.solvers.minplus.squaring") == "gpusp.solvers.minplus"
+    assert family_of("gpusp.solvers.peers.gapbs.solver") == "gpusp.solvers.peers.gapbs"
+    assert family_of("gpusp.solvers.common.dense") is None and family_of("gpusp.solvers.registry") is None
+    assert "gpusp.solvers.common.dense" in GRAPH["gpusp.solvers.minplus.squaring"]  # a floor, allowed
+    assert family_of("gpusp.solvers.blockedfw.fast.solver") == family_of("gpusp.solvers.blockedfw.layout")
 
 
 # --- sizes, and no history in the code ---------------------------------------------------------------------------------

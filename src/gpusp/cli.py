@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from ._version import __version__
-from .data import datasets, peers
+from .data import datasets
+from .solvers.peers import build as peers
 from .data.formats import read_graph, write_graph
 from .data.generate import generate
 from .data.weights import add_weights, replace_weights, symmetrize

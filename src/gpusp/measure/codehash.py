@@ -109,7 +109,7 @@ def code_hash(spec, root: Path = ROOT) -> str:
         h.update(mod.encode() + b"\0" + module_file(mod, root).read_bytes() + b"\0")
     h.update(_spec_value(spec).encode())
     if spec.peer:
-        from ..data import peers
+        from ..solvers.peers import build as peers
 
         entry = peers.get_peer(spec.family)
         pinned = {key: entry.get(key) for key in ("commit", "sha256", "sha256_content", "targets")}

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..solvers import registry
-from ..solvers.base import counters_of
+from ..solvers.common.base import counters_of
 from ..device import DeviceTimer, require_cuda
 from ..device import mode as device_mode
 from ..errors import SolverError, SolverUnavailable
@@ -235,7 +235,7 @@ def _host_clock(spec) -> str:
 
 def _host(array):
     """A device or host array as a host ndarray; a matrix derived row by row when asked for (the parents of an
-    APSP run without paths, :class:`~gpusp.solvers.dense.TightParents`) stays so: validation reads a few rows."""
+    APSP run without paths, :class:`~gpusp.solvers.common.dense.TightParents`) stays so: validation reads a few rows."""
     if array is None or callable(getattr(array, "rows", None)):
         return array
     return np.asarray(array)

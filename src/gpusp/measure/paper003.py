@@ -1,7 +1,7 @@
 """Paper 003's whole flow, end to end: product, two smallest cells, the shortest path between them.
 
 1. Two seeded random n x n integer matrices A, B (entries 0 .. vmax-1) are multiplied on the GPU by the
-   tiled kernel of :mod:`gpusp.solvers.matprod` (CUDA events, a warm-up that also measures the JIT, then
+   tiled kernel of :mod:`gpusp.solvers.packed.matprod` (CUDA events, a warm-up that also measures the JIT, then
    ``trials`` timed runs); the product is checked against NumPy.
 2. The block min-reduction finds the smallest and the second-smallest cell of C with their positions
    (timed; checked against a NumPy sort that breaks ties by the first row-major index).
@@ -29,7 +29,7 @@ import numpy as np
 from ..data.generate import value_grid
 from ..device import DeviceTimer, device_info, mode
 from ..errors import SolverError
-from ..solvers import matprod
+from ..solvers.packed import matprod
 from .harness import path, solve
 from .validate import check_sssp
 

@@ -123,7 +123,7 @@ def peer_info(spec, runs: list) -> dict:
     """Which build of an external peer (GAPBS, Gunrock) a record measured: the commit it ran (its runs' counters
     say, e.g. ``gapbs_commit``), the pinned commit, and the compiler of the build in use when one is found (for a
     driver built by nvcc also its architecture, whether the device-pass fix is in, its sha256 and compile time)."""
-    from ..data import peers
+    from ..solvers.peers import build as peers
 
     ran = {name: r["counters"][f"{name}_commit"] for name in peers.names() for r in runs
            if f"{name}_commit" in (r.get("counters") or {})}

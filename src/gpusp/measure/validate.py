@@ -41,7 +41,7 @@ import numpy as np
 
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError
-from ..solvers.cpu import scipy_matrix, scipy_paths, scipy_rows_parallel
+from ..solvers.scipy.reference import scipy_matrix, scipy_paths, scipy_rows_parallel
 
 MAX_REPORTED = 10
 # SciPy computes in float64: Johnson's reweighted sums stay below 3x the longest simple path, so paths

@@ -2,8 +2,8 @@
 
 The CUDA simulator does no typing, so a kernel can pass every simulator test and still fail to
 compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles
-each kernel every GPU solver module lists in ``compile_targets()`` with ``cuda.compile_ptx(...,
-cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
+every kernel recorded with ``@kernel`` (:mod:`gpusp.solvers.common.gate`) in any module of ``gpusp.solvers`` with
+``cuda.compile_ptx(..., cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
 ``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: the kernels are spread over N processes, one per
 core by default. The test suite (tests/test_compile_gate.py) has one test per kernel instead, so that pytest-xdist
 spreads the compiles with the other tests; each pytest process compiles through one helper process without the
@@ -31,27 +31,22 @@ def patch_current_device(cc=(9, 0)):
 
 
 def modules() -> list[str]:
-    """Modules of every registered GPU solver, plus the shared device helpers and paper 003's flow kernels."""
-    from .registry import SPECS
+    """Every module under gpusp.solvers, in name order (the gate imports each and compiles what it records)."""
+    import pkgutil
 
-    # the shared floors' kernels, paper 003's product and reduction, then every GPU solver's module
-    names = ["gpusp.solvers.launch", "gpusp.solvers.csr", "gpusp.solvers.dense", "gpusp.solvers.matprod"]
-    for spec in SPECS:
-        if spec.device == "gpu":
-            mod = spec.impl.split(":")[0]
-            if mod not in names:
-                names.append(mod)
-    return names
+    from . import __path__ as root
+
+    return sorted(info.name for info in pkgutil.walk_packages(root, prefix=f"{__package__}.") if not info.ispkg)
 
 
 def module_targets(name: str) -> list[tuple[str, object, str]]:
-    """Module ``name``'s (label, kernel, signature) list; ImportError where it does not import, LookupError where it
-    has no ``compile_targets()``."""
+    """Module ``name``'s (label, kernel, signature) list, made from its ``@kernel`` records
+    (:mod:`gpusp.solvers.common.gate`); ImportError where it does not import."""
+    from .common import gate
+
     module = importlib.import_module(name)
-    targets = getattr(module, "compile_targets", None)
-    if targets is None:
-        raise LookupError(f"{name}: has no compile_targets()")
-    return list(targets())
+    legacy = getattr(module, "compile_targets", None)
+    return list(legacy()) if legacy is not None else gate.targets(name)
 
 
 def listing(only=()) -> tuple[list[tuple[str, str]], list[str]]:

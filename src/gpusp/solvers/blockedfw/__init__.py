@@ -44,8 +44,8 @@ Without a GPU, v40 and v41 launch their DAG's pieces one by one in an adversaria
 first) in both ``capture`` modes, which checks the kernels and that the DAG's dependencies suffice, not graph capture
 itself (counters ``graph`` and ``captured``: whether the run launched a graph and captured one).
 
-Launches (``launcher``, v10 ... v30): the host loops launch through :class:`~gpusp.solvers.launch.Launch` objects
-configured once per solver, and the negative-cycle flag is read through :class:`~gpusp.solvers.launch.NativeRead`.
+Launches (``launcher``, v10 ... v30): the host loops launch through :class:`~gpusp.solvers.common.launch.Launch` objects
+configured once per solver, and the negative-cycle flag is read through :class:`~gpusp.solvers.common.launch.NativeRead`.
 ``'native'`` (default) pays the driver's cost per launch, as the paper's C code does; ``'numba'`` goes through
 Numba's dispatcher every launch (tens of microseconds of host time each), for comparison. The answers are the same.
 
@@ -56,9 +56,9 @@ O(1) extra work per improvement. Column pieces of phase 2 and phase 3 remember o
 builds every kernel without predecessors (a compile-time constant: no branch at run time, the shared predecessor
 arrays shrink to one unused cell) and allocates, copies and resets no predecessor matrix (the kernels get a 1 x 1
 placeholder); ``download`` then derives parents from tight arcs on the host, untimed, for validation
-(:func:`~gpusp.solvers.dense.apsp_tight_parents`, as ``blockedfw_fast`` and ``nsssp_*`` without paths). Phases 2 and 3
+(:func:`~gpusp.solvers.common.dense.apsp_tight_parents`, as ``blockedfw_fast`` and ``nsssp_*`` without paths). Phases 2 and 3
 relax through d[i][k] already relaxed through later vertices of the same block, so with a zero-weight cycle
-predecessor chains could loop: graphs with a weight <= 0 run under the hop tie-break of :mod:`gpusp.solvers.dense`
+predecessor chains could loop: graphs with a weight <= 0 run under the hop tie-break of :mod:`gpusp.solvers.common.dense`
 (counters ``hop_tiebreak``, ``matrix_dtype``), with paths or without (the host-derived parents need it too).
 Negative weights: INF operands are never added, sums are clamped at -INF, and a negative diagonal entry after the
 last round raises NegativeCycleError.

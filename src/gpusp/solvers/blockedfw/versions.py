@@ -13,10 +13,10 @@ import numpy as np
 from numba import cuda
 
 from ...errors import NegativeCycleError, SolverError
-from ..base import Solver
-from ..dense import (DTYPES, apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
+from ..common.base import Solver
+from ..common.dense import (DTYPES, apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
                      undo_tiebreak)
-from ..launch import TARGET, Launch, NativeRead, capture_graph, event
+from ..common.launch import TARGET, Launch, NativeRead, capture_graph, event
 from .globalmem import global_kernels
 from .layout import (BLOCK_SIZES, LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges,
                      wire_dag)
@@ -424,7 +424,7 @@ def _shared_targets(B: int, w: str, mats: str, paths: bool) -> list:
 
 def compile_targets():
     """(label, kernel, signature) for every kernel, every B in BLOCK_SIZES, int32 / int64 distances and paths on and
-    off (the negative-cycle check is :mod:`gpusp.solvers.dense`'s)."""
+    off (the negative-cycle check is :mod:`gpusp.solvers.common.dense`'s)."""
     out = []
     for w in DTYPES:
         mats = f"{w}[:, ::1], int32[:, ::1]"

@@ -30,7 +30,7 @@ Variants
   is relaxed in place with ``cuda.atomic.min``; the atomic's old value tells whether it lowered the head.
   Per round O(m) work; at most |V| rounds. ``relaxations`` counts edges examined (rounds * m).
   ``dst`` and ``w`` are the CSR ``indices`` / ``weights`` (CSR order is COO sorted by source), shared with
-  the CSR upload that :func:`~gpusp.solvers.csr.build_parents` uses.
+  the CSR upload that :func:`~gpusp.solvers.common.csr.build_parents` uses.
 * ``edgebf_dense`` (DenseSolver) - sec. III: the dense n x n matrix (``graph.to_dense()``: lightest of
   parallel edges, diagonal ``min(0, self-loop)``), a 2-D launch with one thread per entry ``(i, j)``;
   rows stride by the grid height beyond 65535 blocks. ``layout`` 'coalesced' puts the column on x, so a
@@ -63,8 +63,8 @@ parameter: their rounds are always launched from the host.
 
 Launcher (``launcher``, every solver here). A host-driven round is a launch of a few microseconds of kernel
 and an 8-byte read, so the host's launch path is what it measures. 'native' (default) builds every kernel's
-:class:`~gpusp.solvers.launch.Launch` once per source state (the reset, the round kernel, each streamed piece's
-kernel, the tree's kernels) and reads the flag through :class:`~gpusp.solvers.launch.NativeRead`: the driver's
+:class:`~gpusp.solvers.common.launch.Launch` once per source state (the reset, the round kernel, each streamed piece's
+kernel, the tree's kernels) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`: the driver's
 cost, as the paper's C code pays it; 'numba' goes through Numba's dispatcher and ``copy_to_host`` every time
 (tens of microseconds each), for comparison. 'graph' and 'persistent' rounds are launched as before.
 

@@ -1,0 +1,337 @@
+"""Vertex-parallel Bellman-Ford on the GPU (paper 000, Bodra): naive, grid-stride and stride-with-flag.
+
+Algorithm. Bellman-Ford repeats rounds of edge relaxation until no distance changes. Here a round is
+two launches: a *relax* kernel in which the thread that owns vertex ``u`` reads ``prev[u]`` (the
+distance at the end of the previous round) and lowers ``dist[v]`` for each out-edge ``u -> v`` with an
+atomic minimum (several vertices can share a target), then a *copy* kernel that moves ``dist`` into
+``prev`` and stamps a one-word ``changed`` flag with the round number when anything improved. Reading
+``prev`` and writing ``dist`` keeps a round free of read-after-write races, so after round ``r`` every
+distance is the length of the best walk with at most ``r`` edges (Jacobi-style rounds). The host reads
+the flag once per round (one 4-byte device-to-host copy, a synchronisation). Parents are not tracked
+during relaxation; after convergence :func:`gpusp.solvers.common.csr.build_parents` picks a tight in-edge
+per vertex (paper 000's parent kernel), growing the tree level by level when zero or negative weights
+make tight cycles possible.
+
+Variants (registry names):
+
+* ``bellmanford_naive`` - one thread per vertex, ``ceil(n / block)`` blocks per launch.
+* ``bellmanford_stride`` - the same kernels written as grid-stride loops over a fixed grid (``grid``
+  blocks; 0 means ``rules.STRIDE_BLOCKS_PER_SM`` per multiprocessor), so launch size no longer grows
+  with ``n``.
+* ``bellmanford_flag`` - stride plus a per-vertex ``flag`` byte: the copy kernel sets ``flag[v]`` exactly
+  when ``v`` improved in the round just finished (and clears it otherwise), and the relax kernel skips
+  vertices whose flag is clear, since their out-edges were already relaxed with the same value. One flag
+  array is enough: the relax kernel only reads it and the copy kernel, which runs after it on the same
+  stream, overwrites every entry, so no entry is read and written in the same launch and nothing needs
+  clearing between rounds.
+
+Rounds (``rounds`` parameter). ``'early'`` stops after the first round that changes nothing. ``'fixed'``
+runs the paper's |V| - 1 rounds without reading the flag in between. Both then need round |V| to tell a
+reachable negative cycle apart: without one, shortest walks use at most |V| - 1 edges, so a change in
+round |V| means a negative cycle and raises :class:`~gpusp.errors.NegativeCycleError`. In 'fixed' mode
+this check round is always run, so ``iterations`` is exactly |V| (as for ``bellmanford_cpu``); in 'early'
+mode it is the number of rounds run, the last of which changed nothing (at most |V|).
+
+Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
+kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
+launches through :class:`~gpusp.solvers.common.launch.Launch` (Numba's compiled kernel, its parameter block built once,
+the round stamp written into it per launch) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`:
+the driver's cost, as the paper's C code pays it; ``'numba'`` goes through Numba's dispatcher and
+``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
+
+Counters: ``iterations`` (rounds, including the check round), ``relaxations`` (``rounds * m``, edges
+examined, for naive and stride; not counted for flag, whose work depends on the frontier and would need
+a device counter in the timed path), ``launches`` (kernel launches including the parent tree).
+
+Complexity: O(|V| |E|) work in the worst case and O(|V|) rounds; each round costs O(|V| + |E|) work
+(naive, stride) or O(|V| + edges of changed vertices) (flag). Memory: CSR plus ``dist``, ``prev``,
+``parent`` (and ``flag``), see the registry's formula.
+
+Paper: D. Bodra, "Accelerating Shortest Path Algorithms on the GPU using CUDA" (seed 000), section 2.1
+(naive; stride, after Harris's grid-stride loops; stride with flag, after Agarwal & Dutta).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ...errors import NegativeCycleError
+from ..common.base import Solver
+from ..common.csr import DeviceGraph, build_parents
+from ..common.launch import Launch, NativeRead, blocks_per_sm, launch_grid
+from .spec import STRIDE_BLOCKS_PER_SM
+
+
+# --- kernels shared by every variant -------------------------------------------------------------------
+@cuda.jit(device=True)
+def _start(prev, dist, i, source, inf):
+    """Vertex i before round 1: prev and dist 0 at the source, INF elsewhere; returns its flag (1 at the source,
+    the only vertex that relaxes in round 1, else 0)."""
+    d = inf
+    f = 0
+    if i == source:
+        d = 0
+        f = 1
+    prev[i] = d
+    dist[i] = d
+    return f
+
+
+@cuda.jit(cache=True)
+def init_rounds(prev, dist, changed, source, inf):
+    """Grid-stride: every distance INF except the source's 0; clear the round stamp."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    if i == 0:
+        changed[0] = 0
+    while i < dist.size:
+        _start(prev, dist, i, source, inf)
+        i += stride
+
+
+@cuda.jit(cache=True)
+def init_rounds_flag(prev, dist, flag, changed, source, inf):
+    """Grid-stride: as init_rounds, and only the source's flag set."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    if i == 0:
+        changed[0] = 0
+    while i < dist.size:
+        flag[i] = _start(prev, dist, i, source, inf)
+        i += stride
+
+
+@cuda.jit(device=True)
+def _relax_out(indptr, indices, weights, dist, u, du):
+    """Lower dist[v] to du + w for every out-edge u -> v (du = prev[u], finite)."""
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        nd = du + weights[e]
+        if nd < dist[v]:
+            cuda.atomic.min(dist, v, nd)  # atomic: other vertices may lower dist[v] in the same round
+
+
+# --- naive: one thread per vertex -------------------------------------------------------------------------
+@cuda.jit(cache=True)
+def relax_naive(indptr, indices, weights, prev, dist, inf):
+    """Thread per vertex u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
+    u = cuda.grid(1)
+    if u >= prev.size:
+        return
+    du = prev[u]
+    if du == inf:
+        return  # never relax from INF (INF + negative would look finite)
+    _relax_out(indptr, indices, weights, dist, u, du)
+
+
+@cuda.jit(device=True)
+def _improved(prev, dist, i):
+    """prev[i] <- dist[i] when the round lowered it; returns 1 when it did, else 0."""
+    d = dist[i]
+    if d < prev[i]:
+        prev[i] = d
+        return 1
+    return 0
+
+
+@cuda.jit(cache=True)
+def copy_naive(prev, dist, changed, stamp):
+    """Thread per vertex: prev <- dist, stamping changed[0] with this round's number on an improvement."""
+    i = cuda.grid(1)
+    if i >= prev.size:
+        return
+    if _improved(prev, dist, i):
+        changed[0] = stamp  # benign race: every writer stores the same stamp
+
+
+# --- stride: grid-stride loops over vertices ---------------------------------------------------------------
+@cuda.jit(cache=True)
+def relax_stride(indptr, indices, weights, prev, dist, inf):
+    """Grid-stride over vertices u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
+    u = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    n = prev.size
+    while u < n:
+        du = prev[u]
+        if du != inf:  # never relax from INF
+            _relax_out(indptr, indices, weights, dist, u, du)
+        u += stride
+
+
+@cuda.jit(cache=True)
+def copy_stride(prev, dist, changed, stamp):
+    """Grid-stride: prev <- dist, stamping changed[0] with this round's number on an improvement."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    n = prev.size
+    while i < n:
+        if _improved(prev, dist, i):
+            changed[0] = stamp  # benign race: every writer stores the same stamp
+        i += stride
+
+
+# --- stride with flag --------------------------------------------------------------------------------------
+@cuda.jit(cache=True)
+def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
+    """Grid-stride over vertices u whose distance changed last round: relax their out-edges."""
+    u = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    n = prev.size
+    while u < n:
+        if flag[u] != 0:
+            du = prev[u]
+            if du != inf:  # a flagged vertex is finite; the guard is defensive
+                _relax_out(indptr, indices, weights, dist, u, du)
+        u += stride
+
+
+@cuda.jit(cache=True)
+def copy_flag(prev, dist, flag, changed, stamp):
+    """Grid-stride: prev <- dist; flag[i] = whether i improved this round; stamp changed[0] if any did."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    n = prev.size
+    while i < n:
+        d = dist[i]
+        if d < prev[i]:
+            prev[i] = d
+            flag[i] = 1
+            changed[0] = stamp  # benign race: every writer stores the same stamp
+        else:
+            flag[i] = 0
+        i += stride
+
+
+# --- solvers -----------------------------------------------------------------------------------------------
+class _RoundsSolver(Solver):
+    """Host loop shared by the three variants: init, rounds of (relax, copy), flag check, parent tree."""
+
+    device = "gpu"
+    uses_flag = False
+    counts_relaxations = True
+
+    def __init__(self, graph, **params):
+        """``params``: the variant's registry parameters, each named by its ``__init__``."""
+        super().__init__(graph, **params)
+        self.block = params["block"]
+        self.fixed = params["rounds"] == "fixed"
+        self.dg = DeviceGraph(graph)
+
+    def grid(self) -> int:
+        """Blocks per launch of the round kernels."""
+        raise NotImplementedError
+
+    def round_kernels(self):
+        """(init kernel, its arguments up to the source and inf), (relax kernel, its arguments), (copy kernel,
+        its arguments up to the round stamp)."""
+        raise NotImplementedError
+
+    def upload(self):
+        n, dtype = self.graph.n, self.graph.dtype
+        self.dg.upload()
+        self.d_prev = cuda.device_array(n, dtype=dtype)
+        self.d_dist = cuda.device_array(n, dtype=dtype)
+        self.d_parent = cuda.device_array(n, dtype=np.int32)
+        self.d_changed = cuda.device_array(1, dtype=np.int32)
+        self.d_flag = cuda.device_array(n, dtype=np.uint8) if self.uses_flag else None
+        (init, self.init_args), (relax, self.relax_args), (copy, self.copy_args) = self.round_kernels()
+        grid = self.grid()
+        self.l_init, self.l_relax, self.l_copy = (Launch(k, grid, self.block, native=self.native)
+                                                  for k in (init, relax, copy))
+        self.read_changed = NativeRead(self.d_changed, native=self.native)
+
+    def _changed_in(self, stamp) -> bool:
+        """Read the round stamp (one small device-to-host copy: a synchronisation)."""
+        return int(self.read_changed()[0]) == stamp
+
+    def run(self, source):
+        n, block, dg = self.graph.n, self.block, self.dg
+        relax, copy, copy_args, relax_args = self.l_relax, self.l_copy, self.copy_args, self.relax_args
+        self.l_init(*self.init_args, source, dg.inf)
+        launches, rounds = 1, 0
+        for r in range(1, n + 1):
+            relax(*relax_args)
+            copy(*copy_args, r)  # stamps d_changed with r when a distance improved in round r
+            launches += 2
+            rounds = r
+            if r == n:  # the check round: any change now means a reachable negative cycle
+                if self._changed_in(r):
+                    raise NegativeCycleError()
+                break
+            if not self.fixed and not self._changed_in(r):
+                break
+        launches += build_parents(dg, self.d_dist, self.d_parent, source, block, native=self.native)
+        counters = {"iterations": rounds, "launches": launches}
+        if self.counts_relaxations:
+            counters["relaxations"] = rounds * self.graph.m
+        return counters
+
+    def download(self):
+        return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
+
+
+class NaiveSolver(_RoundsSolver):
+    """bellmanford_naive: one thread per vertex, ceil(n / block) blocks."""
+
+    def __init__(self, graph, *, block, rounds, launcher):
+        super().__init__(graph, block=block, rounds=rounds, launcher=launcher)
+
+    def grid(self):
+        return launch_grid(self.graph.n, self.block)
+
+    def round_kernels(self):
+        dg = self.dg
+        return ((init_rounds, (self.d_prev, self.d_dist, self.d_changed)),
+                (relax_naive, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)),
+                (copy_naive, (self.d_prev, self.d_dist, self.d_changed)))
+
+
+class StrideSolver(_RoundsSolver):
+    """bellmanford_stride: grid-stride loops over a fixed grid (``grid`` blocks, 0: STRIDE_BLOCKS_PER_SM per
+    multiprocessor)."""
+
+    def __init__(self, graph, *, block, grid, rounds, launcher):
+        super().__init__(graph, block=block, grid=grid, rounds=rounds, launcher=launcher)
+        self.grid_blocks = grid
+
+    def grid(self):
+        return self.grid_blocks or blocks_per_sm(STRIDE_BLOCKS_PER_SM)
+
+    def round_kernels(self):
+        dg = self.dg
+        return ((init_rounds, (self.d_prev, self.d_dist, self.d_changed)),
+                (relax_stride, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, dg.inf)),
+                (copy_stride, (self.d_prev, self.d_dist, self.d_changed)))
+
+
+class FlagSolver(StrideSolver):
+    """bellmanford_flag: stride, relaxing only vertices whose distance changed in the previous round."""
+
+    uses_flag = True
+    counts_relaxations = False
+
+    def round_kernels(self):
+        dg = self.dg
+        return ((init_rounds_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)),
+                (relax_flag, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag, dg.inf)),
+                (copy_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)))
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        csr = f"int32[::1], int32[::1], {w}[::1]"
+        out += [
+            (f"init_rounds[{w}]", init_rounds, f"void({w}[::1], {w}[::1], int32[::1], int64, {w})"),
+            (f"init_rounds_flag[{w}]", init_rounds_flag,
+             f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64, {w})"),
+            (f"relax_naive[{w}]", relax_naive, f"void({csr}, {w}[::1], {w}[::1], {w})"),
+            (f"copy_naive[{w}]", copy_naive, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
+            (f"relax_stride[{w}]", relax_stride, f"void({csr}, {w}[::1], {w}[::1], {w})"),
+            (f"copy_stride[{w}]", copy_stride, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
+            (f"relax_flag[{w}]", relax_flag, f"void({csr}, {w}[::1], {w}[::1], uint8[::1], {w})"),
+            (f"copy_flag[{w}]", copy_flag, f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64)"),
+        ]
+    return out

@@ -1,0 +1,423 @@
+"""How the solvers put work on the device: grid sizes, cooperative grids, CUDA graphs, small array kernels, and
+what the CUDA target in use can do (:data:`TARGET`).
+
+Numba's CUDA simulator runs the same kernels as Python threads but lacks part of the hardware: warp intrinsics
+(activemask, shuffles, clz, popc, nanosleep), compile options (register caps, launch bounds, aligned shared arrays),
+CUDA graphs and pre-configured launches, and its grid barrier works for one block only (:func:`cooperative_grid`
+then gives one block); every simulated thread is also expensive. The solvers ask :data:`TARGET` instead of testing the simulator themselves, so that each of these
+differences is decided in one place. Compile-time properties follow ``NUMBA_ENABLE_CUDASIM`` (read when Numba is
+imported; the offline compile gate has no GPU and no simulator and compiles the real kernels), run-time ones ask
+:func:`gpusp.device.mode` whether a GPU is in use.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import operator
+import weakref
+from dataclasses import dataclass
+
+from numba import config, cuda
+from numba.core import types as numba_types
+
+from ... import device
+from ...errors import SolverError
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the CUDA target in use can do."""
+
+    simulator: bool  # kernels run in Numba's CUDA simulator
+
+    @property
+    def warp_intrinsics(self) -> bool:
+        """activemask, shfl_sync, clz, popc, laneid and nanosleep exist (not in the simulator)."""
+        return not self.simulator
+
+    def register_cap(self, registers: int) -> dict:
+        """``cuda.jit`` options capping a kernel at ``registers`` per thread (0: no cap; the simulator takes none)."""
+        return {"max_registers": int(registers)} if registers and not self.simulator else {}
+
+    def launch_bounds(self, threads: int, blocks_per_sm: int) -> dict:
+        """``cuda.jit`` options asking for ``blocks_per_sm`` blocks of ``threads`` per multiprocessor."""
+        return {} if self.simulator else {"launch_bounds": (int(threads), int(blocks_per_sm))}
+
+    def alignment(self, nbytes: int) -> int | None:
+        """The ``alignment`` of a shared array read in ``nbytes``-wide vectors (the simulator takes none)."""
+        return None if self.simulator or nbytes <= 4 else int(nbytes)
+
+    @property
+    def gpu(self) -> bool:
+        """A real GPU runs the kernels: CUDA graphs, events without timing and configured launches exist."""
+        return device.mode() == "gpu"
+
+    def threads(self, gpu: int, simulated: int) -> int:
+        """Threads for a launch whose size is free: ``gpu`` on a GPU, ``simulated`` where each thread is a Python
+        thread (the simulator, and planning without a device)."""
+        return gpu if self.gpu else simulated
+
+
+TARGET = Target(simulator=bool(config.ENABLE_CUDASIM))
+
+
+def launch_grid(n_threads: int, block: int) -> int:
+    """Blocks needed for one thread per item (at least one block)."""
+    return max(1, (int(n_threads) + block - 1) // block)
+
+
+def grid2(n: int, side: int) -> tuple[int, int]:
+    """A square 2-D grid of ``side x side`` blocks covering an n x n matrix."""
+    b = launch_grid(n, side)
+    return (b, b)
+
+
+def blocks_per_sm(k: int) -> int:
+    """``k`` blocks for each multiprocessor of the GPU in use (a small stand-in count in the simulator)."""
+    return int(k) * device.multiprocessors()
+
+
+def cooperative_grid(kernel, args, block: int, want: int) -> int:
+    """Blocks for a cooperative launch of ``kernel(*args)``: ``want`` capped at the co-resident maximum."""
+    if TARGET.simulator:
+        limit = kernel.overloads[None].max_cooperative_grid_blocks(block)
+    else:
+        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
+        limit = kernel.compile(argtypes).max_cooperative_grid_blocks(block)
+    if int(limit) < 1:
+        raise SolverError(f"{kernel.__name__}: not even one block of {block} threads fits on a multiprocessor "
+                          "(too many registers per thread); use a smaller block")
+    return max(1, min(int(want), int(limit)))
+
+
+def capture_graph(issue):
+    """Record the launches ``issue(stream)`` makes into a CUDA graph; returns (graph, replay stream).
+
+    cuda.core's GraphBuilder is passed to Numba's launches as their stream; the graph is replayed with
+    ``graph.launch(stream)`` on the legacy default stream, which Numba's other launches and copies use, so a replay
+    is ordered after them. Kernels must be compiled before (a launch outside capture)."""
+    from cuda.core import Device, Stream
+
+    dev = Device(cuda.get_current_device().id)
+    dev.set_current()
+    gb = dev.create_graph_builder()
+    gb.begin_building()
+    try:
+        issue(gb)
+        gb.end_building()
+        return gb.complete(), Stream.from_handle(0)
+    finally:
+        gb.close()
+
+
+class Launch:
+    """A kernel with its launch configuration, called with its arguments at the driver's cost.
+
+    ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (configuring the
+    kernel, typing the arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data,
+    shape, strides) before the driver's launch. A per-round variant that launches thousands of times then times the
+    dispatcher, not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload
+    it compiled); later calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or
+    ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array
+    arguments (a ping-pong pair costs two), so arrays must be device arrays (a host array would need Numba's copies
+    around every launch) and a new array object costs one rebuild; scalars are written into the block in place and
+    keep the type of their first call. ``native=False``, the simulator (whose ``kernel[...]`` changes the kernel
+    object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call: the
+    path the per-round variants are compared with.
+    """
+
+    __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
+                 "_blocks", "_last")
+
+    def __init__(self, kernel, griddim, blockdim, stream=0, sharedmem=0, *, native=True):
+        self.kernel, self.config = kernel, (griddim, blockdim, stream, sharedmem)
+        self.bound = kernel[self.config] if TARGET.gpu else None
+        self.native = bool(native) and self.bound is not None and _plain_stream(stream)
+        self._function = None
+
+    def __call__(self, *args):
+        if self._function is not None:
+            self._native(args)
+        elif self.bound is None:
+            self.kernel[self.config](*args)
+        elif self.native:
+            self._first(args)
+        else:
+            self.bound(*args)
+
+    def _first(self, args) -> None:
+        """Launch through Numba once, keeping the overload it used, then prepare the driver's launch."""
+        seen = []
+        callbacks = self.bound.pre_launch_callbacks
+        callbacks.append(lambda compiled, launch_config: seen.append(compiled))
+        try:
+            self.bound(*args)
+        finally:
+            callbacks.pop()
+        compiled = seen[-1]
+        types = tuple(compiled.argument_types)
+        if not all(_is_array(t) or _scalar_kind(t) for t in types):
+            self.native = False  # an argument kind without a fixed parameter layout: Numba's launch every call
+            return
+        function = _cu_function(compiled)
+        lib = _libcuda()
+        u = ctypes.c_uint
+        head = (ctypes.c_void_p(int(function)), *map(u, _dims(self.config[0])), *map(u, _dims(self.config[1])),
+                u(int(self.config[3])), ctypes.c_void_p(_stream_handle(self.config[2])))
+        self._launch = (lib.cuLaunchCooperativeKernel, head, ()) if compiled.cooperative else (
+            lib.cuLaunchKernel, head, (None,))
+        self._types, self._blocks = types, {}
+        arrays = [i for i, t in enumerate(types) if _is_array(t)]
+        self._pick = (lambda a: ()) if not arrays else (
+            (lambda a, i=arrays[0]: (a[i],)) if len(arrays) == 1 else operator.itemgetter(*arrays))
+        self._scalars = [(i, _scalar_kind(t)) for i, t in enumerate(types) if not _is_array(t)]
+        self._last = ((), None, ())
+        self._function = compiled
+
+    def _native(self, args) -> None:
+        arrays = self._pick(args)
+        key = tuple(map(id, arrays))
+        last_key, entry, _ = self._last
+        if key != last_key:  # the last arrays are held, so their ids are still theirs
+            entry = self._blocks.get(key)
+            if entry is None or any(ref() is not a for ref, a in zip(entry[0], arrays)):
+                entry = self._block(args, arrays, key)
+            self._last = (key, entry, arrays)
+        holders = entry[1]
+        for (i, convert), at in zip(self._scalars, entry[2]):
+            holders[at].value = convert(args[i])
+        launch, head, tail = self._launch
+        err = launch(*head, entry[3], *tail)
+        if err:
+            raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
+
+    def _block(self, args, arrays, key):
+        """The parameter block of one set of array arguments (:func:`_parameters`), kept for the next launches."""
+        holders, scalar_at, pointers = _parameters(self._function, self._types, args, self.config[2],
+                                                   self.kernel.__name__)
+        if len(self._blocks) >= _BLOCKS_KEPT:
+            self._blocks.clear()
+        entry = (tuple(weakref.ref(a) for a in arrays), holders, scalar_at, pointers)
+        self._blocks[key] = entry
+        return entry
+
+
+def _parameters(compiled, types, args, stream, name):
+    """The parameters of a launch of ``compiled`` as Numba's own launch builds them, in ctypes values of their own
+    (sizes, shapes and strides as intptr_t), with a block of pointers to them: what the driver reads. Returns
+    (values, where each scalar argument's value is, the pointer block)."""
+    params, scalar_at = [], []
+    for ty, value in zip(types, args):
+        if not _is_array(ty):
+            scalar_at.append(len(params))
+        elif not cuda.is_cuda_array(value):
+            raise SolverError(f"{name}: a native launch takes device arrays only (a host array needs a copy around "
+                              "every launch)")
+        compiled._prepare_args(ty, value, stream, [], params)
+    holders = [type(p)(p.value) if isinstance(p, ctypes._SimpleCData) else ctypes.c_ssize_t(int(p)) for p in params]
+    pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
+    return holders, scalar_at, pointers
+
+
+_BLOCKS_KEPT = 8  # parameter blocks a Launch keeps (sets of array arguments seen); more start over
+
+
+def _is_array(ty) -> bool:
+    return isinstance(ty, numba_types.Array)
+
+
+def _scalar_kind(ty):
+    """How a scalar argument of Numba type ``ty`` is written into its kept ctypes value (None: not a plain scalar)."""
+    if isinstance(ty, numba_types.Boolean) or isinstance(ty, numba_types.Integer):
+        return int
+    if ty in (numba_types.float32, numba_types.float64):
+        return float
+    return None
+
+
+def _plain_stream(stream) -> bool:
+    """The legacy default stream or a Numba stream (not, e.g., a CUDA graph builder capturing launches)."""
+    from numba.cuda.cudadrv.driver import Stream
+
+    return not stream or isinstance(stream, Stream)
+
+
+def _dims(dims) -> tuple[int, int, int]:
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+
+
+def _stream_handle(stream) -> int:
+    """The CUstream address of a Numba stream (0: the legacy default stream)."""
+    if not stream:
+        return 0
+    protocol = getattr(stream, "__cuda_stream__", None)
+    return int(protocol()[1]) if protocol else int(stream.handle)
+
+
+@functools.cache
+def _libcuda():
+    """The driver library with argument types declared for the calls made per round: a ctypes call with prepared
+    arguments costs about a microsecond less than cuda.bindings' converting wrappers."""
+    lib = ctypes.CDLL("libcuda.so.1")
+    u, p = ctypes.c_uint, ctypes.c_void_p
+    for name, extra in (("cuLaunchKernel", [p]), ("cuLaunchCooperativeKernel", [])):
+        getattr(lib, name).argtypes = [p, u, u, u, u, u, u, u, p, p] + extra
+    lib.cuMemcpyDtoHAsync_v2.argtypes = [p, ctypes.c_uint64, ctypes.c_size_t, p]
+    lib.cuStreamSynchronize.argtypes = [p]
+    lib.cuLaunchKernelEx.argtypes = [p, p, p, p]
+    for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuLaunchKernelEx", "cuMemcpyDtoHAsync_v2",
+                 "cuStreamSynchronize"):
+        getattr(lib, name).restype = ctypes.c_int
+    return lib
+
+
+def _cu_function(compiled):
+    """The driver's CUfunction of a kernel Numba compiled (loaded as a library kernel) in the current context."""
+    from cuda.bindings import driver
+
+    err, function = driver.cuKernelGetFunction(compiled._codelibrary.get_cufunc().handle)
+    _check(driver, err, "cuKernelGetFunction")
+    return function
+
+
+def _check(driver, err, what: str) -> None:
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise SolverError(f"{what} failed: {err}")
+
+
+class NativeRead:
+    """A small device array read into pinned host memory at the driver's cost (``cuMemcpyDtoHAsync`` on ``stream``,
+    then ``cuStreamSynchronize`` of that stream only): the per-round flag read of a host-driven variant. On the
+    legacy default stream (0) the copy is ordered after every launch before it. ``issue()`` queues the copy and
+    ``wait()`` returns the host array once it is there, so that several streams' reads can be in flight; calling does
+    both. Numba's ``copy_to_host`` spends tens of microseconds of host time more; ``native=False`` (and the
+    simulator) reads with it. ``host`` defaults to a pinned array shaped like ``device``."""
+
+    __slots__ = ("device", "host", "stream", "_lib", "_args")
+
+    def __init__(self, device, host=None, *, native=True, stream=0):
+        if host is None:
+            host = cuda.pinned_array(device.shape, dtype=device.dtype)
+        self.device, self.host, self.stream, self._lib = device, host, stream, None
+        if native and TARGET.gpu:
+            self._lib = _libcuda()
+            self._args = (ctypes.c_void_p(host.ctypes.data), ctypes.c_uint64(device.device_ctypes_pointer.value),
+                          ctypes.c_size_t(host.nbytes), ctypes.c_void_p(_stream_handle(stream)))
+
+    def issue(self) -> None:
+        if self._lib is not None:
+            err = self._lib.cuMemcpyDtoHAsync_v2(*self._args)
+            if err:
+                raise SolverError(f"queueing a {self.host.nbytes}-byte read failed: CUresult {err}")
+        elif self.stream:
+            self.device.copy_to_host(self.host, stream=self.stream)
+
+    def wait(self):
+        if self._lib is not None:
+            err = self._lib.cuStreamSynchronize(self._args[3])
+            if err:
+                raise SolverError(f"reading {self.host.nbytes} bytes back failed: CUresult {err}")
+        elif self.stream:
+            self.stream.synchronize()
+        else:
+            self.device.copy_to_host(self.host)
+        return self.host
+
+    def __call__(self):
+        self.issue()
+        return self.wait()
+
+
+class ClusterLaunch:
+    """A kernel launched as ``clusters`` thread-block clusters of ``cluster`` blocks (Hopper's cluster launch, which
+    Numba's dispatcher cannot make) with ``sharedmem`` bytes of dynamic shared memory per block, through
+    ``cuLaunchKernelEx``. ``prepare(*args)`` compiles the kernel for these arguments, raises the kernel's shared-memory
+    limit to ``sharedmem`` (and allows clusters over the portable 8 blocks), checks with the driver that such a
+    cluster fits the GPU, and builds the parameter block; each call launches with those arguments (device arrays: a
+    kernel that must see new values reads them from device or mapped memory). GPU only."""
+
+    def __init__(self, kernel, *, clusters: int, cluster: int, block: int, sharedmem: int, stream=0):
+        self.kernel, self.stream = kernel, stream
+        self.shape = (int(clusters), int(cluster), int(block), int(sharedmem))
+        self._config = self._params = None
+
+    def prepare(self, *args) -> None:
+        from cuda.bindings import driver
+
+        clusters, cluster, block, sharedmem = self.shape
+        types = tuple(self.kernel.typeof_pyval(a) for a in args)
+        compiled = self.kernel.compile(types)
+        function = _cu_function(compiled)
+        attribute = driver.CUfunction_attribute
+        (err,) = driver.cuFuncSetAttribute(function, attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           sharedmem)
+        _check(driver, err, f"allowing {sharedmem} bytes of dynamic shared memory")
+        if cluster > 8:
+            (err,) = driver.cuFuncSetAttribute(
+                function, attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+            _check(driver, err, f"allowing clusters of {cluster} blocks")
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = clusters * cluster, 1, 1
+        config.blockDimX, config.blockDimY, config.blockDimZ = block, 1, 1
+        config.sharedMemBytes = sharedmem
+        config.hStream = driver.CUstream(_stream_handle(self.stream))
+        dims = driver.CUlaunchAttribute()
+        dims.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims.value.clusterDim.x, dims.value.clusterDim.y, dims.value.clusterDim.z = cluster, 1, 1
+        config.attrs, config.numAttrs = [dims], 1
+        err, fits = driver.cuOccupancyMaxActiveClusters(function, config)
+        _check(driver, err, "cuOccupancyMaxActiveClusters")
+        if fits < clusters:
+            raise SolverError(f"{self.kernel.__name__}: {clusters} cluster(s) of {cluster} blocks x {block} threads "
+                              f"with {sharedmem} bytes of shared memory each do not fit this GPU at once (it holds "
+                              f"{fits}); use a smaller cluster, block or graph")
+        self._params = _parameters(compiled, types, args, self.stream, self.kernel.__name__)
+        self._config = (config, dims, ctypes.c_void_p(int(function)))
+
+    def __call__(self) -> None:
+        lib = _libcuda()
+        config, _, function = self._config
+        err = lib.cuLaunchKernelEx(ctypes.c_void_p(config.getPtr()), function, self._params[2], None)
+        if err:
+            raise SolverError(f"launching {self.kernel.__name__} as clusters failed: CUresult {err}")
+
+
+def event():
+    """A CUDA event for ordering streams (without timing on a GPU: cheaper to record)."""
+    return cuda.event(timing=False) if TARGET.gpu else cuda.event()
+
+
+@cuda.jit(cache=True)
+def fill(arr, value):
+    """Set every element of a 1-D array to ``value``."""
+    i = cuda.grid(1)
+    if i < arr.size:
+        arr[i] = value
+
+
+@cuda.jit(cache=True)
+def put(arr, index, value):
+    """Set one element (e.g. the source's distance) without a host round trip."""
+    if cuda.grid(1) == 0:
+        arr[index] = value
+
+
+def fill_array(arr, value) -> None:
+    """``arr[:] = value`` on the device: a kernel on a GPU, a host copy in the simulator (a thread per element
+    there would take minutes for a large array)."""
+    if TARGET.gpu:
+        fill[launch_grid(arr.size, 256), 256](arr, value)
+    else:
+        import numpy as np
+
+        arr.copy_to_device(np.full(arr.shape, value, dtype=arr.dtype))
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate."""
+    out = []
+    for w in ("int32", "int64"):
+        out += [(f"fill[{w}]", fill, f"void({w}[::1], {w})"), (f"put[{w}]", put, f"void({w}[::1], int64, {w})")]
+    return out

@@ -1,0 +1,511 @@
+"""Work-efficient GPU SSSP: near-far delta-stepping in one persistent cooperative kernel.
+
+Algorithm (Davidson, Baxter, Garland and Owens, "Work-efficient parallel GPU methods for single-source
+shortest paths", IPDPS'14; Meyer and Sanders' delta-stepping, J. Algorithms 2003). Only vertices whose
+distance changed are expanded. A *threshold* splits them in two: the **near queue** holds improved
+vertices below the threshold and is expanded round after round, Bellman-Ford style, until it runs dry;
+improvements at or above the threshold go to the **far pile**. When the near queue is empty the
+threshold rises by ``delta`` (or jumps to the bucket of the smallest far distance when that is further)
+and the far pile is split: entries now below the threshold move to the near queue, entries that were
+already expanded at a lower distance are dropped, the rest stay. With ``delta`` = 1 this is Dijkstra's
+order with ties expanded in parallel; with a huge ``delta`` it is a frontier Bellman-Ford.
+
+GPU design (ours):
+* **One launch per source.** Reset, every near round, every far split and the shortest-path tree run in
+  one cooperative kernel (``cuda.cg.this_grid().sync()`` between steps), so a round costs a grid-wide
+  barrier (one or two microseconds) instead of a host launch plus a flag read-back (a hundred or more;
+  benchmarks/sssp-fast-h200.md). The grid is :data:`~gpusp.solvers.rules.NEARFAR_BLOCKS_PER_SM` blocks per
+  multiprocessor by default, capped at the co-resident maximum (a larger cooperative grid cannot launch).
+* **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
+  and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
+  cleared one step before it is written and never while anybody still reads it (no extra barrier).
+  A near push is claimed with an atomic max on a per-vertex stamp (the round that will expand it), a far
+  push with an atomic exchange on a per-vertex in-far flag: each vertex is at most once in each, so n
+  entries always suffice.
+* **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
+  warps, Hong et al. PPoPP'11). The default is a warp, which shortens a small round's dependent chain (road networks
+  and social graphs alike), and 4 on graphs both deep and wide (:func:`~gpusp.solvers.rules.nearfar_lanes`: the
+  grid stand-in, whose long rounds fill the GPU, so idle lanes cost work).
+* **Parents.** With every weight positive the kernel ends with one tight-arc pass (``dist[u] + w ==
+  dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs, so a hub's arcs
+  are shared by many threads (:func:`~gpusp.solvers.deltastep.persistent.tight_tree`). With zero weights a tight zero cycle
+  could close a loop, so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.csr.build_parents`).
+* **Launch** (``launch``): ``graph`` (the default on a GPU) captures the cooperative launch once into a CUDA graph and
+  replays it per source, the source read by thread 0 from mapped host memory; ``direct`` is a Numba launch per source
+  (tens of microseconds of host work for its 21 arguments). The counters are read back after the trial's clock stops
+  (``run`` returns a callable): the read-back is not the search's work.
+* **Queue claims** (``push``): ``warp`` - the lanes of a warp that push at the same moment share one atomic on the
+  queue counter (the highest active lane adds their count, the others take consecutive slots; CUDA's aggregated
+  increment); ``thread`` - one atomic per pushed vertex. Entries of split hubs always claim per thread.
+* **Registers** (``registers``): 0 leaves the kernel at the compiler's choice (112: two 256-thread blocks per
+  multiprocessor); 80 / 64 fit three / four at the price of spills.
+
+Variant ``split`` > 0 (hub splitting, after the edge-chunked frontiers of load-balanced GPU traversals, e.g.
+Merrill et al.'s BFS, PPoPP'12): a vertex is queued as one entry per ``split`` arcs (chunk index packed above
+the vertex id), so a hub's arcs are walked by several lane groups in the same round instead of one group
+looping over all of them; on power-law graphs a round otherwise lasts as long as its largest hub's serial arc
+walk. At most 63 entries per vertex (split is raised to max degree / 63 when smaller), n < 2^25, not with
+``fuse='block'``. ``split=-1`` (the default) takes 2 x lanes when the largest out-degree is over
+:data:`~gpusp.solvers.rules.HUB_WALK` x lanes, else 0 (:func:`~gpusp.solvers.rules.nearfar_split`): hubs are cut,
+graphs without them run whole vertices, which is faster there.
+
+Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
+et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
+current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
+of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few
+hundred vertices, so a grid-wide step (microseconds of barrier) costs far more than its work. When a step's
+near queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
+between them (a fraction of a microsecond), while every other block goes straight to the step's grid barrier
+and waits there. A fused round pushes the vertices it lowers below the threshold to a block-local queue (two
+buffers of ``fuse_queue`` entries in global memory, their fill counters in shared memory, three slots
+rotating as in the grid loop, so one block barrier per round suffices); improvements at or above the
+threshold go to the far pile exactly as on the grid. The block stops after a round that queued nothing (the
+bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more than ``fuse_queue``
+(the overflow went to the global near queue as it happened); what its last round queued locally is copied to
+the global near queue, so the next grid step goes on as if the rounds had run on the grid. Stamps count
+rounds, not steps (``tick``): thread 0 publishes how many rounds the block ran and every thread adds that
+after the barrier, so a vertex is queued at most once per round in either mode. ``fuse_lanes`` threads share
+a vertex in the fused rounds; ``chain`` applies to grid rounds only.
+
+Correctness: distances only decrease (atomic min); every improvement is either below the threshold and
+pushed to the near queue (expanded next round with the then-current distance) or at/above it and in the
+far pile; the threshold only rises past a distance after the near queue is empty, so on exit no
+improvement is unexpanded and the distances are exact. Fusion keeps each of these facts: a fused round
+is a near round run by fewer threads, its queue is handed back or spilled, never dropped, and the
+threshold does not move inside a fused step. Negative weights are refused (delta-stepping needs w >= 0).
+
+Complexity: O(n + m) work per pass over the vertices settled in a bucket, re-expansions bounded by the
+arcs lighter than delta on the paths inside a bucket (Meyer and Sanders); rounds = sum over buckets of
+the hop depth inside each bucket. Time ~ grid steps x (grid barrier + one round's work) + fused rounds
+x (block barrier + passes x one pass's latency), a pass being block / fuse_lanes vertices, so fusion
+pays for rounds of a pass or two. Memory: CSR + distances + parents + four queues + stamps and flags
+(+ 8 fuse_queue bytes for the block-local queue with fuse='block', + 8 (m / split + 1) bytes of extra near-queue
+entries with split).
+
+Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far splits), ``relaxations``
+(arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
+ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
+block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
+``fuse_limit`` (0: off), ``fuse_lanes``, ``split``, ``push``, ``launch`` (the mode used), ``registers``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+from numba import cuda
+
+from ...errors import SolverError
+from .persistent import PersistentSSSP, block_add, tight_tree
+from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
+from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
+                    nearfar_split)
+
+# control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
+# then the fused rounds of the last two steps (one slot per step parity) and the fusion counters
+NEAR, FAR, FMIN, ROUNDS, SPLITS, RELAX = 0, 3, 6, 9, 10, 11
+FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS = 12, 14, 15, 16
+CTL_SIZE = 17
+SPLIT_MASK = (1 << SPLIT_SHIFT) - 1  # near-queue entries with split > 0: chunk index above the vertex
+FMIN_EMPTY = np.iinfo(np.int64).max
+WARP_INTRINSICS = TARGET.warp_intrinsics  # the simulator has no activemask / shfl: one atomic per push there
+
+
+@cuda.jit(device=True)
+def _claim(ctl, slot, warp):
+    """One queue slot (the old ctl[slot], then ctl[slot] += 1). With ``warp`` the lanes of a warp that claim at
+    the same time share one atomic: the highest active lane adds their number, the others take the slots after
+    its old value in lane order (the aggregated increment of the CUDA programming guide)."""
+    if not WARP_INTRINSICS or warp == 0:
+        return cuda.atomic.add(ctl, slot, 1)  # atomic: a slot of the queue
+    mask = cuda.activemask()
+    lane = cuda.laneid
+    leader = 31 - cuda.clz(mask)
+    base = np.int64(0)
+    if lane == leader:
+        base = cuda.atomic.add(ctl, slot, cuda.popc(mask))  # atomic: the active lanes' slots at once
+    base = cuda.shfl_sync(mask, base, leader)  # the leader's old count to every active lane
+    return base + cuda.popc(mask & numba.uint32((1 << lane) - 1))
+
+
+@cuda.jit(device=True)
+def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp):
+    """Queue w for round tick + 1 unless it already is (the first to stamp it queues it); with ``split`` > 0
+    as one entry (chunk << SPLIT_SHIFT | w) per ``split`` arcs, so a hub is expanded by several lane groups."""
+    if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
+        if split == 0:
+            nearq[wbuf, _claim(ctl, wslot, warp)] = w
+            return
+        chunks = max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
+        at = cuda.atomic.add(ctl, wslot, chunks)  # atomic: claim the queue slots
+        for c in range(chunks):
+            nearq[wbuf, at + c] = (c << SPLIT_SHIFT) | w
+
+
+@cuda.jit(device=True)
+def _arc_range(indptr, x, split):
+    """The vertex of near-queue entry x and the arcs it stands for."""
+    if split == 0:
+        return x, indptr[x], indptr[x + 1]
+    u = x & SPLIT_MASK
+    lo = indptr[u] + (x >> SPLIT_SHIFT) * split
+    return u, lo, min(lo + split, indptr[u + 1])
+
+
+@cuda.jit(device=True)
+def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
+    """Put w (now at distance d >= threshold) on the far pile unless it is there already."""
+    if d < ctl[FMIN + fslot]:  # the bound only falls during an epoch: most pushes need no atomic on it
+        cuda.atomic.min(ctl, FMIN + fslot, d)  # atomic: the pile's lower bound
+    if cuda.atomic.exch(infar, w, 1) == 0:  # atomic: w enters the pile once until a split takes it out
+        farq[fbuf, _claim(ctl, FAR + fslot, warp)] = w
+
+
+@cuda.jit(device=True)
+def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
+            wbuf, wslot, fbuf, fslot, split, warp):
+    """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
+    vertices; the others it lowers are queued, and so is the last one when the budget runs out.
+    Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
+    relaxed = 0
+    while hops > 0:
+        hops -= 1
+        nxt = -1
+        dn = dx
+        e = indptr[x]
+        end = indptr[x + 1]
+        while e < end:
+            relaxed += 1
+            y = indices[e]
+            cand = dx + weights[e]
+            if cand < dist[y]:
+                old = cuda.atomic.min(dist, y, cand)  # atomic: the old value says whether this won
+                if cand < old:
+                    if cand >= threshold:
+                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot, warp)
+                    elif nxt < 0:
+                        nxt = y
+                        dn = cand
+                    else:
+                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
+            e += 1
+        if nxt < 0:
+            return relaxed
+        x = nxt
+        dx = dn
+    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot, indptr, split, warp)
+    return relaxed
+
+
+@cuda.jit(device=True)
+def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wslot, warp):
+    """Queue w for the block's next fused round; past the local capacity spill it to the global near queue."""
+    if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
+        k = cuda.atomic.add(lcnt, lslot, 1)  # atomic: claim a block-local slot (a count past capacity = spill)
+        if k < localq.shape[1]:
+            localq[lbuf, k] = w
+        else:
+            nearq[wbuf, _claim(ctl, wslot, warp)] = w  # spill: a global queue slot
+
+
+@cuda.jit(device=True)
+def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, localq, lcnt, count, rbuf,
+                  threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot, warp):
+    """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
+    t = cuda.threadIdx.x
+    group = t // lanes
+    lane = t % lanes
+    groups = cuda.blockDim.x // lanes
+    cap = localq.shape[1]
+    if t == 0:
+        lcnt[0] = 0
+    cuda.syncthreads()  # barrier: round 0's counter is clear before anyone pushes
+    relaxed = 0
+    r = 0
+    c = count
+    while True:
+        lslot = r % 3
+        lbuf = r % 2
+        if t == 0:
+            lcnt[(r + 1) % 3] = 0  # read after the barrier before last, written after the next one
+        i = group
+        while i < c:
+            if r == 0:
+                u = nearq[rbuf, i]
+            else:
+                u = localq[1 - lbuf, i]
+            du = dist[u]
+            e = indptr[u] + lane
+            end = indptr[u + 1]
+            while e < end:
+                relaxed += 1
+                w = indices[e]
+                cand = du + weights[e]
+                if cand < dist[w]:
+                    old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
+                    if cand < old:
+                        if cand >= threshold:
+                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+                        else:
+                            _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
+                e += lanes
+            i += groups
+        r += 1
+        cuda.syncthreads()  # barrier: the round's pushes and its counter are complete
+        raw = lcnt[lslot]
+        c = min(raw, cap)
+        if raw == 0 or raw > limit or raw > cap:
+            break
+    # hand back: what the last round queued locally is the next grid step's near queue
+    i = t
+    while i < c:
+        nearq[wbuf, _claim(ctl, wslot, warp)] = localq[(r - 1) % 2, i]
+        i += cuda.blockDim.x
+    return r, relaxed
+
+
+@cuda.jit(cache=True)
+def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, srcbuf, delta, inf,
+            lanes, chain, tree, localq, fuse_limit, fuse_lanes, split, warp):
+    """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
+    grid = cuda.cg.this_grid()
+    tid = cuda.grid(1)
+    nthreads = cuda.gridsize(1)
+    n = dist.size
+    v = tid
+    while v < n:
+        dist[v] = inf
+        parent[v] = -1
+        stamp[v] = -1
+        infar[v] = 0
+        v += nthreads
+    if tid < 3:
+        ctl[NEAR + tid] = 0
+        ctl[FAR + tid] = 0
+        ctl[FMIN + tid] = FMIN_EMPTY
+    if tid == 0:
+        ctl[RELAX] = 0
+    grid.sync()  # barrier: the reset is complete before the source is queued
+    if tid == 0:
+        source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
+        dist[source] = 0
+        _push_near(nearq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
+    grid.sync()  # barrier: step 0 sees the source in the near queue
+
+    lcnt = cuda.shared.array(3, dtype=np.int32)
+    group = tid // lanes
+    lane = tid % lanes
+    ngroups = nthreads // lanes
+    threshold = delta
+    step = 0
+    tick = 0
+    epoch = 0
+    relaxed = 0
+    block_steps = 0
+    fused_rounds = 0
+    while True:
+        count = ctl[NEAR + step % 3]
+        wslot = NEAR + (step + 1) % 3
+        wbuf = (step + 1) % 2
+        fused = count > 0 and count <= fuse_limit
+        if tid == 0:
+            ctl[NEAR + (step + 2) % 3] = 0  # read last step (before the barrier), written next step
+        if fused:
+            # a small near queue: block 0 settles rounds alone while the others wait at the barrier
+            if cuda.blockIdx.x == 0:
+                rounds, arcs = _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl,
+                                             localq, lcnt, count, step % 2, threshold, tick, fuse_lanes, fuse_limit,
+                                             wbuf, wslot, epoch % 2, epoch % 3, warp)
+                relaxed += arcs
+                if tid == 0:
+                    ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
+                    block_steps += 1
+                    fused_rounds += rounds
+        elif count > 0:
+            # near round: expand every queued vertex, lanes threads per vertex
+            rbuf = step % 2
+            fslot = epoch % 3
+            fbuf = epoch % 2
+            i = group
+            while i < count:
+                u, e, end = _arc_range(indptr, nearq[rbuf, i], split)
+                du = dist[u]
+                e += lane
+                while e < end:
+                    relaxed += 1
+                    w = indices[e]
+                    cand = du + weights[e]
+                    if cand < dist[w]:
+                        # atomic: several tails may lower w at once; the old value says who won
+                        old = cuda.atomic.min(dist, w, cand)
+                        if cand < old:
+                            if cand >= threshold:
+                                _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+                            elif chain > 0:
+                                relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
+                                                   ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
+                                                   fslot, split, warp)
+                            else:
+                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                    e += lanes
+                i += ngroups
+        else:
+            # far split: raise the threshold, move what fell below it to the near queue
+            fcount = ctl[FAR + epoch % 3]
+            if fcount == 0:
+                break
+            low = threshold
+            jump = (ctl[FMIN + epoch % 3] // delta + 1) * delta
+            threshold = max(threshold + delta, jump)
+            nslot = (epoch + 1) % 3
+            if tid == 0:
+                ctl[FAR + (epoch + 2) % 3] = 0  # read at the previous split, written from this one on
+                ctl[FMIN + (epoch + 2) % 3] = FMIN_EMPTY
+            rbuf = epoch % 2
+            i = tid
+            while i < fcount:
+                w = farq[rbuf, i]
+                d = dist[w]
+                if d < threshold:
+                    infar[w] = 0  # no other thread touches w's flag during a split
+                    if d >= low:  # below the old threshold it was already expanded at this distance
+                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                else:
+                    farq[1 - rbuf, _claim(ctl, FAR + nslot, warp)] = w
+                    if d < ctl[FMIN + nslot]:
+                        cuda.atomic.min(ctl, FMIN + nslot, d)  # atomic: the new pile's lower bound
+                i += nthreads
+            epoch += 1
+        grid.sync()  # barrier: this step's pushes and counters are visible to the next step
+        if fused:
+            tick += ctl[FUSED + step % 2]
+        else:
+            tick += 1
+        step += 1
+
+    block_add(ctl, RELAX, relaxed)
+    if tid == 0:
+        ctl[ROUNDS] = step - epoch - block_steps + fused_rounds  # near rounds, grid-wide or fused
+        ctl[SPLITS] = epoch
+        ctl[GRID_STEPS] = step
+        ctl[BLOCK_STEPS] = block_steps
+        ctl[FUSED_ROUNDS] = fused_rounds
+    if tree:
+        tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
+
+
+@functools.cache
+def nearfar_capped(registers: int):
+    """nearfar compiled with at most ``registers`` registers per thread (0: as the compiler chooses). Not cached on
+    disk: the cache would not tell the capped build from the uncapped one."""
+    cap = TARGET.register_cap(registers)
+    return cuda.jit(**cap)(nearfar.py_func) if cap else nearfar
+
+
+class DeltaStepSolver(PersistentSSSP):
+    """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
+
+    def __init__(self, graph, *, delta, lanes, chain, block, grid, fuse, fuse_limit, fuse_queue, fuse_lanes, split,
+                 push, launch, registers):
+        super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
+                         fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
+                         launch=launch, registers=registers)
+        self.chain = chain
+        self.delta = delta or graph.default_delta(NEARFAR_DELTA_WIDTH)
+        self.block = block
+        depth = graph.hop_landmarks()[0] if not lanes else 0  # the automatic lanes read the hop depth
+        self.lanes = nearfar_lanes(lanes, block, graph.n, depth)
+        self.fuse = fuse
+        self.fuse_queue = fuse_queue
+        self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)
+        self.fuse_limit = block_fuse_limit(fuse_limit, block, self.fuse_lanes) if fuse == "block" else 0
+        if split > 0 and fuse == "block":
+            raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
+        if split > 0 and graph.n > SPLIT_MASK:
+            raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
+        max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
+        self.split = nearfar_split(split, self.lanes, max_degree, graph.n, fuse == "block")
+        self.push = push
+        self.registers = registers
+        self.kernel = nearfar_capped(registers)
+        # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
+        self.asked = launch
+        self.launch = "graph" if launch != "direct" and TARGET.gpu else "direct"
+        self.want_grid = grid
+        self.dtype = graph.dtype
+        self.inf = graph.dtype.type(graph.inf)
+        self.grid = None
+        self.replay = None  # (graph, stream) once captured
+
+    def upload(self):
+        n = self.graph.n
+        self.upload_arrays(self.dtype)
+        self.d_near = cuda.device_array((2, n + (self.graph.m // self.split + 1 if self.split else 0)),
+                                        dtype=np.int32)
+        self.d_far = cuda.device_array((2, n), dtype=np.int32)
+        self.d_stamp = cuda.device_array(n, dtype=np.int32)
+        self.d_infar = cuda.device_array(n, dtype=np.int32)
+        self.d_ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
+        self.d_local = cuda.device_array((2, self.fuse_queue if self.fuse_limit else 1), dtype=np.int32)
+        self.upload_source()
+        self.want_grid = self.want_grid or blocks_per_sm(NEARFAR_BLOCKS_PER_SM)
+
+    def _args(self):
+        dg = self.dg
+        return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
+                self.d_stamp, self.d_infar, self.d_ctl, self.d_source, np.int64(self.delta), self.inf,
+                np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
+                np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
+                np.int64(self.push == "warp"))
+
+    def _launch(self, stream=0):
+        self.kernel[self.grid, self.block, stream](*self._args())
+
+    def _capture(self):
+        """The launch as a CUDA graph; with launch='auto' a driver that cannot capture a cooperative launch
+        falls back to direct launches (counter ``launch``), with 'graph' it is an error."""
+        try:
+            return capture_graph(self._launch)
+        except Exception as exc:  # the driver's refusal, whatever its type
+            if self.asked == "graph":
+                raise SolverError(f"deltastep_gpu launch=graph: capturing the cooperative launch failed: {exc}")
+            self.launch = "direct"
+            return None
+
+    def run(self, source):
+        self.put_source(source)
+        if self.grid is None:  # compiles once; the limit depends on the kernel's registers
+            self.grid = cooperative_grid(self.kernel, self._args(), self.block, self.want_grid)
+            self._launch()  # the first run (the harness's warm-up) launches directly, then captures the graph
+            if self.launch == "graph":
+                self.replay = self._capture()
+        elif self.launch == "graph":
+            self.replay[0].launch(self.replay[1])
+        else:
+            self._launch()
+        self.launched()
+        launches = 1 + self.host_tree(source, self.block)
+
+        def counters():
+            ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
+            return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                    "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
+                    "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
+                    "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
+                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push, "launch": self.launch,
+                    "registers": self.registers}
+
+        return counters
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    i32 = "int32[::1]"
+    out = []
+    for w in ("int32", "int64"):
+        sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
+               f"int64[::1], int64[::1], int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64, int64, int64)")
+        out.append((f"nearfar[{w}]", nearfar, sig))
+    return out

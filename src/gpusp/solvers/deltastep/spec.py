@@ -1,0 +1,248 @@
+"""The ``deltastep`` family's solvers (work-efficient delta-stepping on the GPU: one persistent kernel, one
+thread-block cluster with or without rounds, asynchronous buckets) and the rules behind their automatic settings,
+without Numba: the help strings, the memory bounds and the solvers read the same values. The sweeps behind the values:
+benchmarks/sssp-fast-h200.md, benchmarks/sssp-cluster-h200.md, benchmarks/sssp-clusterasync-h200.md.
+"""
+
+from __future__ import annotations
+
+from ...data.graph import DAVIDSON_WIDTH
+from ..common.spec import BLOCK, CSR, WARP, M, N, Param, SolverSpec, derived, note, par, when
+
+# --- deltastep_gpu --------------------------------------------------------------------------------------------------
+# Rounds, not arcs, bound the road and social graphs: a whole warp per queued vertex and wide buckets shorten each
+# round's dependent chain.
+NEARFAR_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+NEARFAR_LANES = WARP  # lanes 0: threads sharing one queued vertex's arcs
+NEARFAR_WIDE_LANES = 4  # lanes 0 on deep and wide graphs (nearfar_lanes)
+WIDE_DEPTH, WIDE_FRONTIER = 1024, 1024  # hop depth and vertices per level from which a graph counts as both
+NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multiprocessor at the kernel's registers
+HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
+MAX_CHUNKS = 63  # near-queue entries per vertex with split (6 bits above a 25-bit vertex id)
+SPLIT_SHIFT = 25  # split > 0 packs the chunk index above the vertex id: n < 2^25
+
+
+def nearfar_lanes(lanes: int, block: int, n: int = 0, depth: int = 0) -> int:
+    """Threads per queued vertex: ``lanes``, at most the block. 0: a warp, except on a graph both deep and wide (hop
+    depth >= WIDE_DEPTH and n / depth >= WIDE_FRONTIER vertices per level, the grid stand-in): its rounds are long
+    enough to fill the GPU, work rather than a round's latency decides, and NEARFAR_WIDE_LANES threads per vertex
+    waste fewer lanes on a degree of four."""
+    if not lanes:
+        lanes = NEARFAR_WIDE_LANES if depth >= WIDE_DEPTH and n >= WIDE_FRONTIER * depth else NEARFAR_LANES
+    return min(int(lanes), int(block))
+
+
+def nearfar_split(split: int, lanes: int, max_degree: int, n: int, fused: bool) -> int:
+    """Arcs per near-queue entry. -1: 2 x lanes where the largest out-degree is over HUB_WALK x lanes (a hub's
+    serial arc walk would hold up every round it is in), else 0 (whole vertices); a split that would give a vertex
+    more than MAX_CHUNKS entries is raised. Split needs n < 2^SPLIT_SHIFT and excludes the block-local queue of
+    fusion (it holds whole vertices): auto then gives 0."""
+    if split < 0:
+        hub = max_degree > HUB_WALK * lanes and not fused and n < 1 << SPLIT_SHIFT
+        split = 2 * lanes if hub else 0
+    return max(split, -(-max_degree // MAX_CHUNKS)) if split else 0
+
+
+def nearfar_split_bound(split: int, lanes: int) -> int:
+    """The smallest arcs per entry ``split`` may come to, for the memory bound before the graph is known."""
+    return split if split > 0 else 2 * (lanes or NEARFAR_LANES)
+
+
+def block_fuse_limit(limit: int, block: int, lanes: int) -> int:
+    """fuse=block: the largest near queue one block settles alone (0: two passes of the block's vertex groups)."""
+    return int(limit) or 2 * (int(block) // int(lanes))
+
+
+# --- deltastep_async ------------------------------------------------------------------------------------------------
+ASYNC_DELTA_WIDTH = DAVIDSON_WIDTH  # delta 0: no barrier per bucket here, so narrow buckets cost little
+ASYNC_BLOCKS_PER_SM = 2  # grid 0
+MAX_BATCH = 256  # entries a block claims at most (its shared-memory batch)
+MAX_BUCKETS = 256
+
+
+def ring_capacity(n: int) -> int:
+    """Entries per ring slot when capacity is 0: a quarter of n as a power of two, at least 1024."""
+    return 1 << max(10, (max(1, n // 4) - 1).bit_length())
+
+
+def ring_delta(delta: int, max_weight: int, buckets: int, window: int) -> int:
+    """The bucket width used: ``delta``, raised so that a push lands within the ring (fewer than ``buckets`` past the
+    lowest live bucket)."""
+    return max(int(delta), -(-int(max_weight) // max(1, buckets - window)), 1)
+
+
+# --- deltastep_cluster ---------------------------------------------------------------------------------------------
+# The whole search in one thread-block cluster: distances and marks in the blocks' shared memory (2 words a vertex),
+# so a round's updates are multiprocessor-to-multiprocessor hops and its barrier the cluster's hardware barrier.
+CLUSTER_BLOCKS = 16  # cluster 0: the largest cluster sm_90 allows (a non-portable size over 8)
+CLUSTER_SHARED_BYTES = 227 * 1024 - 256  # dynamic shared memory per block: sm_90's opt-in limit less static slots
+CLUSTER_HEAD_WORDS = 10  # per-block control words ahead of the distances (counters, minima, round totals)
+CLUSTER_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+CLUSTER_QUEUE = 1024  # near-queue entries per block and round parity kept in shared memory (a road round's queue fits)
+
+
+def cluster_words(n: int, ranks: int, queue: int) -> tuple[int, int, int]:
+    """(vertices per block, queue entries (at most the vertices per block), 32-bit shared words per block) for ``n`` vertices over ``ranks`` blocks: a distance and a
+    mark per vertex, and two queues (round parities) of ``queue`` entries of 3 words (what does not fit goes to global
+    memory)."""
+    chunk = max(1, -(-int(n) // int(ranks)))
+    queue = min(int(queue), chunk)
+    return chunk, queue, CLUSTER_HEAD_WORDS + 2 * chunk + 6 * queue
+
+
+def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
+    """The most vertices a cluster of ``ranks`` blocks holds with a queue of ``queue`` entries."""
+    words = CLUSTER_SHARED_BYTES // 4 - CLUSTER_HEAD_WORDS - 6 * int(queue)
+    return int(ranks) * (words // 2)
+
+
+# --- deltastep_clusterasync ----------------------------------------------------------------------------------------
+# The same cluster without rounds: a distance and a packed arc range a vertex, and a bitmap of marked vertices.
+CLUSTERASYNC_HEAD_WORDS = 8  # per-block control words ahead of the distances (counts, phase flag, minima)
+CLUSTERASYNC_STRIPE = 256  # consecutive ids a block keeps together: most road arcs stay in their block
+# (benchmarks/sssp-clusterasync-h200.md)
+CLUSTERASYNC_DELTA_WIDTH = 8 * DAVIDSON_WIDTH  # delta 0: wider buckets, fewer phases (each ends at two barriers)
+
+
+def clusterasync_words(n: int, ranks: int, stripe: int = 1) -> tuple[int, int, int]:
+    """(vertices per block, log2 of the bitmap's words, 32-bit shared words per block) for ``n`` vertices dealt out
+    to ``ranks`` blocks in stripes of ``stripe`` consecutive ids: a distance and an arc range per vertex, and a bitmap
+    of a power-of-two number of words."""
+    chunk = max(1, int(stripe) * -(-int(n) // (int(stripe) * int(ranks))))
+    wshift = max(0, (-(-chunk // 32) - 1).bit_length())
+    return chunk, wshift, CLUSTERASYNC_HEAD_WORDS + 2 * chunk + (1 << wshift)
+
+
+def clusterasync_max_n(ranks: int = CLUSTER_BLOCKS, stripe: int = CLUSTERASYNC_STRIPE) -> int:
+    """The most vertices a cluster of ``ranks`` blocks holds in stripes of ``stripe`` ids (each block's words within
+    its shared memory)."""
+    budget = CLUSTER_SHARED_BYTES // 4
+    chunk = (budget - CLUSTERASYNC_HEAD_WORDS) // 2 // int(stripe) * int(stripe)
+    while clusterasync_words(chunk, 1)[2] > budget:
+        chunk -= int(stripe)
+    return int(ranks) * chunk
+
+
+# --- the solvers -----------------------------------------------------------------------------------------------------
+def _split_entries(n, m, p, w):
+    """Chunk entries of the near queue with split (split -1 counted as 2 x lanes)."""
+    return m // nearfar_split_bound(p["split"], p["lanes"]) + 1
+
+
+NEARFAR = SolverSpec(
+    "deltastep_gpu", "sssp", "gpu", "-", "near-far delta-stepping in one persistent cooperative "
+    "kernel: a device queue of the vertices whose distance changed, expanded while below the "
+    "threshold, a far pile above it, the threshold raised by delta (Davidson et al., IPDPS'14)",
+    "gpusp.solvers.deltastep.gpu:DeltaStepSolver",
+    params=(Param("delta", 0, f"bucket width (0: {NEARFAR_DELTA_WIDTH} x mean arc weight / mean "
+                  f"out-degree, {NEARFAR_DELTA_WIDTH // DAVIDSON_WIDTH} times Davidson et al.'s rule: "
+                  "rounds, not arcs, bound the graphs measured)", minimum=0),
+            Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {NEARFAR_LANES}, "
+                  f"{NEARFAR_WIDE_LANES} on graphs of hop depth >= {WIDE_DEPTH} with >= "
+                  f"{WIDE_FRONTIER} vertices per level)", choices=(0, 1, 2, 4, 8, 16, 32)),
+            Param("chain", 0, "a thread that lowers a near vertex expands it at once, and so on "
+                  "along the path for up to this many vertices, instead of queueing it (0: off)",
+                  minimum=0, maximum=1024),
+            BLOCK,
+            Param("grid", 0, f"blocks of the persistent kernel (0: {NEARFAR_BLOCKS_PER_SM} per "
+                  "multiprocessor; capped at the co-resident maximum)", minimum=0),
+            Param("fuse", "off", "'block': a step whose near queue is small is settled by one block "
+                  "alone, several near rounds with block barriers only, between two grid barriers "
+                  "(bucket fusion as in GAPBS, a block-local queue as in ADDS); 'off': every near "
+                  "round is a grid-wide step", choices=("off", "block")),
+            Param("fuse_limit", 0, "fuse=block: the largest near queue one block settles alone, and "
+                  "the size at which it hands back to the grid (0: 2 x block / fuse_lanes, two passes "
+                  "of the block)", minimum=0),
+            Param("fuse_lanes", 0, "fuse=block: threads that share one vertex's arcs in the fused "
+                  "rounds (0: lanes)", choices=(0, 1, 2, 4, 8, 16, 32)),
+            Param("fuse_queue", 4096, "fuse=block: capacity of the block-local queue; what does "
+                  "not fit spills to the global near queue and ends the fused rounds", minimum=1),
+            Param("split", -1, "arcs per near-queue entry: a vertex of higher degree is queued as several "
+                  "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
+                  f"{MAX_CHUNKS} entries per vertex; not with fuse=block; -1: 2 x lanes when the "
+                  f"largest out-degree is over {HUB_WALK} x lanes, else 0)", minimum=-1),
+            Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
+                  "atomic on the queue counter; 'thread' - one atomic per pushed vertex (split > 0 and "
+                  "the simulator: always 'thread')", choices=("warp", "thread")),
+            Param("launch", "auto", "'graph': each source's launch is a replay of one captured CUDA "
+                  "graph (the source is read from mapped host memory); 'direct': a Numba launch per "
+                  "source; 'auto': graph where the driver can capture it, else direct",
+                  choices=("auto", "graph", "direct")),
+            Param("registers", 0, "registers per thread the kernel is compiled for (0: as the compiler "
+                  "chooses, 112; 80 and 64 let three and four 256-thread blocks share a multiprocessor "
+                  "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80))),
+    memory=CSR + note(20 * N, "two near queues, two far piles, stamps")
+    + when("fuse = block", lambda p: p["fuse"] == "block", note(8 * par("fuse_queue"), "two block-local queues"))
+    + when("split != 0", lambda p: p["split"] != 0,
+           note(8 * derived("E", _split_entries, "m / split + 1 chunk entries (split -1 counted as 2 x lanes)"),
+                "chunk entries")))
+
+CLUSTER = SolverSpec(
+    "deltastep_cluster", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
+    "(Hopper, sm_90): distances, marks and near queues in the blocks' shared memory, updated across blocks "
+    "through distributed shared memory, rounds separated by the cluster's hardware barrier; for graphs of "
+    "long rounds of few vertices (road networks); int32 distances",
+    "gpusp.solvers.deltastep.cluster:ClusterDeltaStepSolver",
+    params=(Param("delta", 0, f"bucket width (0: {CLUSTER_DELTA_WIDTH} x mean arc weight / mean "
+                  "out-degree)", minimum=0),
+            Param("lanes", 8, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
+            Param("cluster", CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
+                  "vertices are shared out among them (n <= "
+                  f"{cluster_max_n(CLUSTER_BLOCKS, CLUSTER_QUEUE)} at 16 and the default "
+                  "queue, half that at 8)", choices=(1, 2, 4, 8, 16)),
+            Param("block", 512, "threads per block", choices=(128, 256, 512, 1024)),
+            Param("queue", CLUSTER_QUEUE, "near-queue entries per block and round parity kept in "
+                  "shared memory (3 words each: the vertex and its arc range, taken from the vertices' "
+                  "room); the rest go to global memory", minimum=1),
+            Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "
+                  "cluster, so a round's frontier (a wave of neighbouring ids on a road graph) is spread "
+                  "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range"))),
+    max_n=cluster_max_n(CLUSTER_BLOCKS, 1),
+    memory=CSR + note(24 * (N + par("cluster")), "the near queues' overflow in global memory"))
+
+CLUSTERASYNC = SolverSpec(
+    "deltastep_clusterasync", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
+    "(Hopper, sm_90) without rounds: a vertex marked in its owner block's shared-memory bitmap is expanded "
+    "as soon as a polling thread finds it, a bucket ends when the cluster's counts show it quiet; for road "
+    "networks; int32 distances",
+    "gpusp.solvers.deltastep.clusterasync:ClusterAsyncSolver",
+    params=(Param("delta", 0, f"bucket width (0: {CLUSTERASYNC_DELTA_WIDTH} x mean arc weight / "
+                  "mean out-degree)", minimum=0),
+            Param("stripe", CLUSTERASYNC_STRIPE, "consecutive ids a block keeps together, stripes "
+                  "dealt out to the blocks in turn: an arc between two vertices of one block costs a "
+                  "shared-memory atomic instead of a hop to another block (1: vertex v in block v mod "
+                  "cluster)", choices=tuple(2**k for k in range(13))),
+            Param("cluster", CLUSTER_BLOCKS, "blocks of the cluster, one per multiprocessor; the "
+                  f"vertices are shared out among them (n <= {clusterasync_max_n()} at 16, half that "
+                  "at 8)", choices=(1, 2, 4, 8, 16)),
+            Param("block", 512, "threads per block (each polls its share of the bitmap)",
+                  choices=(128, 256, 512, 1024))),
+    max_n=clusterasync_max_n(),
+    memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
+    + note(4 * (N + par("cluster") * par("stripe")), "the packed arc ranges"))
+
+ASYNC = SolverSpec(
+    "deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
+    "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
+    "queues, expand them and push what they lower, each at its own pace (asynchronous buckets as in "
+    "ADDS, Wang et al., PPoPP'21); int32 distances",
+    "gpusp.solvers.deltastep.asyncbuckets:DeltaAsyncSolver",
+    params=(Param("delta", 0, f"bucket width (0: {ASYNC_DELTA_WIDTH} x mean arc weight / mean "
+                  "out-degree, Davidson et al.'s rule; raised to max weight / (buckets - window) if "
+                  "smaller)", minimum=0),
+            Param("lanes", 4, "threads that share one queued vertex's arcs", choices=(1, 2, 4, 8, 16, 32)),
+            BLOCK,
+            Param("grid", 0, f"blocks of the persistent kernel (0: {ASYNC_BLOCKS_PER_SM} per "
+                  "multiprocessor; capped at the co-resident maximum)", minimum=0),
+            Param("buckets", 64, "ring slots of the bucket queue", minimum=2, maximum=MAX_BUCKETS),
+            Param("window", 4, "buckets from the lowest live one up that blocks may take work from",
+                  minimum=1, maximum=64),
+            Param("claim", MAX_BATCH, "most queued vertices a block claims at once (also <= "
+                  "block / lanes)", minimum=1, maximum=MAX_BATCH),
+            Param("capacity", 0, "entries per ring slot, a power of two (0: n / 4 rounded up, at least "
+                  "1024; doubled and run again on overflow)", minimum=0)),
+    memory=CSR + note(8 * N, "stamps") + note(8 * par("buckets") * derived(
+        "C", lambda n, m, p, w: p["capacity"] or ring_capacity(n), "capacity, or n / 4 as a power of two >= 1024"),
+        "the ring of bucket queues"))
+
+SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, ASYNC)

@@ -1,0 +1,16 @@
+"""The ``dijkstra`` family's solvers: paper 000's serial Dijkstra baselines and its naive GPU APSP."""
+
+from __future__ import annotations
+
+from ..common.spec import BLOCK, MATRIX, N, W, SolverSpec, note
+
+SPECS = (
+    SolverSpec("dijkstra_cpu", "sssp", "cpu", "000", "serial Dijkstra with a binary heap (lazy deletion)",
+               "gpusp.solvers.dijkstra.cpu:DijkstraCpu"),
+    SolverSpec("dijkstra_cpumatrix", "apsp", "cpu", "000", "paper 000's CPU APSP: serial Dijkstra from every "
+               "source with a binary heap, each popped vertex's arcs found by scanning its row of the n x n matrix",
+               "gpusp.solvers.dijkstra.cpu:DijkstraMatrixApsp", memory=note(MATRIX, "on the host")),
+    SolverSpec("dijkstra_gpunaive", "apsp", "gpu", "000", "one thread per source runs Dijkstra on the "
+               "adjacency matrix with an O(V^2) linear extract-min", "gpusp.solvers.dijkstra.gpunaive:NaiveApspSolver",
+               params=(BLOCK,), memory=(2 * W + 5) * (N * N)),
+)

@@ -1,0 +1,155 @@
+"""Paper 001 (Okuyama, Ino & Hagihara, sec. 4, Fig. 3-5): the Harish-Narayanan SSSP with scatter and check.
+
+Three arrays of length |V| describe the state: ``Ma`` (mask: the vertices whose cost changed and whose
+neighbours must be revisited), ``Ca`` (current cost) and ``Ua`` (updating cost). Initially every cost is
+INF except the source's 0, and only the source is masked. Each round runs two kernels, one thread per
+vertex, because CUDA has no grid-wide barrier between the two phases:
+
+* scatter: a masked vertex ``v`` removes itself from the mask and, for each out-edge ``(v, n, w)``, lowers
+  ``Ua[n]`` to ``Ca[v] + w`` with ``cuda.atomic.min`` (several vertices may update one ``n``). It reads
+  only ``Ca`` and writes only ``Ua``, so every round sees the costs of the previous round (a Jacobi step).
+* check: a vertex whose ``Ua[v]`` fell below ``Ca[v]`` commits it (``Ca[v] = Ua[v]``), re-enters the mask
+  and sets the flag. The paper's final ``Ua[v] = Ca[v]`` needs no store here: ``Ua`` starts equal to
+  ``Ca`` and scatter only lowers it, so after the commit the two are already equal.
+
+The host reads the flag after every check (one 4-byte copy into pinned memory) and stops when a round
+sets nothing. The flag holds a round stamp (``flag == r`` means "changed in round r"), so it needs no
+reset launch: two launches and one copy per round. At a few microseconds of kernel time per round the host's
+launch path is part of what is measured, so ``launcher`` chooses it: ``'native'`` (default) launches through
+:class:`~gpusp.solvers.common.launch.Launch` objects built once at upload (the driver's cost per launch, as the paper's
+C code pays it) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`; ``'numba'`` goes through
+Numba's dispatcher and ``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
+Both give the same answer. Rounds are at most the largest number of edges on a
+shortest path plus one (<= |V|); each costs O(|V| + sum of out-degrees of masked vertices). Memory:
+CSR + 2w|V| + |V| bytes (+ the parent array).
+
+The registry refuses negative weights (the harness checks before ``run``). Called directly on such a
+graph the algorithm is still a correct Jacobi Bellman-Ford; a change in round |V| (a negative cycle)
+raises NegativeCycleError rather than looping forever. Tails at INF never scatter.
+
+Parents come from :func:`~gpusp.solvers.common.csr.build_parents` after convergence (the paper's recording
+kernel picks a tight in-edge on the inverted graph; the shared helper does the same from the forward
+CSR and also copes with zero-weight cycles). Counters: ``iterations`` (rounds, including the final quiet
+one) and ``launches``; edges relaxed depend on the mask and are not counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ...errors import NegativeCycleError
+from ..common.base import Solver
+from ..common.csr import DeviceGraph, build_parents
+from ..common.launch import Launch, NativeRead, launch_grid
+
+
+@cuda.jit(cache=True)
+def reset(Ma, Ca, Ua, flag, source, inf):
+    """Thread per vertex: cost INF (0 at the source) in Ca and Ua, only the source masked, flag cleared."""
+    v = cuda.grid(1)
+    if v >= Ca.size:
+        return
+    if v == source:
+        Ca[v] = 0
+        Ua[v] = 0
+        Ma[v] = 1
+    else:
+        Ca[v] = inf
+        Ua[v] = inf
+        Ma[v] = 0
+    if v == 0:
+        flag[0] = 0
+
+
+@cuda.jit(cache=True)
+def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
+    """Thread per vertex v: if masked, unmask it and atomic-min Ca[v] + w into Ua of each out-neighbour."""
+    v = cuda.grid(1)
+    if v >= Ca.size or Ma[v] == 0:
+        return
+    Ma[v] = 0
+    cv = Ca[v]
+    if cv == inf:
+        return
+    e = indptr[v]
+    end = indptr[v + 1]
+    while e < end:
+        n = indices[e]
+        cand = cv + weights[e]
+        if cand < Ua[n]:  # plain read first: most candidates lose, and they then cost no atomic
+            # atomic: several masked vertices may lower Ua[n] in the same launch
+            cuda.atomic.min(Ua, n, cand)
+        e += 1
+
+
+@cuda.jit(cache=True)
+def check(Ma, Ca, Ua, flag, r):
+    """Thread per vertex v: commit Ua[v] < Ca[v] into Ca, re-mask v and stamp the flag with round r."""
+    v = cuda.grid(1)
+    if v >= Ca.size:
+        return
+    uv = Ua[v]
+    if uv < Ca[v]:
+        Ca[v] = uv  # Ua[v] == Ca[v] again (the paper's Ua[v] := Ca[v])
+        Ma[v] = 1
+        flag[0] = r  # benign race: every writer stores r
+
+
+class ScatterCheckSolver(Solver):
+    """harish_scattercheck: scatter kernel + check kernel per round, host loop on a flag."""
+
+    device = "gpu"
+
+    def __init__(self, graph, *, block, launcher):
+        super().__init__(graph, block=block, launcher=launcher)
+        self.block = block
+        self.n = graph.n
+        self.inf = graph.dtype.type(graph.inf)
+
+    def upload(self):
+        n, dtype, block = self.n, self.graph.dtype, self.block
+        self.dg = DeviceGraph(self.graph).upload()
+        self.d_mask = cuda.device_array(n, dtype=np.uint8)
+        self.d_cost = cuda.device_array(n, dtype=dtype)
+        self.d_update = cuda.device_array(n, dtype=dtype)
+        self.d_parent = cuda.device_array(n, dtype=np.int32)
+        self.d_flag = cuda.device_array(1, dtype=np.int32)
+        grid = launch_grid(n, block)
+        self.l_reset, self.l_scatter, self.l_check = (Launch(k, grid, block, native=self.native)
+                                                      for k in (reset, scatter, check))
+        self.read_flag = NativeRead(self.d_flag, native=self.native)
+
+    def run(self, source):
+        dg = self.dg
+        Ma, Ca, Ua, flag, inf = self.d_mask, self.d_cost, self.d_update, self.d_flag, self.inf
+        scatter_, check_, read_flag = self.l_scatter, self.l_check, self.read_flag
+        self.l_reset(Ma, Ca, Ua, flag, source, inf)
+        r, launches = 0, 1
+        while True:
+            r += 1
+            scatter_(dg.indptr, dg.indices, dg.weights, Ma, Ca, Ua, inf)
+            check_(Ma, Ca, Ua, flag, r)
+            launches += 2
+            if read_flag()[0] != r:  # the round's only synchronisation
+                break
+            if r >= self.n:  # only reachable with negative weights, which the registry refuses
+                raise NegativeCycleError(f"negative-weight cycle reachable from the source (change in round {r})")
+        launches += build_parents(dg, Ca, self.d_parent, source, self.block, native=self.native)
+        return {"iterations": r, "launches": launches}
+
+    def download(self):
+        return self.d_cost.copy_to_host(), self.d_parent.copy_to_host()
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        d = f"{w}[::1]"
+        out += [
+            (f"reset[{w}]", reset, f"void(uint8[::1], {d}, {d}, int32[::1], int64, {w})"),
+            (f"scatter[{w}]", scatter, f"void(int32[::1], int32[::1], {d}, uint8[::1], {d}, {d}, {w})"),
+            (f"check[{w}]", check, f"void(uint8[::1], {d}, {d}, int32[::1], int64)"),
+        ]
+    return out

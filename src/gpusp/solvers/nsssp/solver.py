@@ -1,0 +1,416 @@
+"""Task-parallel APSP: N single-source problems per launch (paper 001, Okuyama, Ino and Hagihara).
+
+Algorithm
+---------
+Harish and Narayanan's SSSP alternates two kernels until nothing changes: *scatter* (every vertex in
+the modification mask ``Ma`` relaxes its out-edges from its cost ``Ca`` into the update array ``Ua``
+with an atomic min) and *check* (every vertex whose ``Ua`` fell below ``Ca`` commits it, re-enters the
+mask and raises a convergence flag). Paper 001 solves N of these problems in one launch: the sources
+are taken in groups ``k*N .. k*N + N - 1`` (the last group is partial when N does not divide n) and
+thread ``t(v, j)`` handles vertex ``v`` in problem ``j`` (source ``k*N + j``). ``Ma``, ``Ca`` and
+``Ua`` hold N values per vertex, interleaved at index ``v*N + j`` so that the N threads of a vertex
+touch consecutive words; a block holds B such groups of N threads (B consecutive vertices), so the
+global thread id *is* the interleaved index. Per group of sources:
+
+1. *init*: ``Ca = Ua = INF`` except ``Ca[s][j] = 0`` and ``Ma[s][j] = 1`` for ``s = k*N + j``;
+2. repeat *scatter*, *check* until the check kernel leaves the flag at 0 (the flag is copied to
+   the host once per round, as in the paper);
+3. *record*: thread ``(v, j)`` writes ``Ca[v][j]`` into row ``s`` of the n x n distance result and
+   picks its parent ``u`` from the inverted graph (``graph.reverse()``, uploaded as CSR): the first
+   in-edge ``u -> v``, ``u != v``, with ``Ca[u][j] + w == Ca[v][j]``.
+
+With strictly positive weights any tight in-edge is a valid parent (costs strictly decrease along a
+parent chain, so no cycle can form). With zero weights (this solver refuses negative ones) a cycle of
+zero-weight edges can be entirely tight, and a local pick may close a loop. When the graph has any
+weight <= 0 the record kernel therefore only copies the distances, and the tree is grown level by
+level from the N sources at once over tight out-edges (``tree_level``: a frontier vertex claims an
+untreed tight neighbour with an atomic compare-and-swap on its level; one launch per tree level, the
+level array reuses ``Ma``, which is all zero after convergence). This is
+:func:`gpusp.solvers.common.csr.build_parents` for N sources at once.
+
+Variants
+--------
+* ``nsssp_shared`` (the paper's kernel): the N threads of a vertex reduce their mask bits in shared
+  memory; if any of them is active, the group stages the vertex's edge targets and weights in shared
+  memory, N edges at a time (each thread loads one), and every active thread relaxes from the staged
+  copy. The paper relies on N = 32 being one warp and stages at most N edges; Numba gives no
+  warp-synchronous guarantee, so this kernel uses ``cuda.syncthreads()`` with block-uniform control
+  flow (the number of N-edge chunks is the block-wide maximum over its B groups) and works for any N
+  and any degree. The check kernel collects a per-block change flag in shared memory and one thread
+  per block writes the global flag.
+* ``nsssp_global``: the same scheme without shared memory: each active thread reads its vertex's
+  edges from global memory and each changing thread writes the global flag (Harish's kernels, N
+  problems per launch).
+
+``paths`` (default on) runs the recording step as above; off, the record kernel only copies the costs into
+the result, so the run times the cost computation alone and the two runs give paper 001's path-recording
+overhead (its Figure 14). Parents for validation are then derived on the host, untimed, from tight in-edges
+(positive weights only: zero-weight cycles could close a loop there).
+
+Launches (``launcher``): a group's rounds are three launches (flag reset, scatter, check) and a 4-byte flag
+read each, so on small graphs the host's launch path is part of what is measured. ``'native'`` (default) builds
+every launch once at upload as a :class:`~gpusp.solvers.common.launch.Launch` (init, the ``put`` flag reset, scatter,
+check, record and the tree-level loop: the driver's cost per launch, as the paper's C code pays it) and reads the
+flag through :class:`~gpusp.solvers.common.launch.NativeRead`; ``'numba'`` goes through Numba's dispatcher and
+``copy_to_host`` every time (tens of microseconds of host time each), for comparison. Both give the same answer.
+
+N (``sources_per_launch``) and B (``groups_per_block``) are compile-time constants (kernel factories
+under ``functools.cache``); a block has B*N <= 1024 threads.
+
+Result and timing
+-----------------
+The n x n result (graph dtype with ``graph.inf``, int32 parents with -1 on the diagonal and for
+unreachable pairs) is accumulated on the device when it fits beside the working arrays (the record
+kernel writes each group's rows straight into it; ``download`` copies it once, timed as d2h). When
+it does not fit, each group's rows are written to an N x n device staging area (distances reuse
+``Ua``'s memory as in the paper, parents an N x n int32 array) and copied into a pinned host n x n
+matrix inside ``run``: the copies are then part of the run time and also reported as the counter
+``host_copy_ms``. The counter ``result_on_device`` says which was used. ``run`` always covers the
+device work of every group.
+
+Complexity
+----------
+Per group, a round costs O(N (n + m)) work; the number of rounds is at most the largest number of
+edges on a shortest path (plus one), so the total is O(n/N * rounds * N (n + m)) = O(n (n + m) D).
+Device memory: ``(3N + 1) n + 2 m`` words for the graph and the per-group arrays (paper), plus the
+inverted graph ``n + 2 m`` words, plus the result (device n^2 (w + 4) bytes, or an N x n int32
+staging array in host mode).
+
+Counters: ``iterations`` (scatter/check rounds summed over all groups), ``launches``, ``groups``,
+``tree_levels`` (level launches when the graph has zero weights), ``result_on_device``.
+
+Paper: T. Okuyama, F. Ino, K. Hagihara, "A task parallel algorithm for finding all-pairs shortest
+paths using the GPU", IJHPCN 2012 (seed 001), sections 4-5.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+from numba import cuda
+
+from ...errors import SolverError
+from ..common.base import Solver
+from ..common.csr import DeviceGraph
+from ..common.dense import Result, apsp_tight_parents
+from ..common.launch import Launch, NativeRead, launch_grid, put
+
+MAX_BLOCK = 1024  # threads per block (B N) the hardware allows
+
+_WTYPES = {"int32": numba.int32, "int64": numba.int64}
+
+
+@cuda.jit(cache=True)
+def check_shared(ma, ca, ua, flag):
+    """Thread per (v, j): commit a lowered cost and re-mask; one global flag write per block."""
+    idx = cuda.grid(1)
+    changed = cuda.shared.array(1, numba.int32)
+    if cuda.threadIdx.x == 0:
+        changed[0] = 0
+    cuda.syncthreads()  # the block's flag is cleared before any thread raises it
+    if idx < ma.size:
+        u = ua[idx]
+        if u < ca[idx]:
+            ca[idx] = u
+            ma[idx] = 1
+            changed[0] = 1  # benign race: every writer stores 1
+    cuda.syncthreads()  # every thread of the block has checked its entry
+    if cuda.threadIdx.x == 0 and changed[0] != 0:
+        flag[0] = 1
+
+
+@cuda.jit(cache=True)
+def check_global(ma, ca, ua, flag):
+    """Thread per (v, j): commit a lowered cost, re-mask and raise the global flag directly."""
+    idx = cuda.grid(1)
+    if idx >= ma.size:
+        return
+    u = ua[idx]
+    if u < ca[idx]:
+        ca[idx] = u
+        ma[idx] = 1
+        flag[0] = 1  # benign race: every writer stores 1
+
+
+@functools.cache
+def _kernels(N: int, B: int):
+    """Kernels for N problems per launch (B only fixes the block shape; these index by cuda.grid)."""
+
+    @cuda.jit(cache=True)
+    def init(ma, ca, ua, base, inf):
+        """Thread (v, j): cost INF and mask 0, except cost 0 and mask 1 at v == source base + j."""
+        idx = cuda.grid(1)
+        if idx >= ma.size:
+            return
+        v = idx // N
+        j = idx - v * N
+        if v == base + j:  # never true in the unused columns of a partial group (base + j >= n)
+            ca[idx] = 0
+            ua[idx] = 0
+            ma[idx] = 1
+        else:
+            ca[idx] = inf
+            ua[idx] = inf
+            ma[idx] = 0
+
+    @cuda.jit(cache=True)
+    def scatter_global(indptr, indices, weights, ma, ca, ua):
+        """Thread (v, j): if masked, relax v's out-edges in problem j from global memory."""
+        idx = cuda.grid(1)
+        if idx >= ma.size or ma[idx] == 0:
+            return
+        ma[idx] = 0
+        v = idx // N
+        j = idx - v * N
+        cv = ca[idx]  # finite: only a lowered (finite) cost enters the mask
+        for e in range(indptr[v], indptr[v + 1]):
+            # atomic: other vertices relax the same target in problem j concurrently
+            cuda.atomic.min(ua, indices[e] * N + j, cv + weights[e])
+
+    @cuda.jit(cache=True)
+    def record(rindptr, rindices, rweights, ca, ma, out_dist, out_parent, row0, base, inf, parents):
+        """Thread (v, j): copy the cost into result row row0 + j; parent from a tight in-edge (parents 1), -1 and a
+        tree-level seed (2), or nothing (0: no path recording)."""
+        idx = cuda.grid(1)
+        if idx >= ca.size:
+            return
+        v = idx // N
+        j = idx - v * N
+        s = base + j
+        n = out_dist.shape[1]
+        if s >= n:  # unused column of the last, partial group: never enters the level frontier
+            ma[idx] = -1
+            return
+        cv = ca[idx]
+        r = row0 + j
+        out_dist[r, v] = cv
+        if parents == 0:
+            return
+        p = -1
+        if parents == 1:
+            if v != s and cv != inf:
+                for e in range(rindptr[v], rindptr[v + 1]):
+                    u = rindices[e]
+                    cu = ca[u * N + j]
+                    if u != v and cu != inf and cu + rweights[e] == cv:
+                        p = u
+                        break
+        else:
+            ma[idx] = 0 if v == s else -1  # tree level: the source is the depth-0 frontier
+        out_parent[r, v] = p
+
+    @cuda.jit(cache=True)
+    def tree_level(indptr, indices, weights, ca, level, out_parent, row0, depth, grew):
+        """Thread (u, j) on the frontier (level == depth): claim untreed tight out-neighbours."""
+        idx = cuda.grid(1)
+        if idx >= ca.size or level[idx] != depth:
+            return
+        u = idx // N
+        j = idx - u * N
+        cu = ca[idx]  # finite: only reached vertices get a level
+        for e in range(indptr[u], indptr[u + 1]):
+            t = indices[e] * N + j
+            if cu + weights[e] == ca[t] and level[t] == -1:
+                # atomic: only the first frontier vertex to reach the neighbour becomes its parent
+                if cuda.atomic.cas(level, t, -1, depth + 1) == -1:
+                    out_parent[row0 + j, indices[e]] = u
+                    grew[0] = 1
+
+    return init, scatter_global, record, tree_level
+
+
+@functools.cache
+def _scatter_shared(N: int, B: int, wname: str):
+    """The paper's scatter kernel with edges staged in shared memory (weights of type ``wname``)."""
+    WTYPE = _WTYPES[wname]
+    SLOTS = B * N
+
+    @cuda.jit(cache=True)
+    def scatter_shared(indptr, indices, weights, ma, ca, ua):
+        """Block of B groups x N threads: stage each active vertex's edges N at a time, then relax."""
+        t = cuda.threadIdx.x
+        g = t // N
+        j = t - g * N
+        v = cuda.blockIdx.x * B + g
+        idx = v * N + j
+        active = cuda.shared.array(B, numba.int32)
+        deg = cuda.shared.array(B, numba.int32)
+        beg = cuda.shared.array(B, numba.int32)
+        es = cuda.shared.array(SLOTS, numba.int32)
+        ws = cuda.shared.array(SLOTS, WTYPE)
+        if j == 0:
+            active[g] = 0
+        cuda.syncthreads()  # the group flags are cleared before any thread raises one
+        mine = False
+        cv = 0
+        if idx < ma.size and ma[idx] != 0:
+            mine = True
+            ma[idx] = 0
+            cv = ca[idx]  # finite: only a lowered (finite) cost enters the mask
+            active[g] = 1  # benign race: the mask reduction of the group, every writer stores 1
+        cuda.syncthreads()  # the group's mask reduction is complete
+        if j == 0:
+            if active[g] != 0:
+                beg[g] = indptr[v]
+                deg[g] = indptr[v + 1] - indptr[v]
+            else:
+                deg[g] = 0  # an idle group stages nothing
+        cuda.syncthreads()  # every group's edge range is published
+        most = 0
+        for h in range(B):  # block-uniform chunk count: the barriers below are reached by all threads
+            most = max(most, deg[h])
+        my_deg = deg[g]
+        my_beg = beg[g]
+        for c0 in range(0, most, N):
+            k = c0 + j
+            if k < my_deg:
+                es[t] = indices[my_beg + k]
+                ws[t] = weights[my_beg + k]
+            cuda.syncthreads()  # the chunk of N edges is staged
+            if mine:
+                for i in range(min(N, my_deg - c0)):
+                    # atomic: other vertices relax the same target in problem j concurrently
+                    cuda.atomic.min(ua, es[g * N + i] * N + j, cv + ws[g * N + i])
+            cuda.syncthreads()  # the chunk is consumed before the next one overwrites it
+
+    return scatter_shared
+
+
+class _NssspSolver(Solver):
+    device = "gpu"
+    shared = True
+
+    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths, launcher):
+        super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
+                         paths=paths, launcher=launcher)
+        self.paths = paths
+        self.N = sources_per_launch
+        self.B = groups_per_block
+        if self.N * self.B > MAX_BLOCK:
+            raise SolverError(f"sources_per_launch * groups_per_block = {self.N * self.B} threads per block; "
+                              f"the limit is {MAX_BLOCK}")
+        if graph.has_negative_weights:
+            raise SolverError(f"{type(self).__name__} does not accept negative weights")
+        if not self.paths and graph.m and int(graph.weights.min()) <= 0:
+            raise SolverError(f"{type(self).__name__} paths=False needs positive weights: its parents for "
+                              "validation are derived on the host from tight in-edges, which zero-weight cycles "
+                              "can close into loops")
+        self.wname = str(graph.dtype)
+        self.init, self.scatter_g, self.record, self.tree_level = _kernels(self.N, self.B)
+        self.scatter = _scatter_shared(self.N, self.B, self.wname) if self.shared else self.scatter_g
+        self.check = check_shared if self.shared else check_global
+
+    def upload(self):
+        g, N, n = self.graph, self.N, self.graph.n
+        self.dg = DeviceGraph(g).upload()
+        self.tree = self.dg.nonpositive  # zero weights: grow the parent tree level by level
+        if not self.tree:
+            rev = g.reverse()
+            self.rindptr = cuda.to_device(rev.indptr)
+            self.rindices = cuda.to_device(rev.indices)
+            self.rweights = cuda.to_device(rev.weights)
+        else:  # unused by the record kernel in tree mode; any arrays of the right types will do
+            self.rindptr, self.rindices, self.rweights = self.dg.indptr, self.dg.indices, self.dg.weights
+        size = max(n * N, 1)
+        self.ma = cuda.device_array(size, dtype=np.int32)
+        self.ca = cuda.device_array(size, dtype=g.dtype)
+        self.ua = cuda.device_array(size, dtype=g.dtype)
+        self.flag = cuda.device_array(1, dtype=np.int32)
+        # the staged rows' distances borrow Ua, free once a group's costs are final
+        self.out = Result(g, n, N, staging=self.ua.reshape(N, n) if n else None)
+        grid, block, native = launch_grid(n, self.B), self.B * N, self.native  # ceil(n / B) blocks of B groups
+        self.l_init, self.l_scatter, self.l_check, self.l_record, self.l_level = (
+            Launch(k, grid, block, native=native)
+            for k in (self.init, self.scatter, self.check, self.record, self.tree_level))
+        self.l_put = Launch(put, 1, 1, native=native)
+        self.read_flag = NativeRead(self.flag, native=native)
+
+    def _flag_set(self) -> bool:
+        return int(self.read_flag()[0]) != 0  # one sync per round
+
+    def run(self, source=None):
+        N, n = self.N, self.graph.n
+        dg = self.dg
+        inf = dg.inf
+        ma, ca, ua, flag = self.ma, self.ca, self.ua, self.flag
+        put_, scatter, check = self.l_put, self.l_scatter, self.l_check
+        mode = 0 if not self.paths else 2 if self.tree else 1
+        groups = (n + N - 1) // N
+        rounds = launches = levels = 0
+        for k in range(groups):
+            base = k * N
+            count = min(N, n - base)
+            self.l_init(ma, ca, ua, base, inf)
+            launches += 1
+            while True:
+                put_(flag, 0, 0)
+                scatter(dg.indptr, dg.indices, dg.weights, ma, ca, ua)
+                check(ma, ca, ua, flag)
+                launches += 3
+                rounds += 1
+                if not self._flag_set():
+                    break
+            row0 = self.out.row0(base)
+            self.l_record(self.rindptr, self.rindices, self.rweights, ca, ma, self.out.dist, self.out.parent, row0,
+                          base, inf, mode)
+            launches += 1
+            if mode == 2:
+                depth = 0
+                while True:
+                    put_(flag, 0, 0)
+                    self.l_level(dg.indptr, dg.indices, dg.weights, ca, ma, self.out.parent, row0, depth, flag)
+                    launches += 2
+                    levels += 1
+                    if not self._flag_set():
+                        break
+                    depth += 1
+            self.out.keep(base, count, parents=self.paths)
+        return {"iterations": rounds, "launches": launches, "groups": groups, "tree_levels": levels,
+                "paths": self.paths, **self.out.counters()}
+
+    def download(self):
+        dist, parent = self.out.download()
+        if not self.paths:  # nothing recorded on the device: parents from tight in-edges on the host (untimed)
+            return dist, apsp_tight_parents(self.graph, dist, self.graph.inf)
+        return dist, parent
+
+
+class SharedSolver(_NssspSolver):
+    """nsssp_shared: the paper's scatter kernel with the vertex's edges staged in shared memory."""
+
+    shared = True
+
+
+class GlobalSolver(_NssspSolver):
+    """nsssp_global: the same N-problem scheme, edges and flag in global memory only."""
+
+    shared = False
+
+
+# (N, B) pairs compiled by the offline gate: the paper's default and the ones the tests use.
+COMPILE_SHAPES = ((32, 4), (4, 2), (3, 1))
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        arrays = f"int32[::1], {w}[::1], {w}[::1]"  # Ma, Ca, Ua
+        csr = f"int32[::1], int32[::1], {w}[::1]"
+        out += [(f"check_shared[{w}]", check_shared, f"void({arrays}, int32[::1])"),
+                (f"check_global[{w}]", check_global, f"void({arrays}, int32[::1])")]
+        for N, B in COMPILE_SHAPES:
+            init, scatter_global, record, tree_level = _kernels(N, B)
+            tag = f"N={N},B={B},{w}"
+            out += [
+                (f"init[{tag}]", init, f"void({arrays}, int64, {w})"),
+                (f"scatter_global[{tag}]", scatter_global, f"void({csr}, {arrays})"),
+                (f"scatter_shared[{tag}]", _scatter_shared(N, B, w), f"void({csr}, {arrays})"),
+                (f"record[{tag}]", record, f"void({csr}, {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], "
+                                           f"int64, int64, {w}, int64)"),
+                (f"tree_level[{tag}]", tree_level, f"void({csr}, {w}[::1], int32[::1], int32[:, ::1], int64, "
+                                                   f"int64, int32[::1])"),
+            ]
+    return out

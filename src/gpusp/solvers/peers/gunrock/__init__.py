@@ -1,0 +1,2 @@
+"""gunrock: Gunrock's frontier SSSP run as a GPU peer through gpusp's driver. Design: docs/peers.md.
+"""

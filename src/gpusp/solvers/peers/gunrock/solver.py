@@ -1,0 +1,252 @@
+"""``gunrock_sssp``: Gunrock's GPU SSSP, built from its pinned archive, run as an external GPU peer.
+
+Gunrock (Wang, Davidson, Pan, Wu, Riffel and Owens, "Gunrock: A High-Performance Graph Processing Library on the
+GPU", PPoPP 2016; here its "essentials" rewrite, Osama, Porumbescu and Owens, 2.1.0) expresses graph algorithms as
+bulk-synchronous steps over a frontier of active vertices. Its SSSP (``gunrock/algorithms/sssp.hxx``) is
+frontier-based Bellman-Ford: the frontier starts as the source; each iteration an *advance* visits every out-arc
+of every frontier vertex and relaxes it with an atomic minimum on the target's distance, putting the target in the
+output frontier when the minimum lowered it; a *filter* then drops the vertices already taken into the frontier in
+this iteration (a visited stamp per vertex; optionally a *uniquify* step removes duplicates by hashing), and the
+loop stops when the frontier is empty. There are no buckets: a vertex is re-expanded every time its distance
+drops, so the work is O(m) per iteration in the worst case and the number of iterations is the largest number of
+arcs on a shortest path (with re-relaxations: up to n - 1); on road graphs that is about a thousand iterations
+per source, each an advance and a filter launched from the host and the frontier's size tested there, where
+``deltastep_gpu`` runs a similar number of phases inside one cooperative kernel. The
+advance's *load balance* decides how a frontier's arcs are spread over threads: ``block_mapped`` (a block per
+chunk of the frontier, its arcs shared by the block), ``thread_mapped`` (a thread per frontier vertex),
+``merge_path`` and ``merge_path_v2`` (Merrill and Garland's merge-path split of vertices and arcs).
+
+How gpusp drives it (Gunrock's code is never copied here: :mod:`gpusp.solvers.peers.build` builds the pinned archive with
+gpusp's own driver, ``gpusp/data/gunrock_sssp.cu``; ``docs/peers.md``):
+
+* the graph Gunrock gets is exactly gpusp's CSR, the arcs every gpusp solver gets: parallel arcs and self-loops are
+  kept (an atomic minimum over parallel arcs keeps the lightest; a self-loop of weight w >= 0 never lowers a
+  distance), written once per solver in gpusp's binary CSR (:func:`write_csr`) by ``upload``. The driver process
+  starts there, reads it, copies it to the GPU and builds Gunrock's graph once (all of ``upload``, timed as
+  ``h2d_ms``), and then serves runs over a pipe;
+* distances are the graph's own integer type, int32 or int64 (gpusp's dtype rule keeps every path length below
+  2^30 - 1, resp. 2^61, so a distance plus an arc weight never overflows), both native to CUDA's atomicMin: exact,
+  never float. Unreachable vertices come back as the type's largest value, Gunrock's infinity, and become
+  ``graph.inf``. Negative weights are refused (the registry; the frontier loop never ends on a negative cycle);
+* each harness trial is one run: what a user pays for one ``gunrock::sssp::run`` call with a context kept across
+  calls (the problem's set-up and allocations, the enactor's frontiers, the enact loop, the frees), timed in the
+  driver with CUDA events on Gunrock's stream; that time is the recorded sample (``peer_trial_ms``). Gunrock's own
+  time of its enact loop (``gunrock_enact_ms``) and the driver's host clock around the call (``host_ms``) are kept
+  for every trial, and ``iterations`` counts the advance/filter iterations. Warm-up runs are the harness's, as for
+  every solver (the first run in the process also loads the kernels); the driver's compile time is in its
+  ``BUILD.json`` (``compile_s``), apart;
+* ``download`` copies the last run's distances to the host, which gpusp checks against SciPy like any solver's
+  (exact distances). Gunrock's SSSP computes no predecessors, so ``parent`` is None and the tree checks are skipped
+  with that reason;
+* no GPU (or the CUDA simulator, which cannot run compiled CUDA code), no nvcc at build time, or a GPU older than
+  the build's architecture: SolverUnavailable, a recorded skip.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import weakref
+from pathlib import Path
+
+import numpy as np
+
+from .... import device
+from ....atomic import atomic_path
+from .. import build as peers
+from ....data.graph import Graph
+from ....errors import GpuspError, SolverError, SolverUnavailable
+from ...common.base import Solver
+
+PEER = "gunrock"
+TARGET = "gunrock_sssp"
+CSR_MAGIC = b"GPUSPCSR"
+DIST_MAGIC = b"GPUSPDST"
+EXIT_NO_GPU = 3  # the driver's exit status when no GPU it can run on is usable
+MAX_ARCS = 2**31 - 1  # Gunrock's advance indexes arcs with the driver's 32-bit edge_t
+QUIT_TIMEOUT_S = 30
+
+
+def refusal(graph: Graph) -> str | None:
+    """Why gunrock_sssp cannot take ``graph`` (negative weights, too many arcs for the driver), or None."""
+    if graph.has_negative_weights:
+        return "gunrock_sssp does not accept negative weights (its frontier loop never ends on a negative cycle)"
+    if graph.m > MAX_ARCS:
+        return f"gunrock_sssp's driver indexes arcs with 32-bit integers; {graph.name} has {graph.m:,} arcs"
+    return None
+
+
+def gpu_refusal() -> str | None:
+    """Why Gunrock's compiled CUDA code cannot run here (no GPU, or only the CUDA simulator), or None."""
+    mode = device.mode()
+    if mode == "sim":
+        return ("gunrock_sssp runs Gunrock's compiled CUDA code on a GPU; the CUDA simulator "
+                "(NUMBA_ENABLE_CUDASIM=1) cannot run it")
+    if mode != "gpu":
+        return "gunrock_sssp needs a CUDA GPU; none is usable here"
+    return None
+
+
+# --- gpusp's binary CSR and distance files (the driver's formats, little-endian) -----------------------------------
+def write_csr(graph: Graph, path) -> Path:
+    """Write ``graph`` exactly (every arc) as gpusp's binary CSR, atomically: ``GPUSPCSR``, then n, m and the
+    weight itemsize as int64, the n + 1 offsets as int64, the m targets as int32, the m weights (int32 or int64)."""
+    itemsize = graph.weights.dtype.itemsize
+    with atomic_path(path, suffix=".csr") as tmp, open(tmp, "wb") as fh:
+        fh.write(CSR_MAGIC)
+        fh.write(np.array([graph.n, graph.m, itemsize], dtype="<i8").tobytes())
+        fh.write(np.ascontiguousarray(graph.indptr, dtype="<i8").tobytes())
+        fh.write(np.ascontiguousarray(graph.indices, dtype="<i4").tobytes())
+        fh.write(np.ascontiguousarray(graph.weights, dtype=f"<i{itemsize}").tobytes())
+    return Path(path)
+
+
+def read_csr(path, name: str = "graph") -> Graph:
+    """The graph in a binary CSR file of :func:`write_csr`; GpuspError naming the file when it is not one."""
+    data = Path(path).read_bytes()
+    if data[:8] != CSR_MAGIC or len(data) < 32:
+        raise GpuspError(f"{path}: not a gpusp binary CSR (no GPUSPCSR header)")
+    n, m, itemsize = (int(v) for v in np.frombuffer(data, dtype="<i8", count=3, offset=8))
+    if n < 0 or m < 0 or itemsize not in (4, 8) or len(data) != 32 + 8 * (n + 1) + 4 * m + itemsize * m:
+        raise GpuspError(f"{path}: {len(data)} bytes do not hold n = {n}, m = {m} and {itemsize}-byte weights")
+    indptr = np.frombuffer(data, dtype="<i8", count=n + 1, offset=32)
+    indices = np.frombuffer(data, dtype="<i4", count=m, offset=32 + 8 * (n + 1))
+    weights = np.frombuffer(data, dtype=f"<i{itemsize}", count=m, offset=32 + 8 * (n + 1) + 4 * m)
+    try:
+        return Graph(n, indptr, indices, weights, name=name)
+    except ValueError as exc:
+        raise GpuspError(f"{path}: {exc}") from None
+
+
+def read_distances(path, graph: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """(sources, distances) of a distance file the driver wrote: ``GPUSPDST``, n and the itemsize as int64, then per
+    source its id (int64) and n distances. Gunrock's infinity (the type's largest value) becomes ``graph.inf``;
+    GpuspError naming the file when it is not a distance file of ``graph``."""
+    data = Path(path).read_bytes()
+    if data[:8] != DIST_MAGIC or len(data) < 24:
+        raise GpuspError(f"{path}: not a gunrock_sssp distance file (no GPUSPDST header)")
+    n, itemsize = (int(v) for v in np.frombuffer(data, dtype="<i8", count=2, offset=8))
+    if n != graph.n or itemsize != graph.dtype.itemsize:
+        raise GpuspError(f"{path}: distances of n = {n} in {itemsize}-byte integers; {graph.name} has n = "
+                         f"{graph.n} and {graph.dtype} distances")
+    record = 8 + n * itemsize
+    if (len(data) - 24) % record:
+        raise GpuspError(f"{path}: {len(data) - 24} bytes after the header are not whole records of {record} bytes")
+    count = (len(data) - 24) // record
+    rows = np.frombuffer(data, dtype=np.uint8, offset=24).reshape(count, record)
+    sources = rows[:, :8].copy().view("<i8").ravel().astype(np.int64)
+    dist = rows[:, 8:].copy().view(f"<i{itemsize}").astype(graph.dtype)
+    dist[dist == np.iinfo(graph.dtype).max] = graph.inf
+    return sources, dist
+
+
+# --- the driver process ----------------------------------------------------------------------------------------------
+PR_SET_PDEATHSIG = 1  # Linux prctl: the signal a process gets when its parent ends
+
+
+def _die_with_parent() -> None:
+    """Run in the driver's process before it starts (Linux): a SIGKILL when gpusp's process ends, so that a solve
+    killed at its time budget never leaves the driver running on the GPU."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _stop(proc: subprocess.Popen, stderr) -> None:
+    """End a driver process: ``quit`` on its stdin, then a kill if it does not exit; close its files."""
+    if proc.poll() is None:
+        try:
+            proc.stdin.write("quit\n")
+            proc.stdin.close()
+            proc.wait(timeout=QUIT_TIMEOUT_S)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+    for stream in (proc.stdin, proc.stdout, stderr):
+        if stream and not stream.closed:
+            stream.close()
+
+
+class GunrockSolver(Solver):
+    """Drives gpusp's Gunrock driver over a pipe (see the module docstring); a peer: it times itself."""
+
+    device = "gpu"
+
+    def __init__(self, graph: Graph, *, load_balance: str, uniquify: bool):
+        super().__init__(graph, load_balance=load_balance, uniquify=uniquify)
+        reason = refusal(graph)
+        if reason:
+            raise SolverUnavailable(reason)
+        self.build = peers.locate(PEER)  # first: a build without nvcc says so, whatever the GPU
+        reason = gpu_refusal()
+        if reason:
+            raise SolverUnavailable(reason)
+        self.binary = peers.binary(self.build, TARGET)
+        self._tmp = tempfile.TemporaryDirectory(prefix="gpusp-gunrock-")
+        self._proc: subprocess.Popen | None = None
+        self._stderr = None
+        self.ready: dict = {}
+
+    def upload(self):
+        """Write the binary CSR, start the driver on it and wait until the graph is on the GPU."""
+        folder = Path(self._tmp.name)
+        csr = write_csr(self.graph, folder / "graph.csr")
+        cmd = [str(self.binary), str(csr), "--serve", "--load-balance", self.params["load_balance"],
+               "--uniquify", "1" if self.params["uniquify"] else "0"]
+        self._stderr = open(folder / "driver.stderr", "w+")
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                      text=True, bufsize=1,
+                                      preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        weakref.finalize(self, _stop, self._proc, self._stderr)
+        self.ready = self._reply(None)
+        if self.ready.get("n") != self.graph.n or self.ready.get("m") != self.graph.m:
+            raise SolverError(f"gunrock_sssp's driver read n = {self.ready.get('n')}, m = {self.ready.get('m')} from "
+                              f"{csr}; the graph has n = {self.graph.n}, m = {self.graph.m}")
+
+    def run(self, source):
+        """One run from ``source``: the whole call's CUDA-event time, Gunrock's enact time, the iterations."""
+        reply = self._reply(f"run {int(source)}")
+        return {"peer_trial_ms": reply["call_ms"], "gunrock_enact_ms": reply["enact_ms"], "host_ms": reply["host_ms"],
+                "iterations": reply["iterations"], "peer_series": ["gunrock_enact_ms", "host_ms"],
+                "load_balance": self.params["load_balance"], "uniquify": self.params["uniquify"],
+                "gunrock_commit": self.build["commit"], "device_fix": self.build.get("device_fix"),
+                "atomic_min_ok": self.ready.get("atomic_min_ok"), "driver_upload_ms": self.ready.get("upload_ms")}
+
+    def download(self):
+        """The last run's distances (Gunrock computes no predecessors: parent is None)."""
+        path = Path(self._tmp.name) / "distances.bin"
+        self._reply(f"save {path}")
+        _, dist = read_distances(path, self.graph)
+        return dist[0], None
+
+    def _reply(self, command: str | None) -> dict:
+        """Send ``command`` (None: only read) and return the driver's JSON answer; errors name the driver's words."""
+        proc = self._proc
+        try:
+            if command is not None:
+                proc.stdin.write(command + "\n")
+                proc.stdin.flush()
+            line = proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            proc.wait(timeout=QUIT_TIMEOUT_S)
+            self._stderr.seek(0)
+            said = " | ".join(self._stderr.read().strip().splitlines()[-3:]) or "no message"
+            error = SolverUnavailable if proc.returncode == EXIT_NO_GPU else SolverError
+            raise error(f"gunrock_sssp's driver {self.binary} exited {proc.returncode}: {said}")
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise SolverError(f"gunrock_sssp's driver answered {line.strip()[:200]!r}, not a JSON line") from None
+        if "error" in reply:
+            raise SolverError(f"gunrock_sssp's driver: {reply['error']}")
+        return reply
+
+
+def compile_targets():
+    """No Numba kernels: the device code is Gunrock's, compiled by nvcc (tests/test_gunrock.py's compile gate)."""
+    return []

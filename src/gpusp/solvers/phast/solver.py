@@ -1,0 +1,444 @@
+"""PHAST on the GPU: one contraction hierarchy, then per source an upward search and a level-by-level downward sweep.
+
+Algorithm
+---------
+``phast_gpu`` follows PHAST (Delling, Goldberg, Nowatzyk and Werneck, "PHAST: Hardware-accelerated shortest path
+trees", IPDPS 2011) and its GPU version GPHAST:
+
+* Preprocessing (``__init__``, host): the contraction hierarchy of :mod:`gpusp.solvers.phast.contraction` (bounded
+  witness searches: ``settle`` settled vertices, ``hops`` arcs; ``core_degree`` stops contracting where the remaining
+  graph grows dense and leaves a core). Its wall time is the counter ``preprocess_s``, its size (host arrays and
+  what ``upload`` puts on the device for it) ``preprocess_bytes``.
+* Upward search (``run``, host, Numba): a Dijkstra from each source over the upward graph (arcs to higher ranks;
+  the core's arcs inside the core). Its search spaces (a few hundred vertices per source on road graphs) are
+  copied to the device. This host work is part of the timed trial, as in GPHAST, where the CPU does it too.
+* Downward sweep (device, one cooperative kernel): vertices are renumbered by sweep level (level 0, the top,
+  first); the distances of a batch of S sources live vertex-major, ``dist[v * S + s]``, so the 32 lanes of a warp
+  are 32 sources of one vertex (coalesced; with S < 32 a warp covers 32 / S vertices). The search spaces are
+  scattered in, then each level is one grid-stride pass in which every (vertex, source) pulls ``min(dist[u] + w)``
+  over its downward in-arcs, which all come from lower levels, already final. Levels end at a grid barrier
+  (``cuda.cg.this_grid().sync()``), except the first levels, small enough (``fuse``: at most that many vertex x
+  source items each) for block 0 alone, which separates them by block barriers and ends them with one grid barrier.
+* Parents over tight arcs of the original graph (``parents``): with every weight > 0 (``tight``; ``auto`` then)
+  one pass in which each (vertex, source) takes its first in-arc with ``dist[u] + w == dist[v]``: distances fall
+  strictly along such arcs, so the pointers form a tree. With zero weights (``rounds``; ``auto`` then) that pass
+  takes only arcs of weight > 0 and marks those vertices and the source as round q0; then rounds q0 + 1, ... give a
+  vertex still without a parent a zero-weight tight in-arc from a vertex marked in an earlier round. Along the
+  pointers (distance, round) falls strictly, so zero-weight cycles cannot close a loop; a vertex at the end of k
+  zero-weight arcs after its last positive one is reached in round k, and the rounds stop when one changes nothing.
+* Rows: the batch is copied into rows of the K x n result (original vertex order; sources of 32 at a time through
+  32 x 33 shared-memory tiles when S >= 32), and every slot read is reset for the next batch. The result stays on the
+  device when it fits (``download`` copies it); otherwise each batch is a launch of its own whose rows go to a pinned
+  host matrix inside ``run``.
+
+Parameters: ``batch`` S (a power of two; 0: :func:`~gpusp.solvers.rules.phast_batch`), ``block``, ``grid`` (0:
+``PHAST_BLOCKS_PER_SM`` per multiprocessor, fewer when the largest level needs fewer, capped at the co-resident
+maximum), ``fuse`` (-1: the block size; 0: every level on the grid), ``parents``, ``settle``, ``hops``,
+``core_degree`` (above; -1: :func:`auto_core_degree`), ``threads``.
+
+Complexity: preprocessing about n x (in-degree) bounded witness searches (USA-road-d.NY: tens of seconds on one
+core, about 0.85 n shortcuts, 141 levels; benchmarks/ holds the measurements). Per source: an upward search over its
+search space (O(s log s), s a few hundred on road graphs; the reachable core with a core), then a sweep touching each
+downward arc once: O(n + m_down) work, m_down about (m + shortcuts) / 2. Per batch: levels + 4 grid barriers (scatter,
+fused top, parents, rows) plus one per zero-weight round; the floor for one source is (levels - fused levels) x the
+grid barrier (about 2 us), about 0.1-0.2 ms on NY. Memory: the hierarchy (4 + w) (m_up + m_down) + 4 n, the original
+in-arcs (4 + w) m, (w + 8) n S working arrays, and the (w + 4) n K result.
+
+Counters: ``iterations`` (levels swept, all batches), ``grid_levels`` / ``block_levels`` (per batch),
+``zero_rounds``, ``levels``, ``shortcuts``, ``core``, ``settled`` (upward search spaces, all sources),
+``upward_ms`` (host time of the upward searches), ``preprocess_s``, ``preprocess_bytes``, ``batches``, ``batch``,
+``grid``, ``barriers`` (grid barriers per run), ``launches``, ``result_on_device`` (+ ``host_copy_ms``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+from numba import cuda
+
+from ...errors import SolverError
+from . import contraction
+from ..common.base import Solver
+from ..common.dense import Result
+from ..common.launch import blocks_per_sm, cooperative_grid
+from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
+                    phast_batch)
+
+WARP = 32
+TILE = (WARP, WARP + 1)  # a 32 x 32 transpose tile, padded against bank conflicts
+# control array (int64): round number, zero-weight rounds, then three round counters used in rotation
+ROUND, ZERO_ROUNDS, FLAG = 0, 1, 2
+CTL_SIZE = 5
+
+_WTYPES = {"int32": numba.int32, "int64": numba.int64}
+U32, I32 = numba.uint32, numba.int32
+
+
+def auto_core_degree(graph, core_degree: int) -> int:
+    """core_degree -1: 0 (contract everything) on road-like graphs, whose small separators keep the hierarchy thin
+    (mean out-degree <= ROAD_MEAN_DEGREE and no vertex over ROAD_MAX_DEGREE arcs), else CORE_DEGREE: a social graph's
+    dense core does not contract in bounded time."""
+    if core_degree >= 0:
+        return core_degree
+    degree = np.diff(graph.indptr)
+    road = graph.m <= ROAD_MEAN_DEGREE * max(graph.n, 1) and int(degree.max(initial=0)) <= ROAD_MAX_DEGREE
+    return 0 if road else CORE_DEGREE
+
+
+# --- device functions ------------------------------------------------------------------------------------------------
+def _sweep_fns(WT):
+    """(scatter, pull) for distances ``WT``."""
+
+    @cuda.jit(device=True)
+    def scatter(space_row, space_v, space_d, dist, e0, e1, base, sshift, start, stride):
+        """Write the batch's upward search spaces (entries e0 .. e1 - 1) into its distance slots."""
+        for e in range(e0 + start, e1, stride):
+            dist[U32((space_v[U32(e)] << sshift) + space_row[U32(e)] - base)] = space_d[U32(e)]
+
+    @cuda.jit(device=True)
+    def pull(down_ptr, down_tail, down_w, dist, lo, hi, sshift, ns, start, stride, inf):
+        """Vertices lo .. hi - 1 (one level) x the batch's sources: each takes min(dist[u] + w) over its in-arcs."""
+        smask = I32((1 << sshift) - 1)
+        items = I32((hi - lo) << sshift)
+        for i in range(start, items, stride):
+            s = I32(i & smask)
+            if s < ns:
+                v = I32(lo + (i >> sshift))
+                vs = U32((v << sshift) + s)
+                d = dist[vs]
+                for a in range(down_ptr[v], down_ptr[v + 1]):
+                    du = dist[U32((down_tail[U32(a)] << sshift) + s)]
+                    if du != inf:
+                        d = min(d, WT(du + down_w[U32(a)]))
+                dist[vs] = d
+
+    return scatter, pull
+
+
+def _parent_fns(WT):
+    """(tight_pass, zero_round) for distances ``WT``."""
+
+    @cuda.jit(device=True)
+    def tight_pass(in_ptr, in_tail, in_w, dist, parent, hop, sources, base, ns, sshift, q, strict, inf):
+        """Each (vertex, source) takes its first tight in-arc (``strict``: of weight > 0 only, marking round q)."""
+        n = in_ptr.size - 1
+        smask = I32((1 << sshift) - 1)
+        for i in range(cuda.grid(1), n << sshift, cuda.gridsize(1)):
+            s = I32(i & smask)
+            if s < ns:
+                v = I32(i >> sshift)
+                vs = U32(i)
+                dv = dist[vs]
+                if v == sources[U32(base + s)]:
+                    if strict:
+                        hop[vs] = q
+                elif dv != inf:
+                    for a in range(in_ptr[v], in_ptr[v + 1]):
+                        w = in_w[U32(a)]
+                        u = in_tail[U32(a)]
+                        du = dist[U32((u << sshift) + s)]
+                        if du != inf and du + w == dv and (w > 0 or not strict):
+                            parent[vs] = u
+                            if strict:
+                                hop[vs] = q
+                            break
+
+    @cuda.jit(device=True)
+    def zero_round(in_ptr, in_tail, in_w, dist, parent, hop, ns, sshift, q, inf):
+        """Round q: a reached vertex without parent takes a zero-weight tight in-arc from a vertex of an earlier
+        round; returns whether this thread gave any vertex a parent."""
+        n = in_ptr.size - 1
+        smask = I32((1 << sshift) - 1)
+        changed = False
+        for i in range(cuda.grid(1), n << sshift, cuda.gridsize(1)):
+            s = I32(i & smask)
+            vs = U32(i)
+            if s < ns and hop[vs] < 0 and dist[vs] != inf:
+                v = I32(i >> sshift)
+                dv = dist[vs]
+                for a in range(in_ptr[v], in_ptr[v + 1]):
+                    if in_w[U32(a)] == 0:
+                        us = U32((in_tail[U32(a)] << sshift) + s)
+                        hu = hop[us]
+                        # a mark of this round reads as -1 or q: neither is taken, so the rounds strictly fall
+                        if hu >= 0 and hu < q and dist[us] == dv:
+                            parent[vs] = in_tail[U32(a)]
+                            hop[vs] = q
+                            changed = True
+                            break
+        return changed
+
+    return tight_pass, zero_round
+
+
+def _rows_fn(WT):
+    """write_rows for distances ``WT``."""
+
+    @cuda.jit(device=True)
+    def write_rows(dist, parent, hop, position, order, out_dist, out_parent, row0, ns, sshift, rounds, inf):
+        """Copy the batch into rows row0 .. row0 + ns - 1 (original vertex order) and reset every slot read."""
+        n = position.size
+        S = I32(1 << sshift)
+        if S < WARP:  # thread per (source, vertex): coalesced writes, reads through the renumbering
+            for idx in range(cuda.grid(1), ns * n, cuda.gridsize(1)):
+                s = I32(idx // n)
+                v = I32(idx - s * n)
+                vs = U32((position[U32(v)] << sshift) + s)
+                p = parent[vs]
+                out_dist[row0 + s, v] = dist[vs]
+                out_parent[row0 + s, v] = order[U32(p)] if p >= 0 else -1
+                dist[vs] = inf
+                parent[vs] = -1
+                if rounds:
+                    hop[vs] = -1
+            return
+        tile_d = cuda.shared.array(TILE, WT)
+        tile_p = cuda.shared.array(TILE, numba.int32)
+        tx = I32(cuda.threadIdx.x % WARP)
+        ty = I32(cuda.threadIdx.x // WARP)
+        rows = I32(cuda.blockDim.x // WARP)
+        tiles_s = I32((ns + WARP - 1) // WARP)
+        for t in range(cuda.blockIdx.x, ((n + WARP - 1) // WARP) * tiles_s, cuda.gridDim.x):
+            v0 = I32((t // tiles_s) * WARP)
+            s0 = I32((t % tiles_s) * WARP)
+            for i in range(ty, WARP, rows):
+                if v0 + i < n and s0 + tx < ns:
+                    vs = U32((position[U32(v0 + i)] << sshift) + s0 + tx)
+                    p = parent[vs]
+                    tile_d[i, tx] = dist[vs]
+                    tile_p[i, tx] = order[U32(p)] if p >= 0 else -1
+                    dist[vs] = inf
+                    parent[vs] = -1
+                    if rounds:
+                        hop[vs] = -1
+            cuda.syncthreads()  # the tile is staged
+            for i in range(ty, WARP, rows):
+                if s0 + i < ns and v0 + tx < n:
+                    out_dist[row0 + s0 + i, v0 + tx] = tile_d[tx, i]
+                    out_parent[row0 + s0 + i, v0 + tx] = tile_p[tx, i]
+            cuda.syncthreads()  # the tile is consumed before the next one overwrites it
+
+    return write_rows
+
+
+# --- the cooperative kernel -----------------------------------------------------------------------------------------
+@functools.cache
+def _kernel(wname: str):
+    """The cooperative sweep kernel for one distance type."""
+    WT = _WTYPES[wname]
+    scatter, pull = _sweep_fns(WT)
+    tight_pass, zero_round = _parent_fns(WT)
+    write_rows = _rows_fn(WT)
+
+    @cuda.jit
+    def sweep_batches(down_ptr, down_tail, down_w, level_ptr, in_ptr, in_tail, in_w, order, position, sources,
+                      space_ptr, space_row, space_v, space_d, dist, parent, hop, ctl, out_dist, out_parent, first,
+                      last, nsrc, sshift, fused, fill, staged, rounds, inf):
+        """Batches first .. last - 1 of 2^sshift sources: scatter, sweep levels, parents, rows."""
+        grid = cuda.cg.this_grid()
+        tid = cuda.grid(1)
+        nthreads = cuda.gridsize(1)
+        nlev = level_ptr.size - 1
+        S = 1 << sshift
+        if fill:  # the launch's first batch starts from INF / -1; each batch's write-out resets what it read
+            for i in range(tid, dist.size, nthreads):
+                dist[i] = inf
+                parent[i] = -1
+                if rounds:
+                    hop[i] = -1
+            grid.sync()  # the working arrays are reset before any search space lands in them
+        q = ctl[ROUND]
+        zero_rounds = 0
+        for b in range(first, last):
+            base = b * S
+            ns = min(S, nsrc - base)
+            scatter(space_row, space_v, space_d, dist, space_ptr[base], space_ptr[base + ns], base, sshift, tid,
+                    nthreads)
+            grid.sync()  # every search space is in place before the first level pulls from it
+            if fused > 0:
+                if cuda.blockIdx.x == 0:
+                    for lev in range(1, fused + 1):
+                        pull(down_ptr, down_tail, down_w, dist, level_ptr[lev], level_ptr[lev + 1], sshift, ns,
+                             cuda.threadIdx.x, cuda.blockDim.x, inf)
+                        cuda.syncthreads()  # level lev is final before level lev + 1 reads it
+                grid.sync()  # the top levels swept by block 0 are visible to every block
+            for lev in range(fused + 1, nlev):
+                pull(down_ptr, down_tail, down_w, dist, level_ptr[lev], level_ptr[lev + 1], sshift, ns, tid,
+                     nthreads, inf)
+                grid.sync()  # level lev is final before level lev + 1 reads it
+            if tid == 0:
+                ctl[FLAG + (q + 1) % 3] = 0  # read by everybody two rounds ago; counts round q + 1
+            tight_pass(in_ptr, in_tail, in_w, dist, parent, hop, sources, base, ns, sshift, q, rounds, inf)
+            q += 1
+            grid.sync()  # every parent of a positive tight arc (and its round mark) is written
+            while rounds:
+                if tid == 0:
+                    ctl[FLAG + (q + 1) % 3] = 0  # the counter read after round q - 2, for round q + 1
+                if zero_round(in_ptr, in_tail, in_w, dist, parent, hop, ns, sshift, q, inf):
+                    cuda.atomic.add(ctl, FLAG + q % 3, 1)  # atomic: counts the threads that gave out a parent
+                grid.sync()  # round q is complete and counted
+                zero_rounds += 1
+                q += 1
+                if ctl[FLAG + (q - 1) % 3] == 0:
+                    break
+            write_rows(dist, parent, hop, position, order, out_dist, out_parent, 0 if staged else base, ns, sshift,
+                       rounds, inf)
+            grid.sync()  # the rows are out and the slots reset before the next batch scatters
+        if tid == 0:  # every thread read ctl[ROUND] before its first barrier
+            ctl[ROUND] = q
+            ctl[ZERO_ROUNDS] += zero_rounds
+
+    return sweep_batches
+
+
+class PhastSolver(Solver):
+    """phast_gpu: contraction hierarchy on the host, upward searches on the host, batched downward sweeps on the
+    device in one cooperative kernel."""
+
+    device = "gpu"
+
+    def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads):
+        super().__init__(graph, batch=batch, block=block, grid=grid, fuse=fuse, parents=parents, settle=settle,
+                         hops=hops, core_degree=core_degree, threads=threads)
+        if graph.has_negative_weights:
+            raise SolverError("phast_gpu does not accept negative weights (a contraction hierarchy's witness searches "
+                              "and its upward Dijkstra assume w >= 0); use bellmanford or nsssp solvers")
+        positive = graph.m == 0 or int(graph.weights.min()) > 0
+        if parents == "tight" and not positive:
+            raise SolverError("phast_gpu parents=tight needs every weight > 0 (a zero-weight cycle is all tight, "
+                              "and a local pick could close a loop); use parents=rounds or auto")
+        self.rounds = not (parents == "tight" or (parents == "auto" and positive))
+        self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
+        self.threads = threads or os.cpu_count() or 1
+        self.pool = None
+        self.preprocess_s = self.h.seconds
+        inf = int(graph.inf)
+        h = self.h
+        self.down = (h.down_ptr.astype(np.int32), h.down_tail, np.minimum(h.down_w, inf).astype(graph.dtype))
+        src, dst, w = contraction.simple_arcs(graph)
+        in_ptr, in_tail, in_w = contraction.group_arcs(graph.n, h.position[dst].astype(np.int64),
+                                                 h.position[src].astype(np.int64), w)
+        self.inarcs = (in_ptr.astype(np.int32), in_tail, in_w.astype(graph.dtype))
+        self.level_ptr = h.level_ptr.astype(np.int32)
+        self.preprocess_bytes = h.nbytes + sum(a.nbytes for a in self.down) + self.level_ptr.nbytes + \
+            2 * 4 * graph.n
+        self.kernel = _kernel(graph.dtype.name)
+        self.block, self.want_grid, self.batch, self.fuse = block, grid, batch, fuse
+        self.S = self.grid = None
+        self.out = None
+
+    def upload(self):
+        h = self.h
+        self.d_down = tuple(cuda.to_device(a) for a in self.down)
+        self.d_in = tuple(cuda.to_device(a) for a in self.inarcs)
+        self.d_level_ptr = cuda.to_device(self.level_ptr)
+        self.d_order = cuda.to_device(h.order)
+        self.d_position = cuda.to_device(h.position)
+        self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
+
+    def _setup(self, k: int):
+        """Working arrays, result and grid for K sources (kept while K and S stay the same)."""
+        g, n = self.graph, self.graph.n
+        S = self.batch or phast_batch(k, n, g.dtype.itemsize)
+        if n * S >= 2**31:
+            raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller "
+                              "batch")
+        if self.S != S:
+            self.S = S
+            self.dist = cuda.device_array(n * S, dtype=g.dtype)
+            self.parent_w = cuda.device_array(n * S, dtype=np.int32)
+            self.hop = cuda.device_array(n * S if self.rounds else 1, dtype=np.int32)
+            self.grid = None
+        if self.out is None or self.out.rows != k:
+            self.out = None  # the old result is freed before the new one is sized
+            self.out = Result(g, k, S)
+        sizes = np.diff(self.h.level_ptr)
+        limit = self.block if self.fuse < 0 else self.fuse
+        fused = 0
+        while fused + 1 < len(sizes) and (int(sizes[fused + 1]) << (S.bit_length() - 1)) <= limit:
+            fused += 1
+        self.fused = fused
+
+    def _args(self, space, first, last, fill):
+        out = self.out
+        return (*self.d_down, self.d_level_ptr, *self.d_in, self.d_order, self.d_position, *space, self.dist,
+                self.parent_w, self.hop, self.ctl, out.dist, out.parent, np.int64(first), np.int64(last),
+                np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill, not out.on_device,
+                self.rounds, self.graph.dtype.type(self.graph.inf))
+
+    def _upward(self, sources: np.ndarray):
+        """The upward searches of every source on the host, copied to the device: (sources, ptr, row, vertex,
+        distance) device arrays and the number of settled vertices."""
+        h, g = self.h, self.graph
+        new = h.position[sources].astype(np.int64)
+        parts = np.array_split(new, min(len(new), self.threads))
+        if len(parts) == 1:
+            found = [contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, new)]
+        else:  # the searches release the GIL: one chunk of sources per host core
+            if self.pool is None:
+                self.pool = ThreadPoolExecutor(self.threads)
+            found = list(self.pool.map(lambda part: contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part),
+                                       parts))
+        sizes = np.concatenate([np.diff(f[0]) for f in found])
+        ptr = np.zeros(len(new) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        verts = np.concatenate([f[1] for f in found])
+        dists = np.concatenate([f[2] for f in found])
+        rows = np.repeat(np.arange(len(sources), dtype=np.int32), np.diff(ptr))
+        space = (new.astype(np.int32), ptr, rows, verts, np.minimum(dists, int(g.inf)).astype(g.dtype))
+        return tuple(cuda.to_device(a) for a in space), int(verts.size)
+
+    def run(self, sources):
+        sources = np.asarray(sources, dtype=np.int64).reshape(-1)
+        if sources.size == 0:
+            raise SolverError("phast_gpu: no sources given")
+        k, n = sources.size, self.graph.n
+        self._setup(k)
+        t0 = time.perf_counter()
+        space, settled = self._upward(sources)
+        upward_ms = (time.perf_counter() - t0) * 1e3
+        self.ctl.copy_to_device(np.zeros(CTL_SIZE, dtype=np.int64))
+        S = self.S
+        batches = (k + S - 1) // S
+        if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+            largest = int(np.diff(self.h.level_ptr).max(initial=1)) * S
+            want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
+            self.grid = cooperative_grid(self.kernel, self._args(space, 0, 1, True), self.block, want)
+        spans = [(0, batches)] if self.out.on_device else [(b, b + 1) for b in range(batches)]
+        for i, (first, last) in enumerate(spans):
+            self.kernel[self.grid, self.block](*self._args(space, first, last, i == 0))
+            self.out.keep(first * S, min(S, k - first * S))
+        h = self.h
+        grid_levels = h.levels - 1 - self.fused
+        counters = {"iterations": (h.levels - 1) * batches, "levels": h.levels, "grid_levels": grid_levels,
+                    "block_levels": self.fused, "shortcuts": h.shortcuts, "core": h.core, "settled": settled,
+                    "upward_ms": upward_ms, "preprocess_s": self.preprocess_s,
+                    "preprocess_bytes": self.preprocess_bytes, "batches": batches, "batch": S, "grid": self.grid,
+                    "launches": len(spans), "zero_weight_parents": int(self.rounds), **self.out.counters()}
+        per_batch = 3 + grid_levels + (1 if self.fused else 0)  # scatter, levels, parents, rows
+
+        def read_back():
+            zero_rounds = int(self.ctl.copy_to_host()[ZERO_ROUNDS])
+            return {**counters, "zero_rounds": zero_rounds, "barriers": len(spans) + per_batch * batches + zero_rounds}
+
+        return read_back
+
+    def download(self):
+        return self.out.download()
+
+
+def compile_targets():
+    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances."""
+    out = []
+    for w in ("int32", "int64"):
+        i32 = "int32[::1]"
+        sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, int64[::1], "
+               f"{i32}, {i32}, {w}[::1], {w}[::1], {i32}, {i32}, int64[::1], {w}[:, ::1], int32[:, ::1], int64, "
+               f"int64, int64, int64, int64, boolean, boolean, boolean, {w})")
+        out.append((f"sweep_batches[{w}]", _kernel(w), sig))
+    return out

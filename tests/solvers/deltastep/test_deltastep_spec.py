@@ -1,0 +1,19 @@
+"""The deltastep family's rules (its spec.py), without a kernel."""
+
+from gpusp.solvers.deltastep import spec
+
+
+def test_automatic_settings():
+    """The rules behind deltastep's automatic lanes, split and ring settings."""
+    assert spec.nearfar_lanes(0, 256) == spec.NEARFAR_LANES and spec.nearfar_lanes(64, 32) == 32
+    # the grid stand-in (16.8 M vertices, hop depth about 8,190) gets 4 lanes; USA-road-d.NY (264 K, depth in the
+    # hundreds) and shallow SNAP graphs a warp
+    assert spec.nearfar_lanes(0, 256, 4096 * 4096, 8190) == spec.NEARFAR_WIDE_LANES == 4
+    assert spec.nearfar_lanes(0, 256, 264_346, 1_100) == spec.nearfar_lanes(0, 256, 36_692, 12) == 32
+    assert spec.nearfar_lanes(8, 256, 4096 * 4096, 8190) == 8
+    assert spec.nearfar_split(-1, 32, 1383, 36_692, False) == 64  # a hub of 1,383 arcs: chunks of 2 x lanes
+    assert spec.nearfar_split(-1, 32, 54, 36_682, False) == 0  # no hub: whole vertices
+    assert spec.nearfar_split(-1, 32, 1383, 36_692, True) == 0  # fusion holds whole vertices
+    assert spec.nearfar_split(2, 32, 1000, 10, False) == 16  # at most MAX_CHUNKS entries per vertex
+    assert spec.ring_capacity(100) == 1024 and spec.ring_capacity(10_000) == 4096
+    assert spec.ring_delta(1, 1000, 8, 2) == 167
