@@ -113,3 +113,28 @@ class CountedLaunches:
 
     def calls(self):
         return sum(x.calls for x in self.launches), sum(x.calls for x in self.reads)
+
+
+def pairwise(**values) -> list[dict]:
+    """A small set of combinations of ``values`` (name -> list of values) that holds every pair of values of every
+    two names at least once (a pairwise design): the cells of a cross-product grid that repeat one behaviour become
+    a few, while each pair of settings still meets. Deterministic: greedy, in the order given."""
+    names = list(values)
+    if len(names) < 2:
+        return [{names[0]: v} for v in values[names[0]]] if names else [{}]
+    todo = {(a, i, b, j) for x, a in enumerate(names) for b in names[x + 1:]
+            for i in range(len(values[a])) for j in range(len(values[b]))}
+    rows = []
+    while todo:
+        row = {}
+        for a in names:  # each name takes the value that covers the most pairs still open with the row so far
+            def gain(i):
+                return sum((b, row[b], a, i) in todo if names.index(b) < names.index(a) else (a, i, b, row[b]) in todo
+                           for b in row) + sum(1 for (p, q, _, _) in todo if p == a and q == i)
+            row[a] = max(range(len(values[a])), key=gain)
+        covered = {(a, row[a], b, row[b]) for x, a in enumerate(names) for b in names[x + 1:]}
+        if not covered & todo:  # cannot happen with the greedy above; guards against an endless loop
+            raise AssertionError("pairwise: no progress")
+        todo -= covered
+        rows.append({a: values[a][i] for a, i in row.items()})
+    return rows
