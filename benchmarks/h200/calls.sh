@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 runs of issues 8-11 in a few device calls (benchmarks/README.md says which step feeds which file). A
+# The H200 runs of issues 8-11 and 25-26 in a few device calls (each write-up names the calls and steps it ran). A
 # sweep is a config run by benchmarks/h200/run.sh (gpusp bench); the microbenchmarks and profiler runs are scripts and
 # CLI calls. Steps of the 2026-11-24/25 calls whose scripts are gone (msold, msnew) are in the git history.
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> [CAP=S] benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
