@@ -4,7 +4,7 @@ usage: python benchmarks/apsp_fast_table.py RUN [RUN ...] [--ceiling CEILING] [-
            [--csv OUT.csv] > table.md
 
 RUN is a folder holding gpusp bench records (a `gpusp bench --out` folder, or an unpacked NAME-records.tar.gz) or
-run.sh's NAME-records.tar.gz itself; the configs are benchmarks/h200/apsp-fast-*.yaml. CEILING is the ceiling.csv of
+run.sh's NAME-records.tar.gz itself; the configs are config/sweeps/apsp-fast-*.yaml. CEILING is the ceiling.csv of
 benchmarks/h200/addmin_ceiling.py (rates per add-min flavour, its rows lead the CSV) or one number, the DPX rate per
 second. RESOURCES is the CSV of benchmarks/h200/fastfw_resources.py (registers, shared and local memory per kernel).
 

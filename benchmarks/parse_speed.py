@@ -1,4 +1,4 @@
-"""Time gpusp.data.formats on a real road graph: text parse against bare pandas, npz cache load and the writers.
+"""Time gpusp.read_graph and gpusp.write_graph on a real road graph: text parse against bare pandas, npz cache load.
 
 Usage: python benchmarks/parse_speed.py [--graph PATH] [--repeats 7]
 
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpusp.data.formats import detect_format, load_cached, read_graph, write_graph
+import gpusp
+from gpusp.data.formats import detect_format, load_cached  # no public name for these two
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("GPUSP_MIRROR", ROOT.parent / "shared" / "data"))
@@ -77,7 +78,7 @@ def compare_with_pandas(graph_path: Path, tmp: Path, repeats: int) -> None:
     text.write_bytes(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     skip = header_lines(text)
     results = interleaved({
-        "gpusp": lambda: read_graph(text),
+        "gpusp": lambda: gpusp.read_graph(text),
         "whitespace": lambda: pd.read_csv(text, sep=r"\s+", header=None, skiprows=skip),
         "single space": lambda: pd.read_csv(text, sep=" ", header=None, skiprows=skip),
     }, repeats)
@@ -98,7 +99,7 @@ def main(argv=None):
         print(f"no graph at {args.graph} (set GPUSP_MIRROR or pass --graph)", file=sys.stderr)
         return 2
 
-    best, median, g = timed(lambda: read_graph(args.graph), args.repeats)
+    best, median, g = timed(lambda: gpusp.read_graph(args.graph), args.repeats)
     print(f"{args.graph.name}: n={g.n} m={g.m} ({args.graph.stat().st_size / 2**20:.1f} MiB on disk), "
           f"{args.repeats} repeats, {os.cpu_count()} CPUs")
     report("read_graph (text -> CSR)", best, median, f"{g.m / best / 1e6:.2f} M arcs/s at best")
@@ -108,9 +109,9 @@ def main(argv=None):
         if detect_format(args.graph) in ("gr", "snap"):
             compare_with_pandas(args.graph, tmp, args.repeats)
         npz = tmp / "g.npz"
-        b, md, _ = timed(lambda: write_graph(g, npz), args.repeats)
+        b, md, _ = timed(lambda: gpusp.write_graph(g, npz), args.repeats)
         report("write_graph npz", b, md, f"{npz.stat().st_size / 2**20:.1f} MiB")
-        b, md, h = timed(lambda: read_graph(npz), args.repeats)
+        b, md, h = timed(lambda: gpusp.read_graph(npz), args.repeats)
         assert h.checksum() == g.checksum()
         report("read_graph npz", b, md, f"{b * 1000:.1f} ms at best")
         load_cached(args.graph, cache_dir=tmp)  # builds the cache
@@ -119,7 +120,7 @@ def main(argv=None):
         for ext in (".gr", ".plain", ".txt", ".gr.gz"):
             out = tmp / f"g{ext}"
             reps = max(1, args.repeats // 3) if ext.endswith(".gz") else args.repeats
-            b, md, _ = timed(lambda out=out: write_graph(g, out), reps)
+            b, md, _ = timed(lambda out=out: gpusp.write_graph(g, out), reps)
             report(f"write_graph {ext}", b, md, f"{out.stat().st_size / 2**20:.1f} MiB")
     return 0
 

@@ -4,7 +4,7 @@ usage: python benchmarks/sssp_fast_table.py RUN [RUN ...] > table.md
 
 RUN is a `gpusp bench --out` folder (its tables/samples.csv and tables/summary.csv) or the copies that
 benchmarks/h200/run.sh brings back (NAME-samples.csv, with NAME-summary.csv beside it); several RUNs are merged.
-The configs are benchmarks/h200/sssp-fast-*.yaml.
+The configs are config/sweeps/sssp-fast-*.yaml.
 
 Per configuration: the median over sources of each source's median time, the spread of those (min-max), rounds and
 arcs examined per source (median; relaxations / m), microseconds per round, whether every source validated, and the

@@ -17,7 +17,7 @@ from gpusp.solvers import registry
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 CONFIGS = sorted([*REPO.glob("config/*.yaml"), *REPO.glob("config/experiments/*.yaml"),
-                  *REPO.glob("benchmarks/h200/*.yaml"), *REPO.glob("benchmarks/papers/configs/*.yaml")])
+                  *REPO.glob("config/sweeps/*.yaml"), *REPO.glob("config/experiments/*/*.yaml")])
 RING = {"generate": "ring", "params": {"n": 8}}
 
 
@@ -43,7 +43,7 @@ def test_the_package_reads_the_workflows_schema_file():
 
 def test_every_config_of_the_repository_is_found():
     folders = {p.relative_to(REPO).parent.as_posix() for p in CONFIGS}
-    assert folders == {"config", "config/experiments", "benchmarks/h200", "benchmarks/papers/configs"}
+    assert folders == {"config", "config/sweeps"} | {f"config/experiments{sub}" for sub in ("", "/trimmed", "/native")}
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.relative_to(REPO).as_posix() for p in CONFIGS])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 runs of issues 8-11 in a few device calls (benchmarks/README.md says which step feeds which file). A
+# The H200 runs of issues 8-11 and 25-26 in a few device calls (each write-up names the calls and steps it ran). A
 # sweep is a config run by benchmarks/h200/run.sh (gpusp bench); the microbenchmarks and profiler runs are scripts and
 # CLI calls. Steps of the 2026-11-24/25 calls whose scripts are gone (msold, msnew) are in the git history.
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> [CAP=S] benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
@@ -44,7 +44,7 @@ snap_npz() {  # name: the command that writes /tmp/NAME.npz, a SNAP graph of .de
 }
 GPUSP="python3 -m gpusp.cli"
 NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis"
-C=benchmarks/papers/configs N=benchmarks/papers/native/configs
+C=config/experiments/trimmed N=config/experiments/native
 for st in "$@"; do
     case $st in
         n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52)
@@ -71,31 +71,31 @@ for st in "$@"; do
         f14) step p001fig14 120 40 "$(bench p001fig14 $C/p001fig14.yaml)" ;;
         s52) step p001sec52 150 40 "$(bench p001sec52 $C/p001sec52.yaml)" ;;
         f10) step p001fig10 420 60 "$(bench p001fig10 $C/p001fig10.yaml)" ;;
-        g30fast) step apsp-fast-g30 330 60 "$(bench apsp-fast-g30 benchmarks/h200/apsp-fast-gnutella30.yaml)" ;;
-        g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var benchmarks/h200/apsp-fast-gnutella30-variants.yaml)" ;;
-        focus) step apsp-fast-focus 280 80 "$(bench apsp-fast-focus benchmarks/h200/apsp-fast-focus.yaml)" ;;
-        sparsechk) step apsp-sparse-checks 240 60 "$(bench apsp-sparse-checks benchmarks/h200/apsp-sparse-checks.yaml)" ;;
-        sparse) step apsp-sparse-sweep 420 60 "$(bench apsp-sparse-sweep benchmarks/h200/apsp-sparse-sweep.yaml)" ;;
-        sparseq) step apsp-sparse-knobs 240 60 "$(bench apsp-sparse-knobs benchmarks/h200/apsp-sparse-knobs.yaml)" ;;
-        fuse) step sssp-fuse 330 90 "$(bench sssp-fuse benchmarks/h200/sssp-fast-fuse.yaml)" ;;
+        g30fast) step apsp-fast-g30 330 60 "$(bench apsp-fast-g30 config/sweeps/apsp-fast-gnutella30.yaml)" ;;
+        g30var) step apsp-fast-g30var 300 120 "$(bench apsp-fast-g30var config/sweeps/apsp-fast-gnutella30-variants.yaml)" ;;
+        focus) step apsp-fast-focus 280 80 "$(bench apsp-fast-focus config/sweeps/apsp-fast-focus.yaml)" ;;
+        sparsechk) step apsp-sparse-checks 240 60 "$(bench apsp-sparse-checks config/sweeps/apsp-sparse-checks.yaml)" ;;
+        sparse) step apsp-sparse-sweep 420 60 "$(bench apsp-sparse-sweep config/sweeps/apsp-sparse-sweep.yaml)" ;;
+        sparseq) step apsp-sparse-knobs 240 60 "$(bench apsp-sparse-knobs config/sweeps/apsp-sparse-knobs.yaml)" ;;
+        fuse) step sssp-fuse 330 90 "$(bench sssp-fuse config/sweeps/sssp-fast-fuse.yaml)" ;;
         msprof) step apsp-sparse-ncu 200 60 "mkdir -p $O/msprof && $(snap_npz p2p-Gnutella04) && $GPUSP solve --graph /tmp/p2p-Gnutella04.npz --solver multisource_fast --trials 1 --warmup 0 > $O/msprof/run-log.txt 2>&1; ncu --clock-control none --kernel-name regex:batches --launch-count 1 $NCU_SECTIONS $GPUSP solve --graph /tmp/p2p-Gnutella04.npz --solver multisource_fast --trials 1 --warmup 0 > $O/msprof/ncu.txt 2>&1; tail -120 $O/msprof/ncu.txt" ;;
         sparsecfg) step apsp-sparse-cfg 480 60 "$(bench apsp-sparse-cfg config/h200-apsp-sparse.yaml)" ;;
-        fwlaunch) step apsp-fast-launches 300 60 "$(bench apsp-fast-launches benchmarks/h200/apsp-fast-launches.yaml)" ;;
-        g04) step apsp-sparse-g04 150 40 "$(bench apsp-sparse-g04 benchmarks/h200/apsp-sparse-g04.yaml)" ;;
+        fwlaunch) step apsp-fast-launches 300 60 "$(bench apsp-fast-launches config/sweeps/apsp-fast-launches.yaml)" ;;
+        g04) step apsp-sparse-g04 150 40 "$(bench apsp-sparse-g04 config/sweeps/apsp-sparse-g04.yaml)" ;;
         f14paths) step p001fig14-paths 240 60 "GPUSP_SET=in_process=true $(bench p001fig14-paths config/experiments/paper001-fig14.yaml)" ;;
-        async) step sssp-async 400 90 "$(bench sssp-async benchmarks/h200/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096)" ;;
-        async4) step sssp-async4 300 90 "$(bench sssp-async4 benchmarks/h200/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
+        async) step sssp-async 400 90 "$(bench sssp-async config/sweeps/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron grid-4096)" ;;
+        async4) step sssp-async4 300 90 "$(bench sssp-async4 config/sweeps/sssp-fast-async.yaml USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
         barrier) step barrier 60 20 "mkdir -p $O/barrier && python3 benchmarks/h200/barrier.py 2>&1 | tee $O/barrier/barrier-log.txt" ;;
-        async5) step sssp-async5 300 90 "$(bench sssp-async5 benchmarks/h200/sssp-fast-async.yaml ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
-        fwsmall) step apsp-fast-small 150 40 "$(bench apsp-fast-small benchmarks/h200/apsp-fast-small.yaml)" ;;
-        snap) step sssp-snap 240 90 "$(bench sssp-snap benchmarks/h200/sssp-fast-snap.yaml ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY)" ;;
+        async5) step sssp-async5 300 90 "$(bench sssp-async5 config/sweeps/sssp-fast-async.yaml ring-4096 USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron)" ;;
+        fwsmall) step apsp-fast-small 150 40 "$(bench apsp-fast-small config/sweeps/apsp-fast-small.yaml)" ;;
+        snap) step sssp-snap 240 90 "$(bench sssp-snap config/sweeps/sssp-fast-snap.yaml ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY)" ;;
         dtest) step device-tests 420 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS > $O/dtest/pytest-log.txt 2>&1; tail -30 $O/dtest/pytest-log.txt" ;;
         ssspprof) step sssp-ncu 240 60 "mkdir -p $O/prof && $(snap_npz email-Enron) && for cfg in 'lanes=8 split=16 grid=264' 'lanes=32'; do echo \"== \$cfg\"; ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 $NCU_SECTIONS $GPUSP solve --graph /tmp/email-Enron.npz --solver deltastep_gpu --num-sources 16 --seed 1 --warmup 1 --trials 1 --param launch=direct \$(printf -- '--param %s ' \$cfg); done > $O/prof/ncu-enron.txt 2>&1; tail -150 $O/prof/ncu-enron.txt" ;;
-        fwphase2) step apsp-fast-phase2 300 60 "$(bench apsp-fast-phase2 benchmarks/h200/apsp-fast-phase2.yaml)" ;;
-        final) step sssp-final 420 120 "$(bench sssp-final benchmarks/h200/sssp-fast-snap.yaml)" ;;
-        sssp) step sssp-fast 600 120 "$(bench sssp-fast benchmarks/h200/sssp-fast-all.yaml)" ;;
-        fwsweep) step apsp-fast-sweep 600 120 "$(bench apsp-fast-sweep benchmarks/h200/apsp-fast-sweep.yaml)" ;;
-        fwquick) step apsp-fast-quick 330 60 "$(bench apsp-fast-quick benchmarks/h200/apsp-fast-quick.yaml)" ;;
+        fwphase2) step apsp-fast-phase2 300 60 "$(bench apsp-fast-phase2 config/sweeps/apsp-fast-phase2.yaml)" ;;
+        final) step sssp-final 420 120 "$(bench sssp-final config/sweeps/sssp-fast-snap.yaml)" ;;
+        sssp) step sssp-fast 600 120 "$(bench sssp-fast config/sweeps/sssp-fast-all.yaml)" ;;
+        fwsweep) step apsp-fast-sweep 600 120 "$(bench apsp-fast-sweep config/sweeps/apsp-fast-sweep.yaml)" ;;
+        fwquick) step apsp-fast-quick 330 60 "$(bench apsp-fast-quick config/sweeps/apsp-fast-quick.yaml)" ;;
         ceiling) step addmin-ceiling 60 20 "mkdir -p $O/ceiling && python3 benchmarks/h200/addmin_ceiling.py --out $O/ceiling 2>&1 | tee $O/ceiling/ceiling-log.txt" ;;
         fwres) step fastfw-resources 120 30 "python3 benchmarks/h200/fastfw_resources.py /tmp/bench-apsp-fast-* --out $O/fastfw-resources.csv 2>&1 | tee $O/fastfw-resources-log.txt" ;;
         many) step sssp-many ${CAP_many:-300} 60 "mkdir -p $O/many && python3 benchmarks/h200/road_sweep.py many --sources 1024 --graphs ${MANY_GRAPHS:-USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron} --configs ${MANY_CONFIGS:--} --solver ${MANY_SOLVER:-multisource_sssp} --out $O/many/many-${MANY_SOLVER:-multisource_sssp}.csv 2>&1 | tee -a $O/many/many-log.txt" ;;

@@ -23,7 +23,7 @@ cat "$out"/launch-c.csv "$out"/launch-py.csv "$out"/launch-c-after.csv
 python3 benchmarks/h200/round_floor.py .devdata/USA-road-d.NY.gr.gz "$out/launch-c.csv" > "$out/round-floor.csv" \
     2> "$out/round-floor-log.txt"
 echo "round floor: exit $?"; cat "$out/round-floor.csv"
-timeout 200 gpusp bench --config benchmarks/h200/launchers-ny.yaml --out "$out/ny" > "$out/ny-log.txt" 2>&1
+timeout 200 gpusp bench --config config/sweeps/launchers-ny.yaml --out "$out/ny" > "$out/ny-log.txt" 2>&1
 echo "bench NY: exit $?"
 python3 - "$out/ny" <<'PY'
 import sys, pandas as pd

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+import gpusp
 from gpusp.data import generate
-from gpusp.data.formats import read_graph
 from gpusp.data.weights import add_weights
 from gpusp.measure.harness import solve_many
 from gpusp.measure.sources import pick_sources
@@ -42,7 +42,7 @@ SNAP = ("p2p-Gnutella30", "email-Enron", "p2p-Gnutella04", "p2p-Gnutella25")
 def load(name: str, mirror: Path):
     """A real graph from the mirror, SNAP graphs with seeded weights 1..100 (seed 1) as every issue-8 run."""
     path = next(mirror.glob(f"{name}.*gz"))
-    graph = read_graph(path)
+    graph = gpusp.read_graph(path)
     return add_weights(graph, 1, 100, seed=1) if name in SNAP else graph
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusp.data.formats import read_graph
+import gpusp
 from gpusp.solvers.cpu import _dijkstra_matrix_rows
 
 
@@ -38,7 +38,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="CSV of the batches and the estimate")
     a = ap.parse_args(argv)
-    g = read_graph(a.graph)
+    g = gpusp.read_graph(a.graph)
     cost = g.to_dense()
     inf = g.dtype.type(g.inf)
     dist = np.empty_like(cost)

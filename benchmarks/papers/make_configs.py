@@ -1,12 +1,18 @@
 """Derive the trimmed copies of config/experiments/*.yaml that the H200 runs used: the 2026-11-24 run
-(``configs/``, CHANGES) and the native-launch re-run of 2026-11-25 (``native/configs/``, NATIVE; run with
-``--native``).
+(``config/experiments/trimmed/``, CHANGES) and the native-launch re-run of 2026-11-25/26
+(``config/experiments/native/``, NATIVE; run with ``--native``).
 
 The lent H200 gave this run about 13 minutes of device time for ten experiments, so each config was copied
 (never edited in place) with the changes listed in CHANGES: jobs run in the bench process (in_process, no child
 start-up per job; the call's own `timeout` bounds each experiment), trials / warm-up cut where one run takes
 tens of seconds, and jobs whose estimated time would not fit left out (each one named in the header of the copy
-and in benchmarks/papers/README.md). Run from the repository root: `python benchmarks/papers/make_configs.py`.
+and in benchmarks/papers/README.md). Run from the repository root: `python benchmarks/papers/make_configs.py
+[--native] [--out DIR]` (DIR: another folder than the committed copies', e.g. to compare).
+
+The copies are the record of what ran: they are not regenerated when an original changes. The 2026-11-24 mode
+derives from the originals as they were at 24aefd0 (paper001-table1 has since renamed powerlaw-4096 to
+powerlaw-4677, so that mode stops with a KeyError on today's files: `git show 24aefd0:config/experiments/...`);
+``--native`` still derives its copies from today's originals.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from pathlib import Path
 
 import yaml
 
-SRC, DST = Path("config/experiments"), Path("benchmarks/papers/configs")
+SRC = Path("config/experiments")
+DST = {False: SRC / "trimmed", True: SRC / "native"}  # the committed copies, by --native
 
 
 def drop(solvers, name, **match):
@@ -228,9 +235,9 @@ NATIVE = {"n000t1": ("paper000-table1", n000t1), "n000t3": ("paper000-table3", n
           "n004transferbig": ("paper004-transfer", n004transferbig)}
 
 
-def main(native: bool = False):
-    table, dst, run = (NATIVE, DST.parent / "native" / "configs", "2026-11-25/26 native-launch") if native else (
-        CHANGES, DST, "2026-11-24")
+def main(native: bool = False, out: Path | None = None):
+    table, run = (NATIVE, "2026-11-25/26 native-launch") if native else (CHANGES, "2026-11-24")
+    dst = out or DST[native]
     dst.mkdir(parents=True, exist_ok=True)
     for short, (exp, fn) in table.items():
         c = yaml.safe_load((SRC / f"{exp}.yaml").read_text())
@@ -244,6 +251,10 @@ def main(native: bool = False):
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    main(native="--native" in sys.argv[1:])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--native", action="store_true", help="the native-launch re-run's copies (NATIVE)")
+    ap.add_argument("--out", type=Path, help="write here instead of the committed copies' folder")
+    args = ap.parse_args()
+    main(native=args.native, out=args.out)
