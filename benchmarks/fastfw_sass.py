@@ -97,8 +97,8 @@ def main():
     ap.add_argument("--stage", nargs="*", default=None)
     args = ap.parse_args()
     from gpusp.solvers.compilecheck import patch_current_device
-    from gpusp.solvers.fastfw.kernels import kernel_sigs, kernels
-    from gpusp.solvers.fastfw.variants import ARITHS, SHIPPED
+    from gpusp.solvers.blockedfw.fast.kernels import kernel_sigs, kernels
+    from gpusp.solvers.blockedfw.fast.variants import ARITHS, SHIPPED
 
     patch_current_device()
     dis = nvdisasm()

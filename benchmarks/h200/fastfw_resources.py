@@ -6,7 +6,7 @@ usage (on the device, repo root, after benchmarks/h200/run.sh's pip line):
 RUN is a folder holding gpusp bench records (the --out folder of `gpusp bench`, /tmp/bench-NAME on the device, or an
 unpacked NAME-records.tar.gz). Each blockedfw_fast record names the kernel configuration it ran in its counters (tile,
 regblock, arith, paths, p12, inner, unroll, stage, persistent); every distinct one is compiled here for the current
-device with gpusp.solvers.fastfw.kernels.kernels() and its main kernel (phase 3's k3, or the persistent kernel) asked
+device with gpusp.solvers.blockedfw.fast.kernels.kernels() and its main kernel (phase 3's k3, or the persistent kernel) asked
 for its registers per thread, static shared memory per block and local memory per thread (numba's compiled-kernel
 attributes). Prints a markdown table; --out writes the CSV that benchmarks/apsp_fast_table.py --resources joins on
 (tile, regblock, kernel_arith, paths, p12, inner, unroll, stage). Offline, without a GPU, benchmarks/fastfw_sass.py
@@ -43,7 +43,7 @@ def configurations(runs) -> list[dict]:
 
 def resources(row: dict) -> dict:
     """The row with regs, smem and local of its main kernel compiled for the current device."""
-    from gpusp.solvers.fastfw.kernels import kernel_sigs, kernels
+    from gpusp.solvers.blockedfw.fast.kernels import kernel_sigs, kernels
 
     try:
         ks = kernels(row["tile"], row["regblock"], row["kernel_arith"], row["paths"], p12=row["p12"],

@@ -10,7 +10,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from gpusp.solvers.launch import Launch, NativeRead
+from gpusp.solvers.common.launch import Launch, NativeRead
 
 LAUNCHES, REPEATS = 2000, 7
 

@@ -20,7 +20,7 @@ import numpy as np
 from numba import cuda
 
 import gpusp
-from gpusp.solvers.launch import capture_graph
+from gpusp.solvers.common.launch import capture_graph
 from gpusp.solvers.registry import get
 
 VARIANTS = ("bellmanford_naive", "bellmanford_stride", "bellmanford_flag")

@@ -3,7 +3,7 @@
 The whole run is n independent single-source searches over the same n x n matrix, so its time is the sum of
 the per-source times; a uniform random sample of sources, timed in equal batches, estimates that sum as n x the
 mean per-source time, with a 95 % interval from the spread between batches. It runs the solver's own compiled
-loop (``gpusp.solvers.cpu._dijkstra_matrix_rows``) on the solver's own matrix; only the source list differs.
+loop (``gpusp.solvers.dijkstra.cpu._dijkstra_matrix_rows``) on the solver's own matrix; only the source list differs.
 
 usage: python benchmarks/papers/cpu_sampled.py GRAPH.npz --sources 1024 --batches 16 --seed 1 --out FILE.csv
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import gpusp
-from gpusp.solvers.cpu import _dijkstra_matrix_rows
+from gpusp.solvers.dijkstra.cpu import _dijkstra_matrix_rows
 
 
 def cpu_model() -> str:

@@ -50,16 +50,16 @@ SCRIPTS = {
 # Scripts moved into their write-up's archive (benchmarks/archive/): unpacking one puts them back beside these.
 ARCHIVED = {"sssp_road_table.py", "sssp_round_model.py", "h200/peers_table.py", "h200/cluster_micro.py",
             "papers/assemble.py", "papers/native/assemble.py", "h200/native-rest.sh", "h200/native-owed.sh"}
-# gpusp names beyond the public ones that scripts still import (gpusp.solvers.* is being restructured: fix after).
+# gpusp names beyond the public ones that scripts still import.
 INTERNALS = {
-    "fastfw_sass.py": {"gpusp.solvers.compilecheck.patch_current_device", "gpusp.solvers.fastfw.kernels.kernel_sigs",
-                       "gpusp.solvers.fastfw.kernels.kernels", "gpusp.solvers.fastfw.variants.ARITHS",
-                       "gpusp.solvers.fastfw.variants.SHIPPED"},
+    "fastfw_sass.py": {"gpusp.solvers.compilecheck.patch_current_device", "gpusp.solvers.blockedfw.fast.kernels.kernel_sigs",
+                       "gpusp.solvers.blockedfw.fast.kernels.kernels", "gpusp.solvers.blockedfw.fast.variants.ARITHS",
+                       "gpusp.solvers.blockedfw.fast.variants.SHIPPED"},
     "parse_speed.py": {"gpusp.data.formats.detect_format", "gpusp.data.formats.load_cached"},
-    "papers/cpu_sampled.py": {"gpusp.solvers.cpu._dijkstra_matrix_rows"},
-    "h200/fastfw_resources.py": {"gpusp.solvers.fastfw.kernels.kernel_sigs", "gpusp.solvers.fastfw.kernels.kernels"},
-    "h200/launch_micro.py": {"gpusp.solvers.launch.Launch", "gpusp.solvers.launch.NativeRead"},
-    "h200/round_floor.py": {"gpusp.solvers.launch.capture_graph", "gpusp.solvers.registry.get"},
+    "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu._dijkstra_matrix_rows"},
+    "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
+    "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
+    "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
     "h200/road_sweep.py": {"gpusp.data.generate", "gpusp.data.weights.add_weights", "gpusp.measure.harness.solve_many",
                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_sssp",
