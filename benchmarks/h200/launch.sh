@@ -14,7 +14,7 @@ export PATH=/tmp/bin:$PATH PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 NUMB
     NUMBA_CACHE_DIR=/tmp/numba-cache GPUSP_MIRROR=$PWD/.devdata
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
 cat "$out/gpu.txt"
-python3 -m pytest -q -p no:cacheprovider tests/test_launch.py "$@" > "$out/pytest-gpu.txt" 2>&1
+python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py "$@" > "$out/pytest-gpu.txt" 2>&1
 echo "pytest on the GPU: exit $?"; tail -3 "$out/pytest-gpu.txt"
 nvcc -O2 -arch=sm_90 benchmarks/h200/launch_micro.cu -o /tmp/launch_micro && /tmp/launch_micro > "$out/launch-c.csv"
 python3 benchmarks/h200/launch_micro.py > "$out/launch-py.csv"
