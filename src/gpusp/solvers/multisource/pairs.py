@@ -62,11 +62,14 @@ def pair_fns(sbuf_size: int, FCNT: int, FMIN: int):
             scount[3] = 0
 
     @cuda.jit(device=True)
-    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold,
-                     farq, farmark, ctl, pile, epoch_start, fbuf, smin):
+    def expand_pairs(paired, graph, work, sshift, q, counts, sbuf, scount, threshold, pile, epoch_start, fbuf, smin):
         """Round q: a thread per listed pair relaxes the pair's vertex's arcs for its one source; a pair at or above
         ``threshold`` goes to far pile ``pile`` instead (once per epoch: ``farmark`` holds the round of its last
-        deferral), its distance into the pile's minimum."""
+        deferral), its distance into the pile's minimum. ``paired``, ``graph``, ``work``: the batch kernel's records
+        (:func:`gpusp.solvers.multisource.solver._kernel`)."""
+        indptr, _, farq = paired
+        indices, weights, _, _, _ = graph
+        dist, stamp, farmark, _, lists, cnt, ctl = work
         smask = (I32(1) << I32(sshift)) - I32(1)
         nitems = I32(cnt[q % 3])
         for e in range(cuda.grid(1), nitems, cuda.gridsize(1)):

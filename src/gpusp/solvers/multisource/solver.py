@@ -93,6 +93,7 @@ from numba import cuda
 from ...errors import SolverError
 from ..common.base import Solver
 from ..common.dense import Result
+from ..common.gate import kernel
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
 from .pairs import pair_fns
 from ...data.graph import morton
@@ -180,11 +181,12 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
     rounds and for tree rounds (``tree`` a constant)."""
 
     @cuda.jit(device=True)
-    def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-               srcs, base, ns, S, wshift, q, counts, sbuf, scount, threshold):
+    def expand(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount, threshold):
         """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources. A lane whose
         distance is at or above ``threshold`` (distance rounds) is not expanded: it stays stamped and listed for
-        round q + 1, when the threshold may have risen."""
+        round q + 1, when the threshold may have risen. ``graph`` and ``work``: the kernel's records."""
+        indices, weights, chunk_ptr, chunk_vertex, chunk_start = graph
+        dist, stamp, istamp, parent, lists, cnt, _ = work
         # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
         lane = I32(cuda.threadIdx.x % WARP)
         nwarps = I32(cuda.gridsize(1) // WARP)
@@ -333,11 +335,26 @@ def _batch_fns(WT, claim):
     return tight_pass, seed, write_rows
 
 
+# The compile gate's unrolls per distance type. ``unroll`` is only a constant of _expand_fn: the trip count of its
+# `for t in range(unroll)` loops, the step of its arc index and the length of its four local arrays. No branch and no
+# type depends on it, so the kernel's every line is typed and lowered alike at each unroll, while the distance type
+# changes the types of the whole kernel. Each type is therefore compiled at two unrolls and each unroll once (the
+# default, 2, with int32 distances, the common case): every code path and every value of both parameters, without the
+# four repeats of the full product.
+GATE_UNROLLS = {"int32": (1, 2), "int64": (4, 8)}
+
+
 # --- the cooperative kernel -----------------------------------------------------------------------------------------
+@kernel("void(Tuple((int32[::1], {w}[::1], int32[::1], int32[::1], int32[::1])), "
+        "Tuple(({w}[::1], int32[::1], int32[::1], int32[::1], int32[:, ::1], int64[::1], int64[::1])), "
+        "Tuple(({w}[:, ::1], int32[:, ::1], int32[::1], int32[::1])), int64, int64, int64, boolean, boolean, {w}, {w}, "
+        "Tuple((int32[::1], boolean, int32[:, ::1])))",
+        cases=[dict(w=w, unroll=unroll) for w, unrolls in GATE_UNROLLS.items() for unroll in unrolls])
 @functools.cache
-def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
-    """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
-    WT = _WTYPES[wname]
+def _kernel(w: str, sbuf_size: int = SBUF, regs: int = 0, unroll: int = 2):
+    """The cooperative batch kernel for distances of type ``w``, a block buffer of ``sbuf_size`` entries, a register
+    cap (0: none) and ``unroll``."""
+    WT = _WTYPES[w]
     claim, flush = _list_fns(sbuf_size)
     expand_pairs, seed_pairs, split_pairs, flush_pile = pair_fns(sbuf_size, FCNT, FMIN)
     expand_dist = _expand_fn(WT, unroll, claim, False)
@@ -345,12 +362,16 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     tight_pass, seed, write_rows = _batch_fns(WT, claim)
 
     @cuda.jit(**TARGET.register_cap(regs))
-    def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta, indptr, pairs,
-                farq):
+    def batches(graph, work, rows, first, last, S, staged, tight, inf, delta, paired):
         """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds (buckets of width
-        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]).
-        ``pairs``: distance rounds over (vertex, source) pairs, a thread each, instead of 32-source words."""
+        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]). The records:
+        ``graph`` the heads, weights and arc chunks; ``work`` the batch's working arrays, lists and control words;
+        ``rows`` the result, the sources and their rows; ``paired`` the CSR offsets and far piles of pair items and
+        ``pairs``, whether distance rounds list (vertex, source) pairs, a thread each, instead of 32-source words."""
+        indices, weights, chunk_ptr, chunk_vertex, chunk_start = graph
+        dist, stamp, istamp, parent, lists, cnt, ctl = work
+        out_dist, out_parent, srcs, rowmap = rows
+        indptr, pairs, farq = paired
         grid = cuda.cg.this_grid()
         nsrc = srcs.size
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
@@ -405,17 +426,14 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                             cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
                             ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
                         if tree == 0 and pairs:
-                            expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts,
-                                         sbuf, scount, threshold, farq, istamp, ctl, epoch % 2, epoch_start, fbuf,
-                                         smin)
+                            expand_pairs(paired, graph, work, wshift + 5, q, counts, sbuf, scount, threshold,
+                                         epoch % 2, epoch_start, fbuf, smin)
                             flush_pile(fbuf, scount, smin, farq, ctl, epoch % 2, inf)
                         elif tree == 0:
-                            expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
+                            expand_dist(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
                                         threshold)
                         else:
-                            expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
+                            expand_tree(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
                         flush(sbuf, scount, lists, cnt, q + 1, ctl, NEAR + q % 3)
                         if tree == 0:
                             dist_rounds += 1
@@ -527,11 +545,11 @@ class MultiSourceSolver(Solver):
 
     def _args(self, srcs, rowmap, first, last):
         wt = self.graph.dtype.type
-        return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
-                self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out.dist,
-                self.out.parent, srcs, rowmap if self.out.on_device else self.identity, np.int64(first),
-                np.int64(last), np.int64(self.S), not self.out.on_device, self.tight, wt(self.graph.inf),
-                wt(self.delta), self.d_indptr, self.pairs, self.farq)
+        return ((self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start),
+                (self.dist, self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl),
+                (self.out.dist, self.out.parent, srcs, rowmap if self.out.on_device else self.identity),
+                np.int64(first), np.int64(last), np.int64(self.S), not self.out.on_device, self.tight,
+                wt(self.graph.inf), wt(self.delta), (self.d_indptr, self.pairs, self.farq))
 
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
@@ -598,26 +616,3 @@ class MultiSourceSssp(MultiSourceSolver):
         d_srcs = cuda.to_device(srcs.astype(np.int32))  # K x 4 bytes (and the row map): part of the trial
         rowmap = np.arange(srcs.size, dtype=np.int32) if rows is None else rows
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)
-
-
-# The compile gate's unrolls per distance type. ``unroll`` is only a constant of _expand_fn: the trip count of its
-# `for t in range(unroll)` loops, the step of its arc index and the length of its four local arrays. No branch and no
-# type depends on it, so the kernel's every line is typed and lowered alike at each unroll, while the distance type
-# changes the types of the whole kernel. Each type is therefore compiled at two unrolls and each unroll once (the
-# default, 2, with int32 distances, the common case): every code path and every value of both parameters, without the
-# four repeats of the full product.
-GATE_UNROLLS = {"int32": (1, 2), "int64": (4, 8)}
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll
-    (:data:`GATE_UNROLLS`)."""
-    out = []
-    for w in ("int32", "int64"):
-        i32 = "int32[::1]"
-        sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
-               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
-               f"boolean, boolean, {w}, {w}, {i32}, boolean, int32[:, ::1])")
-        for unroll in GATE_UNROLLS[w]:
-            out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
-    return out

@@ -65,6 +65,7 @@ from ...errors import SolverError
 from . import contraction
 from ..common.base import Solver
 from ..common.dense import Result
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import blocks_per_sm, cooperative_grid
 from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
                     phast_batch)
@@ -227,19 +228,29 @@ def _rows_fn(WT):
 
 
 # --- the cooperative kernel -----------------------------------------------------------------------------------------
+@kernel("void(Tuple((int32[::1], int32[::1], {w}[::1], int32[::1])), Tuple((int32[::1], int32[::1], {w}[::1])), "
+        "int32[::1], int32[::1], Tuple((int32[::1], int64[::1], int32[::1], int32[::1], {w}[::1])), "
+        "Tuple(({w}[::1], int32[::1], int32[::1], int64[::1])), Tuple(({w}[:, ::1], int32[:, ::1])), "
+        "int64, int64, int64, int64, int64, boolean, boolean, boolean, {w})", cases=DISTANCES)
 @functools.cache
-def _kernel(wname: str):
-    """The cooperative sweep kernel for one distance type."""
-    WT = _WTYPES[wname]
+def _kernel(w: str):
+    """The cooperative sweep kernel for distances of type ``w``."""
+    WT = _WTYPES[w]
     scatter, pull = _sweep_fns(WT)
     tight_pass, zero_round = _parent_fns(WT)
     write_rows = _rows_fn(WT)
 
     @cuda.jit
-    def sweep_batches(down_ptr, down_tail, down_w, level_ptr, in_ptr, in_tail, in_w, order, position, sources,
-                      space_ptr, space_row, space_v, space_d, dist, parent, hop, ctl, out_dist, out_parent, first,
-                      last, nsrc, sshift, fused, fill, staged, rounds, inf):
-        """Batches first .. last - 1 of 2^sshift sources: scatter, sweep levels, parents, rows."""
+    def sweep_batches(sweep, inarcs, order, position, space, work, out, first, last, nsrc, sshift, fused, fill, staged,
+                      rounds, inf):
+        """Batches first .. last - 1 of 2^sshift sources: scatter, sweep levels, parents, rows. The records: ``sweep``
+        the downward graph by head and the level offsets, ``inarcs`` the original graph's in-arcs, ``space`` the
+        sources and their upward search spaces, ``work`` the batch's working arrays, ``out`` the result's rows."""
+        down_ptr, down_tail, down_w, level_ptr = sweep
+        in_ptr, in_tail, in_w = inarcs
+        sources, space_ptr, space_row, space_v, space_d = space
+        dist, parent, hop, ctl = work
+        out_dist, out_parent = out
         grid = cuda.cg.this_grid()
         tid = cuda.grid(1)
         nthreads = cuda.gridsize(1)
@@ -366,10 +377,10 @@ class PhastSolver(Solver):
 
     def _args(self, space, first, last, fill):
         out = self.out
-        return (*self.d_down, self.d_level_ptr, *self.d_in, self.d_order, self.d_position, *space, self.dist,
-                self.parent_w, self.hop, self.ctl, out.dist, out.parent, np.int64(first), np.int64(last),
-                np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill, not out.on_device,
-                self.rounds, self.graph.dtype.type(self.graph.inf))
+        return ((*self.d_down, self.d_level_ptr), self.d_in, self.d_order, self.d_position, space,
+                (self.dist, self.parent_w, self.hop, self.ctl), (out.dist, out.parent), np.int64(first),
+                np.int64(last), np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill,
+                not out.on_device, self.rounds, self.graph.dtype.type(self.graph.inf))
 
     def _upward(self, sources: np.ndarray):
         """The upward searches of every source on the host, copied to the device: (sources, ptr, row, vertex,
@@ -431,14 +442,3 @@ class PhastSolver(Solver):
     def download(self):
         return self.out.download()
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        i32 = "int32[::1]"
-        sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, int64[::1], "
-               f"{i32}, {i32}, {w}[::1], {w}[::1], {i32}, {i32}, int64[::1], {w}[:, ::1], int32[:, ::1], int64, "
-               f"int64, int64, int64, int64, boolean, boolean, boolean, {w})")
-        out.append((f"sweep_batches[{w}]", _kernel(w), sig))
-    return out
