@@ -1,85 +1,10 @@
-"""Batched multi-source shortest paths for sparse graphs: many frontiers per arc read, rounds on the device.
+"""The ``multisource`` kernel and solvers: S sources per batch stored vertex-major, frontier rounds over (vertex,
+32-source word) items or (vertex, source) pairs, trees over tight arcs and the rows out, every round of every batch in
+one cooperative kernel built by :func:`_kernel`.
 
-Variants
---------
-* ``multisource_fast`` (APSP): every vertex is a source, in batches of S consecutive vertices.
-* ``multisource_sssp`` (SSSP, the harness's batch protocol): the K sources a job names (``gpusp solve --sources`` /
-  ``--num-sources``, the workflow's ``sources:``), in batches of S of them; the result is K x n.
-
-Algorithm
----------
-The kernel solves the single-source problems of S sources at once (a *batch*, sources ``srcs[b S .. b S + S - 1]``
-of a device array), batch after batch, in one persistent cooperative kernel. Within a batch it runs a frontier
-Bellman-Ford for all S sources together:
-
-* distances live vertex-major, ``dist[v * S + s]``, so the S sources of one vertex are consecutive
-  words and a warp (32 lanes = 32 sources) reads or relaxes them with one coalesced access;
-* the frontier of round q is a list of *items* ``(u, c)``: vertex u and the word c of 32 sources of
-  which at least one improved u in round q - 1; lane s of the warp that takes the item is active when
-  ``stamp[u * S + s] == q`` (the round in which that distance must be expanded). One read of an arc
-  ``u -> v`` then serves up to 32 sources: ``atomic.min`` on ``dist[v * S + s]``, and an improved lane
-  stamps ``q + 1`` and claims the item ``(v, c)`` for the next round with an atomic max on a per-item
-  stamp (so each item enters a round's list once, and nothing is ever cleared between rounds);
-* arcs of a high-degree vertex are cut into chunks of ``split`` arcs, each chunk a list entry of its
-  own, so a hub's arcs are spread over many warps instead of serialising one;
-* rounds end at a grid-wide barrier (``cuda.cg.this_grid().sync()``); the batch ends when a round
-  leaves the next list empty. Round numbers keep counting across batches, so stamps are reset only
-  once per run.
-
-Deep graphs (``delta``, ``items``, ``order``): on a road network a frontier Bellman-Ford expands each arc about 39
-times per source (USA-road-d.NY, benchmarks/sssp-road-h200.md), so rounds there go by buckets as in
-delta-stepping: a batch keeps one threshold, a lane (or pair) whose distance is at or above it is not expanded but
-stays stamped and listed for the next round, and the threshold rises by ``delta`` after a round that expanded nothing
-below it (every thread reads that round's flag after the barrier and decides alike). Far-apart sources rarely meet
-the same vertex in the same round, so a 32-source word would carry one busy lane: ``items='pairs'`` lists single
-(vertex, source) pairs instead, the slot index ``v * S + s`` itself, a thread each (deduplicated by an atomic max on
-the slot's stamp). ``order='landmarks'`` puts sources close in the graph (by the Z-order of their hop counts from two
-far-apart vertices, :meth:`~gpusp.data.graph.Graph.hop_landmarks`) in the same batch and word. All three are on by
-default where the hop depth reaches ``MULTISOURCE_DEEP`` and off on shallow graphs, where words share well and
-frontier Bellman-Ford converges in tens of rounds.
-
-Parents (``parents``): with every weight > 0 (``auto``, or ``tight``) one pass over the arcs after the
-distances of a batch converge: any tight arc (``dist[u] + w == dist[v]``) comes from a strictly closer
-vertex, so any will do. Otherwise (``levels``) the same machinery as the distance rounds grows the trees
-level by level from the S sources over tight arcs: ``parent[v * S + s]`` is set in the first round
-whose frontier reaches v over a tight arc (a plain store: every writer of that round holds such an arc
-from the same level), a breadth-first search of the tight subgraph, so zero-weight cycles cannot close
-a loop. The batch's S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
-vertex-major to source-major, coalesced on both sides).
-
-Negative weights are refused: with them a parent tree from tight arcs is still fine, but the
-frontier rounds are not bounded by the hop diameter and paper 001's N-SSSP or Floyd-Warshall suit
-such graphs better.
-
-Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`~gpusp.solvers.rules.auto_batch`),
-``block`` threads per block (a multiple of 32), ``grid`` blocks (0: ``MULTISOURCE_BLOCKS_PER_SM`` per
-multiprocessor, capped at the co-resident maximum of the cooperative kernel), ``split`` arcs per list
-entry, ``regs`` the kernel's register cap and ``unroll`` the heads whose distances a thread loads together
-(both compile-time constants of :func:`_kernel`; the measurements behind their defaults are in
-``benchmarks/apsp-sparse-h200.md``), ``parents`` how the trees are built, ``delta`` / ``items`` / ``order`` the deep
-graphs' buckets, list items and source order (above; ``order`` for multisource_sssp only).
-
-Result: the n x n distance and parent matrices stay on the device when they fit (one launch for all
-batches, ``download`` copies them, timed as d2h); otherwise each batch is a launch of its own whose
-S rows go through a device staging area into a pinned host matrix inside ``run`` (counter
-``host_copy_ms``). Counter ``result_on_device`` says which.
-
-Complexity: per batch, rounds = the largest number of arcs on a shortest path found by relaxation
-order (at most n - 1, about the hop diameter on small-world graphs) plus the tree depth; work
-O(S (n + m)) per round in the worst case and about S x (arcs of the vertices that changed) in
-practice; n / S batches (K / S for K sources); with buckets about (longest distance / delta) x (rounds per bucket)
-rounds and 2-3 relaxations per arc and source. Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) +
-4 n S / 32 (item stamps) + 8 (n + m / split) S / 32 (two lists; 8 n S with pairs) + the result (w + 4) n^2 or n K
-(device or host).
-
-Counters: ``iterations`` (distance rounds, all batches), ``tree_levels`` (tree rounds), ``batches``,
-``batch`` (S), ``items`` (list entries expanded), ``relaxations`` (active source-arc pairs examined),
-``launches``, ``grid``, ``delta``, ``buckets`` (thresholds raised), ``pair_items``, ``result_on_device``
-(+ ``host_copy_ms``).
-
-Sources of ideas: paper 001 (Okuyama, Ino and Hagihara: N SSSP problems per launch, interleaved so
-that one read of an arc serves all N); the multi-source BFS of Then et al. ("The more the merrier",
-VLDB 2015: bit-parallel frontiers of many sources); Davidson et al. (IPDPS'14) for device-side queues.
+``multisource_fast`` (:class:`MultiSourceSolver`) takes every vertex as a source (APSP), ``multisource_sssp``
+(:class:`MultiSourceSssp`) the K sources of a job (the harness's batch protocol). Algorithm, parameters, complexity and
+the papers: docs/solvers/multisource.md.
 """
 
 from __future__ import annotations
