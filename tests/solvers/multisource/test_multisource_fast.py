@@ -12,7 +12,7 @@ from cases import _g, assert_apsp_ok, random_graph, sssp_cases
 import gpusp
 from gpusp.errors import SolverError
 from gpusp.solvers import registry
-from gpusp.solvers.common import dense
+from gpusp.solvers.common import dense, gate
 from gpusp.solvers.multisource import solver as multisource
 from gpusp.solvers.multisource.solver import arc_chunks
 from gpusp.solvers.multisource.spec import auto_batch
@@ -105,11 +105,12 @@ def test_auto_batch_and_chunks():
     assert registry.get("multisource_fast").resolve({})["batch"] == 0
 
 
-def test_compile_targets():
-    """Both distance types, each at two unrolls, and every unroll the solver takes at least once (the gate leaves out
-    the pairs that repeat a code path: multisource.GATE_UNROLLS)."""
-    assert {label for label, _, _ in multisource.compile_targets()} == {
-        "batches[int32,unroll=1]", "batches[int32,unroll=2]", "batches[int64,unroll=4]", "batches[int64,unroll=8]"}
+def test_the_gate_compiles_every_unroll():
+    """The kernel's record: both distance types, each at two unrolls, and every unroll the solver takes at least once
+    (the gate leaves out the pairs that repeat a code path: multisource.GATE_UNROLLS)."""
+    targets = gate.targets(multisource.__name__)
+    assert {label for label, _, _ in targets} == {
+        "_kernel[int32,unroll=1]", "_kernel[int32,unroll=2]", "_kernel[int64,unroll=4]", "_kernel[int64,unroll=8]"}
     choices = next(p.choices for p in registry.get("multisource_fast").params if p.name == "unroll")
     gated = sorted(u for unrolls in multisource.GATE_UNROLLS.values() for u in unrolls)
     assert gated == sorted(choices) == [1, 2, 4, 8]

@@ -1,20 +1,26 @@
 """multisource_sssp and the harness's batch protocol: the K sources of a job solved together, one row each.
 
-Simulator budget as in test_apsp_multisource.py: one warp per block, batches of 32 or 64 sources, n <= 70.
+Simulator budget as in test_multisource_fast.py: one warp per block, batches of 32 or 64 sources, n <= 70.
 """
 
 import numpy as np
 import pytest
-from cases import _g, random_graph, sssp_cases
+from cases import _g, pairwise, random_graph, sssp_cases
 
 from gpusp.errors import SolverError
 from gpusp.measure.harness import solve_many
 from gpusp.measure.job import SolveJob, run_job
 from gpusp.measure.validate import check_rows
 from gpusp.solvers import registry
+from gpusp.solvers.multisource.spec import MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH, multisource_delta
 
 SMALL = dict(batch=32, block=32, split=2, regs=0)
-CASES = [c for c in sssp_cases() if c[0] != "random-37"]
+CASES = {c[0]: c for c in sssp_cases() if c[0] != "random-37"}
+# every awkward case with and without buckets, over words and pairs, in the given and the landmark order: a pairwise
+# design (each pair of values of any two of the four meets at least once)
+AWKWARD = [pytest.param(*CASES[c["case"]], c["delta"], c["items"], c["order"],
+                        id=f"{c['case']}-delta{c['delta']}-{c['items']}-{c['order']}")
+           for c in pairwise(case=list(CASES), delta=[0, 3], items=["words", "pairs"], order=["given", "landmarks"])]
 
 
 def _run(graph, sources, trials=2, warmup=1, **params):
@@ -27,19 +33,26 @@ def _assert_valid(graph, results):
     assert all(v.ok for v in verdicts), [v.mismatches[:3] for v in verdicts if not v.ok]
 
 
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-@pytest.mark.parametrize("delta,order,items", [(0, "given", "words"), (4, "landmarks", "auto"),
-                                               (3, "given", "words")])
-def test_awkward_cases_every_source_once(label, graph, source, delta, order, items):
-    """Frontier Bellman-Ford over words; buckets of width 4 over (vertex, source) pairs (auto with buckets) with the
-    sources reordered by landmarks; buckets of width 3 over words (zero weights and zero-weight cycles inside one
-    bucket, lanes and pairs waiting for later ones)."""
+@pytest.mark.parametrize("label,graph,source,delta,items,order", AWKWARD)
+def test_awkward_cases_every_source_once(label, graph, source, delta, items, order):
+    """Frontier Bellman-Ford (delta 0) or buckets of width 3 (zero weights and zero-weight cycles inside one bucket,
+    lanes and pairs waiting for later ones), over 32-source words or (vertex, source) pairs, the sources in the given
+    order or reordered by landmarks."""
     sources = list(range(graph.n))[::-1]  # not in vertex order: the rows follow the sources given
     results = _run(graph, sources, delta=delta, order=order, items=items)
     assert [r.source for r in results] == sources
     _assert_valid(graph, results)
     assert results[0].counters["delta"] == delta
-    assert results[0].counters["pair_items"] == int(items == "auto")
+    assert results[0].counters["pair_items"] == int(items == "pairs")
+
+
+def test_auto_items_and_order_follow_the_buckets():
+    """items and order 'auto': pairs and the landmark order where delta buckets are on, words and the given order
+    where they are off."""
+    graph = random_graph(20, 60, seed=2)
+    spec = registry.get("multisource_sssp")
+    on, off = spec.build(graph, **SMALL, delta=3), spec.build(graph, **SMALL, delta=0)
+    assert (on.pairs, on.landmarks) == (True, True) and (off.pairs, off.landmarks) == (False, False)
 
 
 def test_buckets_cut_the_relaxations_and_count_themselves():
@@ -64,8 +77,6 @@ def test_buckets_cut_the_relaxations_and_count_themselves():
 
 def test_automatic_delta_follows_the_hop_depth():
     """-1: no buckets on a shallow graph, Davidson's rule x 4 on a deep chain (hop depth >= the rule's bound)."""
-    from gpusp.solvers.rules import MULTISOURCE_DEEP, MULTISOURCE_DELTA_WIDTH, multisource_delta
-
     shallow = random_graph(50, 400, seed=1)
     assert shallow.hop_landmarks()[0] < MULTISOURCE_DEEP and multisource_delta(shallow, -1) == 0
     chain = _g(MULTISOURCE_DEEP + 5, [(i, i + 1, 3) for i in range(MULTISOURCE_DEEP + 4)], "chain")

@@ -1,13 +1,7 @@
-"""(vertex, source) pair items for batched frontier rounds on deep graphs: lists, near-far piles, bucket splits.
-
-A batch of S sources keeps distances vertex-major, ``dist[v * S + s]``; a pair item is that slot index itself, and
-one thread expands it (``multisource_sssp`` / ``multisource_fast`` with ``items='pairs'``). Within a bucket a pair
-whose distance is at or above the batch's threshold is not expanded: it goes once per epoch to a far pile (an atomic
-max of the round on its mark), its distance into the pile's minimum. When a round's list comes out empty the caller
-raises the threshold (by delta, or past the pile's minimum) and :func:`split_pairs` moves the pile's pairs below it
-onto the list, the rest into the other pile: near-far (Davidson et al., IPDPS'14) per (vertex, source). Every append
-goes through a per-block shared-memory buffer and one global atomic per block and round, so a deferral costs shared
-atomics, not a same-address global one.
+"""(vertex, source) pair items of the batch kernel (``items='pairs'``): a thread expands one source's distance at one
+vertex; a pair at or above the batch's threshold waits in a far pile until a bucket split moves it back onto the list
+(near-far per (vertex, source)). Appends go through per-block shared buffers, one global atomic per block and round.
+Design: docs/solvers/multisource.md ("Deep graphs").
 """
 
 from __future__ import annotations
@@ -62,11 +56,14 @@ def pair_fns(sbuf_size: int, FCNT: int, FMIN: int):
             scount[3] = 0
 
     @cuda.jit(device=True)
-    def expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, sshift, q, counts, sbuf, scount, threshold,
-                     farq, farmark, ctl, pile, epoch_start, fbuf, smin):
+    def expand_pairs(paired, graph, work, sshift, q, counts, sbuf, scount, threshold, pile, epoch_start, fbuf, smin):
         """Round q: a thread per listed pair relaxes the pair's vertex's arcs for its one source; a pair at or above
         ``threshold`` goes to far pile ``pile`` instead (once per epoch: ``farmark`` holds the round of its last
-        deferral), its distance into the pile's minimum."""
+        deferral), its distance into the pile's minimum. ``paired``, ``graph``, ``work``: the batch kernel's records
+        (:func:`gpusp.solvers.multisource.solver._kernel`)."""
+        indptr, _, farq = paired
+        indices, weights, _, _, _ = graph
+        dist, stamp, farmark, _, lists, cnt, ctl = work
         smask = (I32(1) << I32(sshift)) - I32(1)
         nitems = I32(cnt[q % 3])
         for e in range(cuda.grid(1), nitems, cuda.gridsize(1)):

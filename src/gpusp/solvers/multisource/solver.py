@@ -1,85 +1,10 @@
-"""Batched multi-source shortest paths for sparse graphs: many frontiers per arc read, rounds on the device.
+"""The ``multisource`` kernel and solvers: S sources per batch stored vertex-major, frontier rounds over (vertex,
+32-source word) items or (vertex, source) pairs, trees over tight arcs and the rows out, every round of every batch in
+one cooperative kernel built by :func:`_kernel`.
 
-Variants
---------
-* ``multisource_fast`` (APSP): every vertex is a source, in batches of S consecutive vertices.
-* ``multisource_sssp`` (SSSP, the harness's batch protocol): the K sources a job names (``gpusp solve --sources`` /
-  ``--num-sources``, the workflow's ``sources:``), in batches of S of them; the result is K x n.
-
-Algorithm
----------
-The kernel solves the single-source problems of S sources at once (a *batch*, sources ``srcs[b S .. b S + S - 1]``
-of a device array), batch after batch, in one persistent cooperative kernel. Within a batch it runs a frontier
-Bellman-Ford for all S sources together:
-
-* distances live vertex-major, ``dist[v * S + s]``, so the S sources of one vertex are consecutive
-  words and a warp (32 lanes = 32 sources) reads or relaxes them with one coalesced access;
-* the frontier of round q is a list of *items* ``(u, c)``: vertex u and the word c of 32 sources of
-  which at least one improved u in round q - 1; lane s of the warp that takes the item is active when
-  ``stamp[u * S + s] == q`` (the round in which that distance must be expanded). One read of an arc
-  ``u -> v`` then serves up to 32 sources: ``atomic.min`` on ``dist[v * S + s]``, and an improved lane
-  stamps ``q + 1`` and claims the item ``(v, c)`` for the next round with an atomic max on a per-item
-  stamp (so each item enters a round's list once, and nothing is ever cleared between rounds);
-* arcs of a high-degree vertex are cut into chunks of ``split`` arcs, each chunk a list entry of its
-  own, so a hub's arcs are spread over many warps instead of serialising one;
-* rounds end at a grid-wide barrier (``cuda.cg.this_grid().sync()``); the batch ends when a round
-  leaves the next list empty. Round numbers keep counting across batches, so stamps are reset only
-  once per run.
-
-Deep graphs (``delta``, ``items``, ``order``): on a road network a frontier Bellman-Ford expands each arc about 39
-times per source (USA-road-d.NY, benchmarks/sssp-road-h200.md), so rounds there go by buckets as in
-delta-stepping: a batch keeps one threshold, a lane (or pair) whose distance is at or above it is not expanded but
-stays stamped and listed for the next round, and the threshold rises by ``delta`` after a round that expanded nothing
-below it (every thread reads that round's flag after the barrier and decides alike). Far-apart sources rarely meet
-the same vertex in the same round, so a 32-source word would carry one busy lane: ``items='pairs'`` lists single
-(vertex, source) pairs instead, the slot index ``v * S + s`` itself, a thread each (deduplicated by an atomic max on
-the slot's stamp). ``order='landmarks'`` puts sources close in the graph (by the Z-order of their hop counts from two
-far-apart vertices, :meth:`~gpusp.data.graph.Graph.hop_landmarks`) in the same batch and word. All three are on by
-default where the hop depth reaches ``MULTISOURCE_DEEP`` and off on shallow graphs, where words share well and
-frontier Bellman-Ford converges in tens of rounds.
-
-Parents (``parents``): with every weight > 0 (``auto``, or ``tight``) one pass over the arcs after the
-distances of a batch converge: any tight arc (``dist[u] + w == dist[v]``) comes from a strictly closer
-vertex, so any will do. Otherwise (``levels``) the same machinery as the distance rounds grows the trees
-level by level from the S sources over tight arcs: ``parent[v * S + s]`` is set in the first round
-whose frontier reaches v over a tight arc (a plain store: every writer of that round holds such an arc
-from the same level), a breadth-first search of the tight subgraph, so zero-weight cycles cannot close
-a loop. The batch's S rows are then written into the n x n result through 32 x 33 shared-memory tiles (a transpose from
-vertex-major to source-major, coalesced on both sides).
-
-Negative weights are refused: with them a parent tree from tight arcs is still fine, but the
-frontier rounds are not bounded by the hop diameter and paper 001's N-SSSP or Floyd-Warshall suit
-such graphs better.
-
-Parameters: ``batch`` S (a power of two from 32 to 4096; 0 chooses by :func:`~gpusp.solvers.rules.auto_batch`),
-``block`` threads per block (a multiple of 32), ``grid`` blocks (0: ``MULTISOURCE_BLOCKS_PER_SM`` per
-multiprocessor, capped at the co-resident maximum of the cooperative kernel), ``split`` arcs per list
-entry, ``regs`` the kernel's register cap and ``unroll`` the heads whose distances a thread loads together
-(both compile-time constants of :func:`_kernel`; the measurements behind their defaults are in
-``benchmarks/apsp-sparse-h200.md``), ``parents`` how the trees are built, ``delta`` / ``items`` / ``order`` the deep
-graphs' buckets, list items and source order (above; ``order`` for multisource_sssp only).
-
-Result: the n x n distance and parent matrices stay on the device when they fit (one launch for all
-batches, ``download`` copies them, timed as d2h); otherwise each batch is a launch of its own whose
-S rows go through a device staging area into a pinned host matrix inside ``run`` (counter
-``host_copy_ms``). Counter ``result_on_device`` says which.
-
-Complexity: per batch, rounds = the largest number of arcs on a shortest path found by relaxation
-order (at most n - 1, about the hop diameter on small-world graphs) plus the tree depth; work
-O(S (n + m)) per round in the worst case and about S x (arcs of the vertices that changed) in
-practice; n / S batches (K / S for K sources); with buckets about (longest distance / delta) x (rounds per bucket)
-rounds and 2-3 relaxations per arc and source. Memory: CSR + (w + 8) n S bytes (distances, stamps, parents) +
-4 n S / 32 (item stamps) + 8 (n + m / split) S / 32 (two lists; 8 n S with pairs) + the result (w + 4) n^2 or n K
-(device or host).
-
-Counters: ``iterations`` (distance rounds, all batches), ``tree_levels`` (tree rounds), ``batches``,
-``batch`` (S), ``items`` (list entries expanded), ``relaxations`` (active source-arc pairs examined),
-``launches``, ``grid``, ``delta``, ``buckets`` (thresholds raised), ``pair_items``, ``result_on_device``
-(+ ``host_copy_ms``).
-
-Sources of ideas: paper 001 (Okuyama, Ino and Hagihara: N SSSP problems per launch, interleaved so
-that one read of an arc serves all N); the multi-source BFS of Then et al. ("The more the merrier",
-VLDB 2015: bit-parallel frontiers of many sources); Davidson et al. (IPDPS'14) for device-side queues.
+``multisource_fast`` (:class:`MultiSourceSolver`) takes every vertex as a source (APSP), ``multisource_sssp``
+(:class:`MultiSourceSssp`) the K sources of a job (the harness's batch protocol). Algorithm, parameters, complexity and
+the papers: docs/solvers/multisource.md.
 """
 
 from __future__ import annotations
@@ -93,6 +18,7 @@ from numba import cuda
 from ...errors import SolverError
 from ..common.base import Solver
 from ..common.dense import Result
+from ..common.gate import kernel
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
 from .pairs import pair_fns
 from ...data.graph import morton
@@ -180,11 +106,12 @@ def _expand_fn(WT, unroll: int, claim, tree: bool):
     rounds and for tree rounds (``tree`` a constant)."""
 
     @cuda.jit(device=True)
-    def expand(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-               srcs, base, ns, S, wshift, q, counts, sbuf, scount, threshold):
+    def expand(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount, threshold):
         """Round q: a warp per list entry relaxes (tree: claims over tight arcs) for its 32 sources. A lane whose
         distance is at or above ``threshold`` (distance rounds) is not expanded: it stays stamped and listed for
-        round q + 1, when the threshold may have risen."""
+        round q + 1, when the threshold may have risen. ``graph`` and ``work``: the kernel's records."""
+        indices, weights, chunk_ptr, chunk_vertex, chunk_start = graph
+        dist, stamp, istamp, parent, lists, cnt, _ = work
         # 32-bit arithmetic throughout (n S < 2^31 is checked on the host): half the registers of int64
         lane = I32(cuda.threadIdx.x % WARP)
         nwarps = I32(cuda.gridsize(1) // WARP)
@@ -333,11 +260,26 @@ def _batch_fns(WT, claim):
     return tight_pass, seed, write_rows
 
 
+# The compile gate's unrolls per distance type. ``unroll`` is only a constant of _expand_fn: the trip count of its
+# `for t in range(unroll)` loops, the step of its arc index and the length of its four local arrays. No branch and no
+# type depends on it, so the kernel's every line is typed and lowered alike at each unroll, while the distance type
+# changes the types of the whole kernel. Each type is therefore compiled at two unrolls and each unroll once (the
+# default, 2, with int32 distances, the common case): every code path and every value of both parameters, without the
+# four repeats of the full product.
+GATE_UNROLLS = {"int32": (1, 2), "int64": (4, 8)}
+
+
 # --- the cooperative kernel -----------------------------------------------------------------------------------------
+@kernel("void(Tuple((int32[::1], {w}[::1], int32[::1], int32[::1], int32[::1])), "
+        "Tuple(({w}[::1], int32[::1], int32[::1], int32[::1], int32[:, ::1], int64[::1], int64[::1])), "
+        "Tuple(({w}[:, ::1], int32[:, ::1], int32[::1], int32[::1])), int64, int64, int64, boolean, boolean, {w}, {w}, "
+        "Tuple((int32[::1], boolean, int32[:, ::1])))",
+        cases=[dict(w=w, unroll=unroll) for w, unrolls in GATE_UNROLLS.items() for unroll in unrolls])
 @functools.cache
-def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
-    """The cooperative batch kernel for one distance type, block buffer size, register cap (0: none) and unroll."""
-    WT = _WTYPES[wname]
+def _kernel(w: str, sbuf_size: int = SBUF, regs: int = 0, unroll: int = 2):
+    """The cooperative batch kernel for distances of type ``w``, a block buffer of ``sbuf_size`` entries, a register
+    cap (0: none) and ``unroll``."""
+    WT = _WTYPES[w]
     claim, flush = _list_fns(sbuf_size)
     expand_pairs, seed_pairs, split_pairs, flush_pile = pair_fns(sbuf_size, FCNT, FMIN)
     expand_dist = _expand_fn(WT, unroll, claim, False)
@@ -345,12 +287,16 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
     tight_pass, seed, write_rows = _batch_fns(WT, claim)
 
     @cuda.jit(**TARGET.register_cap(regs))
-    def batches(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp, parent, lists, cnt,
-                ctl, out_dist, out_parent, srcs, rowmap, first, last, S, staged, tight, inf, delta, indptr, pairs,
-                farq):
+    def batches(graph, work, rows, first, last, S, staged, tight, inf, delta, paired):
         """Batches first .. last - 1 of S sources each (srcs[b S .. b S + S - 1]): distance rounds (buckets of width
-        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]).
-        ``pairs``: distance rounds over (vertex, source) pairs, a thread each, instead of 32-source words."""
+        delta, 0: none), parents (tree rounds or one tight pass), rows written out (to rows rowmap[...]). The records:
+        ``graph`` the heads, weights and arc chunks; ``work`` the batch's working arrays, lists and control words;
+        ``rows`` the result, the sources and their rows; ``paired`` the CSR offsets and far piles of pair items and
+        ``pairs``, whether distance rounds list (vertex, source) pairs, a thread each, instead of 32-source words."""
+        indices, weights, chunk_ptr, chunk_vertex, chunk_start = graph
+        dist, stamp, istamp, parent, lists, cnt, ctl = work
+        out_dist, out_parent, srcs, rowmap = rows
+        indptr, pairs, farq = paired
         grid = cuda.cg.this_grid()
         nsrc = srcs.size
         counts = cuda.local.array(2, numba.int64)  # list entries taken (lane 0), source-arc pairs examined
@@ -405,17 +351,14 @@ def _kernel(wname: str, sbuf_size: int, regs: int = 0, unroll: int = 2):
                             cnt[(q + 2) % 3] = 0  # read last in round q - 1, appended to next in round q + 1
                             ctl[NEAR + (q + 1) % 3] = 0  # read last at the start of round q - 1, raised in round q + 1
                         if tree == 0 and pairs:
-                            expand_pairs(indptr, indices, weights, dist, stamp, lists, cnt, wshift + 5, q, counts,
-                                         sbuf, scount, threshold, farq, istamp, ctl, epoch % 2, epoch_start, fbuf,
-                                         smin)
+                            expand_pairs(paired, graph, work, wshift + 5, q, counts, sbuf, scount, threshold,
+                                         epoch % 2, epoch_start, fbuf, smin)
                             flush_pile(fbuf, scount, smin, farq, ctl, epoch % 2, inf)
                         elif tree == 0:
-                            expand_dist(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
+                            expand_dist(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount,
                                         threshold)
                         else:
-                            expand_tree(indices, weights, chunk_ptr, chunk_vertex, chunk_start, dist, stamp, istamp,
-                                        parent, lists, cnt, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
+                            expand_tree(graph, work, srcs, base, ns, S, wshift, q, counts, sbuf, scount, inf)
                         flush(sbuf, scount, lists, cnt, q + 1, ctl, NEAR + q % 3)
                         if tree == 0:
                             dist_rounds += 1
@@ -527,11 +470,11 @@ class MultiSourceSolver(Solver):
 
     def _args(self, srcs, rowmap, first, last):
         wt = self.graph.dtype.type
-        return (self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start, self.dist,
-                self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl, self.out.dist,
-                self.out.parent, srcs, rowmap if self.out.on_device else self.identity, np.int64(first),
-                np.int64(last), np.int64(self.S), not self.out.on_device, self.tight, wt(self.graph.inf),
-                wt(self.delta), self.d_indptr, self.pairs, self.farq)
+        return ((self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start),
+                (self.dist, self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl),
+                (self.out.dist, self.out.parent, srcs, rowmap if self.out.on_device else self.identity),
+                np.int64(first), np.int64(last), np.int64(self.S), not self.out.on_device, self.tight,
+                wt(self.graph.inf), wt(self.delta), (self.d_indptr, self.pairs, self.farq))
 
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
@@ -598,26 +541,3 @@ class MultiSourceSssp(MultiSourceSolver):
         d_srcs = cuda.to_device(srcs.astype(np.int32))  # K x 4 bytes (and the row map): part of the trial
         rowmap = np.arange(srcs.size, dtype=np.int32) if rows is None else rows
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)
-
-
-# The compile gate's unrolls per distance type. ``unroll`` is only a constant of _expand_fn: the trip count of its
-# `for t in range(unroll)` loops, the step of its arc index and the length of its four local arrays. No branch and no
-# type depends on it, so the kernel's every line is typed and lowered alike at each unroll, while the distance type
-# changes the types of the whole kernel. Each type is therefore compiled at two unrolls and each unroll once (the
-# default, 2, with int32 distances, the common case): every code path and every value of both parameters, without the
-# four repeats of the full product.
-GATE_UNROLLS = {"int32": (1, 2), "int64": (4, 8)}
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances, every unroll
-    (:data:`GATE_UNROLLS`)."""
-    out = []
-    for w in ("int32", "int64"):
-        i32 = "int32[::1]"
-        sig = (f"void({i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, "
-               f"int32[:, ::1], int64[::1], int64[::1], {w}[:, ::1], int32[:, ::1], {i32}, {i32}, int64, int64, int64, "
-               f"boolean, boolean, {w}, {w}, {i32}, boolean, int32[:, ::1])")
-        for unroll in GATE_UNROLLS[w]:
-            out.append((f"batches[{w},unroll={unroll}]", _kernel(w, SBUF, 0, unroll), sig))
-    return out

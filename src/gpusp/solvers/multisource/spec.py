@@ -9,9 +9,9 @@ from ...data.graph import DAVIDSON_WIDTH
 from ..common.spec import BLOCK, CSR, WARP, M, N, W, Param, SolverSpec, choose, derived, larger, named, note, par
 
 # --- multisource_fast -----------------------------------------------------------------------------------------------
-AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (the fastest measured)
+AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (benchmarks/apsp-sparse-h200.md)
 AUTO_BATCH_BYTES = 2**30  # batch 0: distances, stamps and parents of a batch stay under this
-PAIRS_BATCH_MAX = 1024  # batch 0 with pair items: one batch of 1,024 road-graph sources beat 4 of 256 by 1.3x
+PAIRS_BATCH_MAX = 1024  # batch 0 with pair items: the largest batch the rule takes (benchmarks/sssp-road-h200.md)
 PAIRS_BATCH_BYTES = 16 * 2**30  # batch 0 with pair items: the batch's arrays stay under this
 MULTISOURCE_BLOCKS_PER_SM = 32  # grid 0: asked for, then capped at the co-resident maximum
 MULTISOURCE_DEEP = 100  # delta -1: buckets where the hop depth from a landmark reaches this (road graphs, not SNAP)
@@ -31,7 +31,7 @@ def auto_batch(n: int, itemsize: int = 4, pairs: bool = False) -> int:
 
 def multisource_delta(graph, delta: int) -> int:
     """multisource's bucket width: ``delta``, or for -1 MULTISOURCE_DELTA_WIDTH x mean weight / mean out-degree where
-    the graph is deep (hop depth >= MULTISOURCE_DEEP: frontier Bellman-Ford would expand each arc tens of times there),
+    the graph is deep (hop depth >= MULTISOURCE_DEEP: frontier Bellman-Ford re-expands each arc many times there),
     else 0 (none: shallow graphs converge in a few rounds anyway)."""
     if delta >= 0:
         return delta
@@ -47,12 +47,13 @@ MULTISOURCE_PARAMS = (Param("batch", 0, f"sources per batch S (0: the largest po
               "multiprocessor; capped at the co-resident maximum)", minimum=0),
         Param("split", 32, "arcs per list entry: a vertex of higher degree is expanded by several "
               "warps", choices=(2, 8, 32, 64, 128, 256, 1024)),
-        Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's choice, "
-              "about 120 on sm_90; 40 fits 6 blocks of 256 threads per multiprocessor, which hides the "
-              "latency of the dependent loads at the price of a few spills: benchmarks/apsp-sparse-h200.md)",
+        Param("regs", 40, "registers per thread the kernel is capped at (0: the compiler's choice); a cap lets more "
+              "blocks reside per multiprocessor, which hides the latency of the dependent loads at the price of "
+              "spills (benchmarks/apsp-sparse-h200.md)",
               choices=(0, 32, 40, 48, 64, 80)),
         Param("unroll", 2, "arcs of a list entry whose heads' distances a thread loads together "
-              "before it uses any (overlaps their latencies; 4 and 8 spill under the register cap)",
+              "before it uses any (overlaps their latencies; a larger unroll takes more registers: "
+              "benchmarks/apsp-sparse-h200.md)",
               choices=(1, 2, 4, 8)),
         Param("parents", "auto", "how the trees are built after the distances: levels (breadth-first "
               "over tight arcs, safe with zero weights), tight (one pass, any tight in-arc, needs "

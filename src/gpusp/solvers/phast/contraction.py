@@ -1,37 +1,7 @@
-"""Contraction hierarchies (CH) built on the host with Numba, and the CPU queries on them.
-
-Preprocessing (Geisberger, Sanders, Schultes and Delling, "Contraction hierarchies", WEA 2008) contracts the
-vertices one by one in the order of a priority. Contracting v removes it from the graph; for each remaining
-in-neighbour u and out-neighbour w (u != w) the shortcut u -> w of weight w(u, v) + w(v, w) is added unless a
-*witness* path u -> w avoiding v of at most that length exists. The witness search is a Dijkstra from u bounded by
-``settle`` settled vertices and ``hops`` arcs: a bounded search that misses a witness only adds a shortcut, so the
-hierarchy stays exact. The priority is ``2 x edge difference (shortcuts added - arcs removed) + contracted
-neighbours + depth`` (depth: one more than the deepest contracted neighbour, which keeps the hierarchy shallow for
-the level-synchronous sweep), recomputed for v's neighbours after each contraction (a hub neighbour with more than
-``RECOMPUTE_PAIRS`` in x out pairs only gets +1 and its new depth: re-running its searches on every neighbour's
-contraction is quadratic) and lazily for v when it reaches the top of the queue (it goes back when its priority
-rose). Ties go to the lower vertex id: the build is deterministic.
-
-Input: a directed graph; self-loops are dropped, of duplicate arcs the lightest is kept, zero weights are allowed.
-
-Core: on graphs whose remaining vertices grow dense (social networks with hubs) contraction becomes quadratic. When
-the remaining graph has more than ``core_degree`` arcs per remaining vertex (0: never), contraction stops and the
-remaining vertices form the *core*: they get the top ranks, all arcs among them stay in the upward graph (both
-directions), and a query's upward search runs an ordinary Dijkstra inside the core (the core's distances are then
-exact, as in CH-core routing).
-
-Output (:class:`Hierarchy`): rank per vertex; the upward graph (arcs u -> v with rank v > rank u, original arcs and
-shortcuts, plus the core's arcs) by tail, and the downward graph (arcs u -> v with rank u > rank v) by head; and
-the sweep *levels*: level(v) = 0 for a vertex without downward in-arcs (the core among them), else one more than the
-highest level of its downward in-arcs' tails, so every downward in-arc of v comes from a strictly lower level and
-the vertices of one level can be swept in parallel, level 0 first. Vertices are renumbered by level (then by
-original id), and both graphs are stored in that numbering (``order[new] = original``, ``position[original] =
-new``).
-
-Complexity: preprocessing is about (vertices contracted) x (in-degree) x (bounded witness search) plus the
-neighbours' priority updates; a road graph of n vertices gets about n shortcuts and a few hundred levels. A query is
-an upward Dijkstra over a small search space (a few hundred vertices on road graphs, the whole reachable core with
-a core) and a sweep over every downward arc.
+"""Contraction hierarchies built on the host with Numba (:func:`build`: a :class:`Hierarchy` in sweep order), the
+upward searches of PHAST's queries (:func:`upward_spaces`) and a query on the host that checks a hierarchy without a
+device (:func:`cpu_query`). Witness searches, the contraction order, the core and the sweep levels:
+docs/solvers/phast.md ("Preprocessing").
 """
 
 from __future__ import annotations

@@ -1,53 +1,8 @@
-"""PHAST on the GPU: one contraction hierarchy, then per source an upward search and a level-by-level downward sweep.
+"""``phast_gpu``: PHAST's downward sweeps on the GPU over a contraction hierarchy (:mod:`.contraction`).
 
-Algorithm
----------
-``phast_gpu`` follows PHAST (Delling, Goldberg, Nowatzyk and Werneck, "PHAST: Hardware-accelerated shortest path
-trees", IPDPS 2011) and its GPU version GPHAST:
-
-* Preprocessing (``__init__``, host): the contraction hierarchy of :mod:`gpusp.solvers.phast.contraction` (bounded
-  witness searches: ``settle`` settled vertices, ``hops`` arcs; ``core_degree`` stops contracting where the remaining
-  graph grows dense and leaves a core). Its wall time is the counter ``preprocess_s``, its size (host arrays and
-  what ``upload`` puts on the device for it) ``preprocess_bytes``.
-* Upward search (``run``, host, Numba): a Dijkstra from each source over the upward graph (arcs to higher ranks;
-  the core's arcs inside the core). Its search spaces (a few hundred vertices per source on road graphs) are
-  copied to the device. This host work is part of the timed trial, as in GPHAST, where the CPU does it too.
-* Downward sweep (device, one cooperative kernel): vertices are renumbered by sweep level (level 0, the top,
-  first); the distances of a batch of S sources live vertex-major, ``dist[v * S + s]``, so the 32 lanes of a warp
-  are 32 sources of one vertex (coalesced; with S < 32 a warp covers 32 / S vertices). The search spaces are
-  scattered in, then each level is one grid-stride pass in which every (vertex, source) pulls ``min(dist[u] + w)``
-  over its downward in-arcs, which all come from lower levels, already final. Levels end at a grid barrier
-  (``cuda.cg.this_grid().sync()``), except the first levels, small enough (``fuse``: at most that many vertex x
-  source items each) for block 0 alone, which separates them by block barriers and ends them with one grid barrier.
-* Parents over tight arcs of the original graph (``parents``): with every weight > 0 (``tight``; ``auto`` then)
-  one pass in which each (vertex, source) takes its first in-arc with ``dist[u] + w == dist[v]``: distances fall
-  strictly along such arcs, so the pointers form a tree. With zero weights (``rounds``; ``auto`` then) that pass
-  takes only arcs of weight > 0 and marks those vertices and the source as round q0; then rounds q0 + 1, ... give a
-  vertex still without a parent a zero-weight tight in-arc from a vertex marked in an earlier round. Along the
-  pointers (distance, round) falls strictly, so zero-weight cycles cannot close a loop; a vertex at the end of k
-  zero-weight arcs after its last positive one is reached in round k, and the rounds stop when one changes nothing.
-* Rows: the batch is copied into rows of the K x n result (original vertex order; sources of 32 at a time through
-  32 x 33 shared-memory tiles when S >= 32), and every slot read is reset for the next batch. The result stays on the
-  device when it fits (``download`` copies it); otherwise each batch is a launch of its own whose rows go to a pinned
-  host matrix inside ``run``.
-
-Parameters: ``batch`` S (a power of two; 0: :func:`~gpusp.solvers.rules.phast_batch`), ``block``, ``grid`` (0:
-``PHAST_BLOCKS_PER_SM`` per multiprocessor, fewer when the largest level needs fewer, capped at the co-resident
-maximum), ``fuse`` (-1: the block size; 0: every level on the grid), ``parents``, ``settle``, ``hops``,
-``core_degree`` (above; -1: :func:`auto_core_degree`), ``threads``.
-
-Complexity: preprocessing about n x (in-degree) bounded witness searches (USA-road-d.NY: tens of seconds on one
-core, about 0.85 n shortcuts, 141 levels; benchmarks/ holds the measurements). Per source: an upward search over its
-search space (O(s log s), s a few hundred on road graphs; the reachable core with a core), then a sweep touching each
-downward arc once: O(n + m_down) work, m_down about (m + shortcuts) / 2. Per batch: levels + 4 grid barriers (scatter,
-fused top, parents, rows) plus one per zero-weight round; the floor for one source is (levels - fused levels) x the
-grid barrier (about 2 us), about 0.1-0.2 ms on NY. Memory: the hierarchy (4 + w) (m_up + m_down) + 4 n, the original
-in-arcs (4 + w) m, (w + 8) n S working arrays, and the (w + 4) n K result.
-
-Counters: ``iterations`` (levels swept, all batches), ``grid_levels`` / ``block_levels`` (per batch),
-``zero_rounds``, ``levels``, ``shortcuts``, ``core``, ``settled`` (upward search spaces, all sources),
-``upward_ms`` (host time of the upward searches), ``preprocess_s``, ``preprocess_bytes``, ``batches``, ``batch``,
-``grid``, ``barriers`` (grid barriers per run), ``launches``, ``result_on_device`` (+ ``host_copy_ms``).
+The solver builds the hierarchy when it is constructed (host), runs the upward searches on host threads in ``run`` and
+sweeps a batch of sources level by level in one cooperative kernel (:func:`_kernel`), parents over tight arcs and the
+rows out in the same launch. Algorithm, parameters, complexity and the paper: docs/solvers/phast.md.
 """
 
 from __future__ import annotations
@@ -65,6 +20,7 @@ from ...errors import SolverError
 from . import contraction
 from ..common.base import Solver
 from ..common.dense import Result
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import blocks_per_sm, cooperative_grid
 from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
                     phast_batch)
@@ -227,19 +183,29 @@ def _rows_fn(WT):
 
 
 # --- the cooperative kernel -----------------------------------------------------------------------------------------
+@kernel("void(Tuple((int32[::1], int32[::1], {w}[::1], int32[::1])), Tuple((int32[::1], int32[::1], {w}[::1])), "
+        "int32[::1], int32[::1], Tuple((int32[::1], int64[::1], int32[::1], int32[::1], {w}[::1])), "
+        "Tuple(({w}[::1], int32[::1], int32[::1], int64[::1])), Tuple(({w}[:, ::1], int32[:, ::1])), "
+        "int64, int64, int64, int64, int64, boolean, boolean, boolean, {w})", cases=DISTANCES)
 @functools.cache
-def _kernel(wname: str):
-    """The cooperative sweep kernel for one distance type."""
-    WT = _WTYPES[wname]
+def _kernel(w: str):
+    """The cooperative sweep kernel for distances of type ``w``."""
+    WT = _WTYPES[w]
     scatter, pull = _sweep_fns(WT)
     tight_pass, zero_round = _parent_fns(WT)
     write_rows = _rows_fn(WT)
 
     @cuda.jit
-    def sweep_batches(down_ptr, down_tail, down_w, level_ptr, in_ptr, in_tail, in_w, order, position, sources,
-                      space_ptr, space_row, space_v, space_d, dist, parent, hop, ctl, out_dist, out_parent, first,
-                      last, nsrc, sshift, fused, fill, staged, rounds, inf):
-        """Batches first .. last - 1 of 2^sshift sources: scatter, sweep levels, parents, rows."""
+    def sweep_batches(sweep, inarcs, order, position, space, work, out, first, last, nsrc, sshift, fused, fill, staged,
+                      rounds, inf):
+        """Batches first .. last - 1 of 2^sshift sources: scatter, sweep levels, parents, rows. The records: ``sweep``
+        the downward graph by head and the level offsets, ``inarcs`` the original graph's in-arcs, ``space`` the
+        sources and their upward search spaces, ``work`` the batch's working arrays, ``out`` the result's rows."""
+        down_ptr, down_tail, down_w, level_ptr = sweep
+        in_ptr, in_tail, in_w = inarcs
+        sources, space_ptr, space_row, space_v, space_d = space
+        dist, parent, hop, ctl = work
+        out_dist, out_parent = out
         grid = cuda.cg.this_grid()
         tid = cuda.grid(1)
         nthreads = cuda.gridsize(1)
@@ -366,10 +332,10 @@ class PhastSolver(Solver):
 
     def _args(self, space, first, last, fill):
         out = self.out
-        return (*self.d_down, self.d_level_ptr, *self.d_in, self.d_order, self.d_position, *space, self.dist,
-                self.parent_w, self.hop, self.ctl, out.dist, out.parent, np.int64(first), np.int64(last),
-                np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill, not out.on_device,
-                self.rounds, self.graph.dtype.type(self.graph.inf))
+        return ((*self.d_down, self.d_level_ptr), self.d_in, self.d_order, self.d_position, space,
+                (self.dist, self.parent_w, self.hop, self.ctl), (out.dist, out.parent), np.int64(first),
+                np.int64(last), np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill,
+                not out.on_device, self.rounds, self.graph.dtype.type(self.graph.inf))
 
     def _upward(self, sources: np.ndarray):
         """The upward searches of every source on the host, copied to the device: (sources, ptr, row, vertex,
@@ -431,14 +397,3 @@ class PhastSolver(Solver):
     def download(self):
         return self.out.download()
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate: int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        i32 = "int32[::1]"
-        sig = (f"void({i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, {w}[::1], {i32}, {i32}, {i32}, int64[::1], "
-               f"{i32}, {i32}, {w}[::1], {w}[::1], {i32}, {i32}, int64[::1], {w}[:, ::1], int32[:, ::1], int64, "
-               f"int64, int64, int64, int64, boolean, boolean, boolean, {w})")
-        out.append((f"sweep_batches[{w}]", _kernel(w), sig))
-    return out

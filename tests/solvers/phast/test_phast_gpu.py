@@ -1,25 +1,19 @@
-"""phast_gpu (PHAST: contraction hierarchy, upward searches, batched downward sweeps) in the simulator, and its
-contraction hierarchy checked on the host (CPU upward search + sweep against SciPy, on random and real graphs).
+"""phast_gpu (PHAST: contraction hierarchy, upward searches, batched downward sweeps) in the simulator.
 
-The simulator runs a cooperative grid of one block, so the sweep's logic is checked here and its timing on a GPU.
+The simulator runs a cooperative grid of one block, so the sweep's logic is checked here and its timing on a GPU. The
+hierarchy itself is checked on the host in test_phast_contraction.py.
 """
-
-import time
 
 import numpy as np
 import pytest
-from cases import _g, random_graph, sssp_cases
+from cases import _g, pairwise, random_graph, sssp_cases
 
 import gpusp
-from gpusp.data.formats import read_graph
-from gpusp.data.weights import add_weights
 from gpusp.errors import SolverError
 from gpusp.measure.harness import solve_many
-from gpusp.measure.validate import check_rows, reference_distances
+from gpusp.measure.validate import check_rows
 from gpusp.solvers import registry
-from gpusp.solvers.phast import contraction
 from gpusp.solvers.common import dense
-from gpusp.solvers.phast import solver as phast
 from gpusp.solvers.common.base import counters_of
 
 CASES = sssp_cases()
@@ -54,63 +48,6 @@ def _star(spokes):
     return _g(spokes + 1, edges, f"star-{spokes}")
 
 
-def _cpu_matches_scipy(graph, hierarchy, sources):
-    ref = reference_distances(graph, sources)
-    for i, s in enumerate(sources):
-        got = contraction.cpu_query(hierarchy, int(s))
-        want = ref[i].astype(np.int64)
-        want[want == graph.inf] = contraction.INF
-        assert np.array_equal(got, want), f"{graph.name} from {s}: {np.flatnonzero(got != want)[:5]}"
-
-
-# --- the hierarchy on the host ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("core_degree", [0, 2, 16])
-@pytest.mark.parametrize("seed", range(4))
-def test_hierarchy_cpu_query_matches_scipy(seed, core_degree):
-    graph = random_graph(150, 600, seed=seed, wmin=0 if seed % 2 else 1, wmax=30)
-    h = contraction.build(graph, settle=8, hops=3, core_degree=core_degree)
-    assert h.level_ptr[-1] == graph.n and sorted(h.order.tolist()) == list(range(graph.n))
-    rank_of_new = h.rank
-    heads = np.repeat(np.arange(graph.n), np.diff(h.down_ptr))
-    assert (rank_of_new[h.down_tail] > rank_of_new[heads]).all()  # downward arcs come from higher ranks
-    level = np.repeat(np.arange(h.levels), np.diff(h.level_ptr))
-    assert (level[h.down_tail] < level[heads]).all()  # ... and from earlier sweep levels
-    if core_degree == 2:
-        assert h.core > 0
-    _cpu_matches_scipy(graph, h, range(0, graph.n, 11))
-
-
-def test_hierarchy_is_deterministic():
-    graph = random_graph(120, 500, seed=9, wmin=0, wmax=9)
-    a, b = contraction.build(graph), contraction.build(graph)
-    assert np.array_equal(a.order, b.order) and np.array_equal(a.down_tail, b.down_tail)
-    assert (a.shortcuts, a.levels) == (b.shortcuts, b.levels)
-
-
-@pytest.mark.needs_mirror("p2p-Gnutella04")
-def test_hierarchy_of_gnutella04(mirror):
-    graph = add_weights(read_graph(mirror / "p2p-Gnutella04.txt.gz"), 1, 100, 1)
-    core = phast.auto_core_degree(graph, SPEC.defaults()["core_degree"])
-    assert core == phast.CORE_DEGREE  # hubs of 100 arcs: not road-like
-    h = contraction.build(graph, core_degree=core)
-    _cpu_matches_scipy(graph, h, np.random.default_rng(4).integers(0, graph.n, 3))
-
-
-@pytest.mark.slow
-@pytest.mark.needs_mirror("USA-road-d.NY")
-def test_hierarchy_of_ny_in_bounded_time(mirror):
-    graph = read_graph(mirror / "USA-road-d.NY.gr.gz")
-    t0 = time.perf_counter()
-    core = phast.auto_core_degree(graph, SPEC.defaults()["core_degree"])
-    assert core == 0  # road-like: contracted completely
-    h = contraction.build(graph, core_degree=core, **{k: SPEC.defaults()[k] for k in ("settle", "hops")})
-    assert time.perf_counter() - t0 < 180
-    assert h.core == 0
-    assert h.shortcuts < 2 * graph.m and h.levels < 400
-    _cpu_matches_scipy(graph, h, [0, 123456])
-
-
-# --- the solver in the simulator -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
 def test_phast_single_source_cases(label, graph, source):
     dist, parent, c = _run(graph, [source])
@@ -119,10 +56,14 @@ def test_phast_single_source_cases(label, graph, source):
     assert c["zero_weight_parents"] == int(bool(graph.m) and int(graph.weights.min()) == 0)
 
 
-@pytest.mark.parametrize("parents", ["auto", "rounds"])
-@pytest.mark.parametrize("seed", range(3))
-def test_phast_random_graphs_several_batches(seed, parents):
-    graph = random_graph(45, 160, seed=30 + seed, wmin=1 if seed == 0 else 0, wmax=12)
+SEVERAL = [pytest.param(30 + i, c["wmin"], c["parents"], id=f"w{c['wmin']}-{c['parents']}")
+           for i, c in enumerate(pairwise(wmin=[1, 0], parents=["auto", "rounds"]))]
+
+
+@pytest.mark.parametrize("seed,wmin,parents", SEVERAL)
+def test_phast_random_graphs_several_batches(seed, wmin, parents):
+    """Positive weights (auto: the tight pass) and zero weights (auto: rounds), each also with rounds asked for."""
+    graph = random_graph(45, 160, seed=seed, wmin=wmin, wmax=12)
     sources = list(range(0, 45, 2))  # 23 sources: 3 batches of 8, the last partial
     dist, parent, c = _run(graph, sources, batch=8, parents=parents)
     _assert_rows_ok(graph, sources, dist, parent)
@@ -233,10 +174,3 @@ def test_upward_searches_split_over_threads_give_the_same_rows():
     assert np.array_equal(one[0], three[0]) and np.array_equal(one[1], three[1])
     assert one[2]["settled"] == three[2]["settled"]
     _assert_rows_ok(graph, sources, *three[:2])
-
-
-def test_core_degree_auto_tells_road_from_social():
-    road = _g(6, [(i, i + 1, 2) for i in range(5)] + [(i + 1, i, 2) for i in range(5)], "path")
-    hub = _g(20, [(0, v, 1) for v in range(1, 20)], "star")
-    assert phast.auto_core_degree(road, -1) == 0 and phast.auto_core_degree(hub, -1) == phast.CORE_DEGREE
-    assert phast.auto_core_degree(hub, 5) == 5
