@@ -291,7 +291,8 @@ def cluster_wave_py(indptr, arcs, ranges, dist, parent, ctl, srcbuf, sim_store, 
 
 
 @kernel("void(int32[::1], int64[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64[::1], int32[:, ::1], "
-        "int64, int64, int64, int64, int64, int64, int64, int32, int64, int32)", cases=[{"block": 1024}, {"block": 512}])
+        "int64, int64, int64, int64, int64, int64, int64, int32, int64, int32)",
+        cases=[{"block": 1024}, {"block": 512}])
 @functools.cache
 def cluster_wave(block: int):
     """The kernel compiled for blocks of ``block`` threads, one block per multiprocessor."""
