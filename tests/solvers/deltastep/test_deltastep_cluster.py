@@ -94,13 +94,14 @@ def test_shared_memory_bound_names_the_limit():
 
 
 _PTXAS = r"""
-import re, subprocess, sys, tempfile
+import importlib, re, subprocess, sys, tempfile
+from gpusp.solvers.common import gate
 from gpusp.solvers.compilecheck import patch_current_device
 patch_current_device()
-import importlib
 from numba import cuda
-for label, kernel, sig in importlib.import_module(sys.argv[1]).compile_targets():
-    block = int(label.split("[")[1].rstrip("]"))
+importlib.import_module(sys.argv[1])
+for label, kernel, sig in gate.targets(sys.argv[1]):
+    block = int(label.split("block=")[1].rstrip("]"))
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0), launch_bounds=(block, 1))
     ptx = re.sub(r"^\.version \d+\.\d+", ".version 8.0", ptx, flags=re.M)  # any ptxas of CUDA >= 12.0 takes it
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as fh:
@@ -128,5 +129,5 @@ def test_inline_ptx_assembles_for_sm90(module):
         label, code, log = line.split(" ", 2)
         assert code == "0", line
         regs = int(log.split("Used ")[1].split(" registers")[0])
-        assert "0 bytes spill stores" in log and regs <= 65536 // int(label.split("[")[1].rstrip("]")), line
+        assert "0 bytes spill stores" in log and regs <= 65536 // int(label.split("block=")[1].rstrip("]")), line
 

@@ -3,7 +3,7 @@
 The simulator runs the cluster's ranks as threads of one block (gpusp.solvers.deltastep.dsmem), each polling its share of its
 rank's bitmap while the others expand, so these tests exercise the marks, the attempt / settled counts that end a
 phase, the splits and jumps over empty buckets, and ranks of one vertex or many; the inline PTX is assembled for
-sm_90 in test_sssp_cluster.py, and the device runs check the hardware (benchmarks/sssp-clusterasync-h200.md).
+sm_90 in test_deltastep_cluster.py, and the device runs check the hardware (benchmarks/sssp-clusterasync-h200.md).
 """
 
 import numpy as np

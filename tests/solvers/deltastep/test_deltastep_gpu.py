@@ -1,18 +1,19 @@
-"""deltastep_gpu and the device-resident launch modes of vertexbf_push / edgebf_coo, in the simulator.
+"""deltastep_gpu (near-far delta-stepping in one persistent cooperative kernel) in the simulator.
 
 The simulator runs a cooperative grid of one block (its grid sync is a block barrier), so the
-persistent kernels are checked for their logic here and for their timing on the H200.
+persistent kernel is checked for its logic here and for its timing on the H200. The settings that
+change no answer are crossed pairwise (every pair of values meets in some cell, every awkward graph
+is in several), the settings that change the counters in a known way have tests of their own.
 """
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, pairwise, random_graph, sssp_cases
 
 import gpusp
-from gpusp.errors import NegativeCycleError, SolverError
+from gpusp.errors import SolverError
 
 CASES = sssp_cases()
-NEGATIVE = sssp_cases(negative=True)
 
 
 def _chain(n):
@@ -25,13 +26,31 @@ def _solve(graph, name, source=0, **kw):
     return gpusp.solve(graph, name, source, **kw)
 
 
-@pytest.mark.parametrize("chain", [0, 3])
-@pytest.mark.parametrize("delta", [0, 1, 3, 10**9], ids=["auto", "d1", "d3", "huge"])
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_deltastep_matches_reference(label, graph, source, delta, chain):
-    res = _solve(graph, "deltastep_gpu", source, delta=delta, lanes=4, chain=chain)
+# the grid-round settings: bucket widths, path following, lanes, hub splitting, and queue claims with launch modes
+# and register caps (warp-shared claims, graph replays and caps change no answer; on the GPU: the device run of this
+# file; in the simulator every push claims alone and 'graph' launches directly)
+GRID_CELLS = pairwise(case=CASES, delta=[0, 1, 3, 10**9], chain=[0, 3], lanes=[2, 4], split=[-1, 1, 2, 5],
+                      mode=[("thread", "direct", 0), ("warp", "auto", 64), ("warp", "graph", 80)])
+
+
+def _grid_id(c):
+    push, launch, registers = c["mode"]
+    return f"{c['case'][0]}-d{c['delta']}-c{c['chain']}-l{c['lanes']}-s{c['split']}-{push}-{launch}-r{registers}"
+
+
+@pytest.mark.parametrize("cell", GRID_CELLS, ids=[_grid_id(c) for c in GRID_CELLS])
+def test_deltastep_matches_reference(cell):
+    (label, graph, source), (push, launch, registers) = cell["case"], cell["mode"]
+    repeat = dict(trials=2, warmup=1) if launch != "direct" else {}  # a replay after the first, direct launch
+    res = _solve(graph, "deltastep_gpu", source, delta=cell["delta"], lanes=cell["lanes"], chain=cell["chain"],
+                 split=cell["split"], push=push, launch=launch, registers=registers, **repeat)
     assert_sssp_ok(graph, source, res)
-    assert res.counters["iterations"] >= 1
+    c = res.counters
+    assert c["iterations"] >= 1 and c["chain"] == cell["chain"]
+    assert (c["push"], c["registers"]) == (push, registers)
+    assert c["launch"] in (("direct",) if launch == "direct" else ("graph", "direct"))
+    if cell["split"] > 0:  # raised only where a vertex would need more than MAX_CHUNKS entries
+        assert c["split"] >= cell["split"]
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 32])
@@ -72,18 +91,18 @@ def test_deltastep_chain_follows_paths_within_a_round(chain):
     assert res.counters["relaxations"] == 149
 
 
-@pytest.mark.parametrize("chain", [2, 16])
-def test_deltastep_chain_random_graphs(chain):
-    for seed in range(3):
-        graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
-        for delta in (1, 8, 10**6):
-            res = _solve(graph, "deltastep_gpu", seed, delta=delta, lanes=2, chain=chain)
-            assert_sssp_ok(graph, seed, res)
+@pytest.mark.parametrize("cell", pairwise(chain=[2, 16], seed=[0, 1, 2], delta=[1, 8, 10**6]),
+                         ids=lambda c: f"c{c['chain']}-s{c['seed']}-d{c['delta']}")
+def test_deltastep_chain_random_graphs(cell):
+    seed = cell["seed"]
+    graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
+    res = _solve(graph, "deltastep_gpu", seed, delta=cell["delta"], lanes=2, chain=cell["chain"])
+    assert_sssp_ok(graph, seed, res)
 
 
 def test_deltastep_refuses_negative_weights():
     with pytest.raises(SolverError, match="negative"):
-        _solve(NEGATIVE[-1][1], "deltastep_gpu", 0)
+        _solve(sssp_cases(negative=True)[-1][1], "deltastep_gpu", 0)
 
 
 def test_deltastep_repeated_runs_identical():
@@ -115,12 +134,18 @@ def _tree(depth, fan):
     return _g(nxt, edges, f"tree-{depth}x{fan}")
 
 
-@pytest.mark.parametrize("limit,queue", [(1, 1), (4, 2), (0, 4096)], ids=["l1q1", "l4q2", "default"])
-@pytest.mark.parametrize("delta", [0, 1, 10**9], ids=["auto", "d1", "huge"])
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_deltastep_fused_matches_reference(label, graph, source, delta, limit, queue):
-    res = _solve(graph, "deltastep_gpu", source, delta=delta, lanes=4, fuse="block", fuse_limit=limit,
-                 fuse_queue=queue)
+# block-local fusion: hand-back limits and local queues that spill at once, sometimes or never, beside the bucket
+# widths and path following on the grid rounds between the fused steps
+FUSED_CELLS = pairwise(case=CASES, delta=[0, 1, 10**9], fuse=[(1, 1), (4, 2), (0, 4096)], chain=[0, 3])
+
+
+@pytest.mark.parametrize("cell", FUSED_CELLS,
+                         ids=[f"{c['case'][0]}-d{c['delta']}-l{c['fuse'][0]}q{c['fuse'][1]}-c{c['chain']}"
+                              for c in FUSED_CELLS])
+def test_deltastep_fused_matches_reference(cell):
+    (label, graph, source), (limit, queue) = cell["case"], cell["fuse"]
+    res = _solve(graph, "deltastep_gpu", source, delta=cell["delta"], lanes=4, chain=cell["chain"], fuse="block",
+                 fuse_limit=limit, fuse_queue=queue)
     assert_sssp_ok(graph, source, res)
     _steps_add_up(res.counters)
     assert res.counters["block_steps"] >= 1  # the source's round is always small enough
@@ -173,15 +198,16 @@ def test_deltastep_fused_tree_hands_back(limit, queue):
         assert (c["fused_steps"], c["block_steps"], c["grid_steps"]) == (5, 5, 5)
 
 
-@pytest.mark.parametrize("fuse_lanes", [1, 2, 32])
-def test_deltastep_fused_random_graphs(fuse_lanes):
-    for seed in range(3):
-        graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
-        for delta, limit, queue in ((1, 4, 8), (8, 16, 3), (10**6, 40, 4096)):
-            res = _solve(graph, "deltastep_gpu", seed, delta=delta, lanes=4, fuse="block", fuse_limit=limit,
-                         fuse_queue=queue, fuse_lanes=fuse_lanes)
-            assert_sssp_ok(graph, seed, res)
-            _steps_add_up(res.counters)
+@pytest.mark.parametrize("cell", pairwise(fuse_lanes=[1, 2, 32], seed=[0, 1, 2],
+                                          fuse=[(1, 4, 8), (8, 16, 3), (10**6, 40, 4096)]),
+                         ids=lambda c: f"fl{c['fuse_lanes']}-s{c['seed']}-d{c['fuse'][0]}")
+def test_deltastep_fused_random_graphs(cell):
+    seed, (delta, limit, queue) = cell["seed"], cell["fuse"]
+    graph = random_graph(90, 400, seed=20 + seed, wmin=0, wmax=30)
+    res = _solve(graph, "deltastep_gpu", seed, delta=delta, lanes=4, fuse="block", fuse_limit=limit,
+                 fuse_queue=queue, fuse_lanes=cell["fuse_lanes"])
+    assert_sssp_ok(graph, seed, res)
+    _steps_add_up(res.counters)
 
 
 def test_deltastep_fused_repeated_runs_identical():
@@ -200,42 +226,6 @@ def test_deltastep_fuse_params_checked():
     with pytest.raises(SolverError, match="fuse_queue"):
         _solve(graph, "deltastep_gpu", fuse="block", fuse_queue=0)
     assert _solve(graph, "deltastep_gpu", fuse="block", lanes=4).counters["fuse_limit"] == 2 * 32 // 4
-
-
-@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
-@pytest.mark.parametrize("launch", ["graph", "persistent"])
-@pytest.mark.parametrize("label,graph,source", NEGATIVE, ids=[c[0] for c in NEGATIVE])
-def test_launch_modes_match_reference(name, launch, label, graph, source):
-    res = _solve(graph, name, source, launch=launch)
-    assert_sssp_ok(graph, source, res)
-    if launch == "graph":  # the same kernels in the same order as host launches: the same rounds
-        assert res.counters["iterations"] == _solve(graph, name, source).counters["iterations"]
-
-
-@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
-@pytest.mark.parametrize("launch", ["host", "graph", "persistent"])
-def test_launch_modes_detect_negative_cycles(name, launch):
-    with pytest.raises(NegativeCycleError, match="change in round 4"):
-        _solve(negative_cycle_graph(), name, launch=launch)
-    with pytest.raises(NegativeCycleError, match="found in round 1"):
-        _solve(_g(1, [(0, 0, -2)], "neg-loop"), name, launch=launch)
-
-
-@pytest.mark.parametrize("name", ["vertexbf_push", "edgebf_coo"])
-def test_graph_mode_spans_several_batches(name):
-    """A chain longer than a batch of rounds: replays continue until a batch holds the quiet round."""
-    graph = _chain(70)
-    res = _solve(graph, name, launch="graph")
-    assert_sssp_ok(graph, 0, res)
-    assert res.counters["iterations"] == 70
-    assert _solve(graph, name, launch="persistent").counters["iterations"] <= 70
-
-
-@pytest.mark.parametrize("split", [1, 2, 5])
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_deltastep_split_matches_reference(label, graph, source, split):
-    res = _solve(graph, "deltastep_gpu", source, delta=3, lanes=2, split=split)
-    assert_sssp_ok(graph, source, res)
 
 
 def test_deltastep_split_hub_and_chain():
@@ -257,19 +247,6 @@ def test_deltastep_split_hub_and_chain():
 def test_deltastep_split_refuses_fusion():
     with pytest.raises(SolverError, match="split and fuse"):
         _solve(CASES[0][1], "deltastep_gpu", CASES[0][2], split=4, fuse="block")
-
-
-@pytest.mark.parametrize("push,launch,registers", [("thread", "direct", 0), ("warp", "auto", 64),
-                                                   ("warp", "graph", 80)])
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_deltastep_push_launch_registers_match_reference(label, graph, source, push, launch, registers):
-    """Warp-shared queue claims, graph replays and register caps change no answer (on the GPU: the device run of
-    this file; in the simulator every push claims alone and 'graph' launches directly)."""
-    res = _solve(graph, "deltastep_gpu", source, delta=3, lanes=2, push=push, launch=launch, registers=registers,
-                 trials=2, warmup=1)
-    assert_sssp_ok(graph, source, res)
-    assert (res.counters["push"], res.counters["registers"]) == (push, registers)
-    assert res.counters["launch"] in (("direct",) if launch == "direct" else ("graph", "direct"))
 
 
 def test_deltastep_trials_change_sources_and_read_counters_after_the_clock():

@@ -1,45 +1,8 @@
-"""Barrier-free GPU SSSP: delta-stepping whose blocks take bucketed work asynchronously (``deltastep_async``).
-
-Algorithm. Delta-stepping (Meyer and Sanders, J. Algorithms 2003) keeps vertices in buckets of width delta by
-tentative distance and expands the lowest bucket first. The synchronous GPU forms (near-far, Davidson et al.
-IPDPS'14: :mod:`gpusp.solvers.deltastep.gpu`) expand a bucket in rounds separated by grid-wide barriers, so a round
-costs a barrier plus its slowest block, and a road network needs one round per hop of its shortest-path tree
-inside each bucket. Here no block waits for another (our design after the asynchronous bucketed scheduling of
-ADDS, Wang, Fussell and Lin, PPoPP'21): every block of a persistent kernel claims a batch of queued vertices
-from the lowest buckets, expands them, pushes each vertex it lowers into the bucket of its new distance, and
-claims again, so the next hop along a path starts as soon as its tail is expanded.
-
-Work queue (ours). ``buckets`` ring slots, each a circular array of ``capacity`` 64-bit entries ``(d << 32) | v``
-(the distance at push time beside the vertex) with monotone head and tail counters; absolute bucket b lives in
-slot b mod buckets. A push counts the entry as pending in its bucket and in a global total before it claims a
-tail slot (atomic add) and writes the entry (atomic exchange); a claim moves a head by a batch (compare and
-swap) and takes each entry with an atomic exchange that leaves the slot empty again (waiting for an entry whose
-writer has its slot but has not written yet). A claimed entry whose vertex has since gone lower is stale and
-dropped (lazy deletion); its pending count is retired once the batch is expanded, after the pushes it caused
-were counted, so the total reaches zero only when no work is left anywhere (termination). The lowest live
-bucket ``cur`` advances when its pending count is zero: no bucket below holds work, and work only moves to
-buckets at or above its source. Blocks take work from buckets ``cur .. cur + window - 1`` only; with delta at
-least the largest arc weight / (buckets - window), a push lands fewer than ``buckets`` past ``cur``, so a ring
-slot never holds two buckets (delta is raised to that bound when needed: counter ``delta``).
-
-Each claim takes at most ``block / lanes`` entries (``lanes`` threads share a vertex's arcs) and at most
-``claim``. Thread 0 of a block claims, the batch goes through shared memory, one block barrier before and one
-after the expansion; there is no grid-wide barrier until the work is gone. Parents: one tight-arc pass after
-the last grid barrier when every weight is positive; with zero weights the host grows the tree level by level
-(:func:`~gpusp.solvers.common.csr.build_parents`), as deltastep_gpu does. Negative weights are refused; distances
-must fit int32 (the packed entries).
-
-A ring slot that overflows (more than ``capacity`` live entries in one bucket) or a block that finds no work
-for ``spin_limit`` consecutive polls stops the kernel with an error code; the solver doubles the capacity and
-runs again after an overflow and raises on the other (a bug guard, never seen on valid input).
-
-Complexity: the work of delta-stepping (Theta(n + m) per settling of a bucket plus re-expansions of vertices
-lowered inside their bucket), without its barriers; the critical path is the hop depth of the shortest-path
-tree times one claim-expand-push latency. Memory: CSR + distances + parents + 8 x buckets x capacity bytes.
-
-Counters: ``relaxations`` (arcs examined), ``pops`` (entries claimed), ``stale`` (dropped by lazy deletion),
-``batches`` (claims), ``buckets`` (the last bucket reached), ``idle_polls`` (polls that found no work),
-``delta``, ``capacity``, ``retries`` (capacity doublings), ``launches``.
+"""``deltastep_async``: delta-stepping without grid barriers (after ADDS, Wang, Fussell and Lin, PPoPP'21). The blocks
+of one persistent cooperative kernel claim batches of queued vertices from the lowest buckets of a device ring of
+bucket queues, expand them and push what they lower, each at its own pace; pending counts end the search.
+:class:`DeltaAsyncSolver` is the host side (it doubles a ring slot's capacity and runs again on overflow).
+Design, termination and complexity: docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations
@@ -49,6 +12,7 @@ from numba import cuda
 
 from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, relax_arc, tight_tree
+from ..common.gate import kernel
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
 from .spec import ASYNC_BLOCKS_PER_SM, ASYNC_DELTA_WIDTH, MAX_BATCH, ring_capacity, ring_delta
 
@@ -135,6 +99,8 @@ def _claim(q, ctl, items, per, window, nb, cap, base, spin_limit):
         backoff()
 
 
+@kernel("void(int32[::1], int32[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64[::1], int64, int64, int32, "
+        "int64, int64, int64, int64, int64, int64)", cases=[{"w": "int32"}])  # int32 only: packed (d, v) entries
 @cuda.jit(cache=True)
 def async_buckets(indptr, indices, weights, dist, parent, q, ctl, source, delta, inf, nb, window, lanes, claim,
                   tree, spin_limit):
@@ -287,10 +253,3 @@ class DeltaAsyncSolver(PersistentSSSP):
                 "iterations": int(s[BATCHES]), "launches": launches, "delta": self.delta, "lanes": self.lanes,
                 "grid": self.grid, "capacity": self.capacity, "retries": retries, "window": self.window}
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate (int32 distances only: packed entries)."""
-    i32 = "int32[::1]"
-    sig = (f"void({i32}, {i32}, {i32}, {i32}, {i32}, int64[::1], int64[::1], int64, int64, int32, int64, int64, "
-           f"int64, int64, int64, int64)")
-    return [("async_buckets[int32]", async_buckets, sig)]

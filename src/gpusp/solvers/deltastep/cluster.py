@@ -1,54 +1,8 @@
-"""Near-far delta-stepping inside one thread-block cluster: every round in distributed shared memory.
-
-Algorithm: near-far delta-stepping as in :mod:`gpusp.solvers.deltastep.gpu` (Davidson, Baxter, Garland and Owens,
-IPDPS'14; Meyer and Sanders, J. Algorithms 2003): the vertices improved below the threshold are expanded round after
-round; improvements at or above it wait; when a round queues nothing the threshold rises by ``delta`` (or jumps to
-the bucket of the smallest waiting distance).
-
-Why a cluster (variant ``deltastep_cluster``, our design): on road graphs near-far runs about 1,300 rounds of a few
-hundred vertices each (USA-road-d.NY), and each round of ``deltastep_gpu`` costs a grid barrier plus a dependent
-chain of L2 round trips, 2 us at least before any work (``benchmarks/sssp-fast-h200.md``). Here one cluster of up to
-16 blocks (Hopper's thread-block clusters, :mod:`gpusp.solvers.deltastep.dsmem`) holds the whole search: vertex v belongs to
-block ``v mod cluster`` (``owner='cyclic'``: a round's frontier, a wave of neighbouring ids on a road graph, is spread
-over every block; ``'range'``: consecutive ids per block), whose shared memory keeps its distance and its *mark* (the
-round that will expand it, FAR, or none) as two words, and the block's near queues: entries of three words, the
-vertex and its arc range, so expanding an entry reads the arcs without first reading the offsets (the entries past
-``queue`` in global memory). A relaxation is an atomic min on the owner's shared word, a push an exchange on the
-owner's mark and an atomic add on its queue counter (each a multiprocessor-to-multiprocessor hop), and a round ends
-at the cluster's hardware barrier. The graph (CSR) stays in global memory and is read through L2.
-
-* **Round.** Each block expands its queued vertices, ``lanes`` threads per vertex. An improvement below the threshold
-  exchanges the target's mark for the next round's number; the thread that changed it reads the target's arc range
-  and queues it in its owner's next queue. An improvement at or above the threshold sets the mark to FAR. Warp 0 of
-  each block starts loading the blocks' counters of the round (one lane per block) before its share of the work and
-  adds them with shuffles after it, so the round's total costs no latency of its own; the total is known after the
-  barrier, and an empty round (nothing queued anywhere) leads to a split.
-* **Split.** Each block scans its own vertices: the smallest FAR distance goes, block by block, to an atomic min in
-  block 0; the threshold rises to ``max(threshold + delta, the bucket above it)``; FAR vertices now below the
-  threshold are queued. A FAR mark below the old threshold was left by a far improvement whose mark landed after a
-  near push of the same vertex; the vertex was expanded already, it is queued again (redundant, never wrong). No FAR
-  vertex left ends the search.
-* **Counters** rotate over three slots (a slot is cleared one round before it is written and after every block has
-  read it), so one cluster barrier per round suffices; a vertex is queued at most once per round (the mark's
-  exchange) and once per split, so ``chunk`` entries per block always suffice.
-* **Parents**: with every weight positive one tight-arc pass over global memory after the distances are written back
-  (:func:`~gpusp.solvers.deltastep.persistent.tight_tree`); with zero weights the host grows the tree
-  (:meth:`~gpusp.solvers.deltastep.persistent.PersistentSSSP.host_tree`).
-
-Limits: a GPU of compute capability 9.0 or newer; int32 distances (the shared words); n <=
-:func:`~gpusp.solvers.rules.cluster_max_n` (two shared words a vertex besides the queues: 415,000 vertices with 16
-blocks of 227 KiB at the default queue; NY and BAY fit, the larger DIMACS graphs do not). Negative weights are
-refused. The simulator has no clusters: one block of ``cluster x per`` threads stands for the cluster there
-(:mod:`gpusp.solvers.deltastep.dsmem`).
-
-Complexity: the work of near-far (O(n + m) per pass over a bucket, re-expansions bounded by the light arcs inside a
-bucket); time ~ rounds x (cluster barrier + one round's chain: the entry and the distance in shared memory, the arcs
-from L2, an atomic min, an exchange and a counter add one hop away, the entry's stores) + splits x (an empty round, a
-scan of chunk words and two barriers). One cluster uses 16 of the GPU's multiprocessors: a graph whose rounds hold
-tens of thousands of vertices (the grid stand-in, the SNAP graphs) is faster on ``deltastep_gpu``'s whole grid.
-
-Counters: ``iterations`` (rounds), ``buckets`` (splits), ``relaxations`` (arcs examined), ``launches``, ``delta``,
-``lanes``, ``cluster`` (blocks), ``block``, ``queue``, ``shared_bytes`` (dynamic shared memory per block), ``owner``.
+"""``deltastep_cluster``: near-far delta-stepping inside one thread-block cluster (Hopper, sm_90), every round in
+distributed shared memory. Each block owns a share of the vertices (their distances and marks) and its near queues in
+shared memory; a relaxation is an atomic on the owner's word, a round ends at the cluster's hardware barrier, and a
+dry round splits the far vertices into the next bucket. The kernel is :func:`cluster_nearfar_py`, compiled per block
+size; :class:`ClusterDeltaStepSolver` is the host side. Design, correctness and limits: docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations
@@ -63,6 +17,7 @@ from ...errors import SolverError
 from .dsmem import (ClusterSSSP, atomic_add, atomic_min, cluster_min, cluster_sync, exchange, load_own, place,
                       store_of, store_word, total_begin, total_end)
 from .persistent import block_add, tight_tree
+from ..common.gate import kernel
 from ..common.launch import TARGET
 from .spec import CLUSTER_DELTA_WIDTH, CLUSTER_HEAD_WORDS, CLUSTER_SHARED_BYTES, cluster_max_n, cluster_words
 
@@ -241,6 +196,9 @@ def cluster_nearfar_py(indptr, indices, weights, dist, parent, ctl, srcbuf, over
         tight_tree(indptr, indices, weights, dist, parent, inf, rank * per + lt, ranks * per)
 
 
+@kernel("void(int32[::1], int32[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64[::1], int32[:, :, ::1], "
+        "int32[:, ::1], int64, int64, int64, int64, int64, int32, int64, int64, int64, int64)",
+        cases=[{"block": 1024}, {"block": 512}])
 @functools.cache
 def cluster_nearfar(block: int):
     """The kernel compiled for blocks of ``block`` threads, one block per multiprocessor (the register budget of a
@@ -294,10 +252,3 @@ class ClusterDeltaStepSolver(ClusterSSSP):
                 "block": self.block, "queue": self.queue, "shared_bytes": self.shared_bytes,
                 "owner": self.owner}
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, at the default block and the largest."""
-    i32 = "int32[::1]"
-    sig = (f"void({i32}, {i32}, {i32}, {i32}, {i32}, int64[::1], int64[::1], int32[:, :, ::1], int32[:, ::1], int64, "
-           "int64, int64, int64, int64, int32, int64, int64, int64, int64)")
-    return [(f"cluster_nearfar[{b}]", cluster_nearfar(b), sig) for b in (1024, 512)]

@@ -1,55 +1,8 @@
-"""Near-far delta-stepping without rounds inside one thread-block cluster: each vertex expanded as soon as it is marked.
-
-Algorithm: near-far delta-stepping (Davidson, Baxter, Garland and Owens, IPDPS'14; Meyer and Sanders, J. Algorithms
-2003) as in :mod:`gpusp.solvers.deltastep.cluster`, with the rounds inside a bucket dropped: a phase expands every vertex
-lowered below the threshold, in whatever order the blocks find them, until the cluster is quiet; then the threshold
-rises by ``delta`` (or jumps to the bucket of the smallest waiting distance). Label-correcting inside a phase, as
-asynchronous bucket designs are (ADDS, Wang et al., PPoPP'21; MLMQ's multi-level queues): a vertex expanded at a
-distance that later falls is marked and expanded again.
-
-Why (variant ``deltastep_clusterasync``, our design): ``deltastep_cluster`` pays a cluster barrier and the slowest
-warp's chain every round, about 1,260 rounds of 2.8 us on USA-road-d.NY (``benchmarks/sssp-cluster-h200.md``), while a
-round's own work is a few hundred vertices. Here nothing waits for a round: a vertex's chain is the mark seen by its
-owner's polling thread, its distance and arc range from shared memory, its arcs from L2, an atomic min and an atomic or
-one multiprocessor hop away, and the next owner sees the mark.
-
-* **State** (shared memory of the owner block; ids in stripes of ``stripe`` consecutive vertices dealt out to the
-  blocks in turn, so most of a road graph's arcs stay inside a block and cost a plain shared-memory atomic): the
-  distance, the arc range packed in one word (first arc << 8 | out-degree, packed once on the host and copied in by
-  each trial; 255 in the low byte sends the reader to the offsets in global memory), and a bitmap of marked
-  vertices, ``words`` (a power of two) words with the block's vertex i at bit ``i div words`` of word ``i mod words``,
-  so neighbouring ids fall in different words. An arc is one
-  8-byte word, its weight and its head's block and index there, so a step needs one load and no index arithmetic.
-* **Expansion.** Thread t of a block polls the words t and t + block (then t + 2 block and t + 3 block, ...); the
-  non-zero ones are taken whole by an exchange with 0, and the thread then expands their vertices one after another,
-  so the lanes of a warp that found work expand together. An expansion takes four arcs at a time: their loads, then
-  their atomic mins on the heads' owners, then an atomic or of the head's bit for each head lowered below the
-  threshold (the head waits for a later bucket otherwise), each kind issued for the four arcs before a result is used.
-* **Quiet.** Each block counts *attempts* (out-degrees of the vertices it starts, added before any of their ors) and
-  *settled* work (an expanded vertex plus its arcs that set no new bit, added after the ors). Every set bit is an
-  attempt not yet settled, so the sums are equal only when no bit is set and no vertex is being expanded; warp 0 of
-  block 0 reads every block's settled count, then every attempt count, and equal sums (settled read first, both
-  monotone) prove the cluster quiet at the moment between the reads. It then flags the phase's end in every block.
-  The ors wait for the attempts' add through a data dependency (``zero``, an argument the compiler cannot fold).
-* **Split**, between cluster barriers: each block marks its vertices in ``[threshold, threshold + delta)`` and finds
-  its smallest distance at or above the threshold; the cluster's smallest (an atomic min in block 0) ends the search
-  when there is none, and moves the threshold past an empty bucket (a second marking pass) when it is far.
-* **Parents**, every weight positive: each block walks its own vertices' arcs once more and makes the tail of a tight
-  arc the head's parent, the heads' distances read from shared memory; with zero weights the host grows the tree.
-
-Limits: compute capability 9.0 or newer; int32 distances; n <= :func:`~gpusp.solvers.rules.clusterasync_max_n`
-(two shared words a vertex besides the bitmap: 454,000 vertices in 16 blocks at the default stripe); non-negative
-weights. A vertex's arcs are walked by one thread, four at a time: a hub of thousands of arcs holds its thread for
-long, so the SNAP graphs stay on ``deltastep_gpu``. The simulator runs every rank in one block
-(:mod:`gpusp.solvers.deltastep.dsmem`).
-
-Complexity: the work of label-correcting near-far (each expansion O(out-degree); a vertex is expanded once per drop
-of its distance inside a phase); time ~ the longest chain of dependent expansions (1.1-1.4 us a hop alone on an H100,
-more under load: ``benchmarks/sssp-clusterasync-h200.md``) + phases x (a detection, two cluster barriers and a scan
-of the block's distances).
-
-Counters: ``iterations`` (phases), ``buckets`` (splits), ``relaxations`` (arcs examined), ``expansions`` (vertices
-expanded, counting repeats), ``launches``, ``delta``, ``stripe``, ``cluster``, ``block``, ``shared_bytes``.
+"""``deltastep_clusterasync``: near-far delta-stepping without rounds inside one thread-block cluster (Hopper, sm_90).
+A vertex lowered below the threshold is marked in its owner block's shared-memory bitmap and expanded as soon as a
+polling thread of that block finds the mark; a bucket (phase) ends when the blocks' counts of attempts and settled work
+balance, which proves the cluster quiet. The kernel is :func:`cluster_wave_py`, compiled per block size;
+:class:`ClusterAsyncSolver` is the host side. Design, the termination proof and limits: docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations
@@ -65,6 +18,7 @@ from .dsmem import (WARP_WIDTH, ClusterSSSP, atomic_add_own, atomic_min, atomic_
                       cluster_min, cluster_sync, exchange_own, load, load_own, low_bit, pause, place, store_of,
                       store_own, store_word, total_begin, total_end)
 from .persistent import block_add
+from ..common.gate import kernel
 from ..common.launch import TARGET
 from .spec import (CLUSTER_SHARED_BYTES, CLUSTERASYNC_DELTA_WIDTH, CLUSTERASYNC_HEAD_WORDS, clusterasync_max_n,
                     clusterasync_words)
@@ -290,7 +244,8 @@ def cluster_wave_py(indptr, arcs, ranges, dist, parent, ctl, srcbuf, sim_store, 
                     relaxed += _expand(store, indptr, arcs, rank, i, chunk, shift, sshift, wshift, threshold, zero)
                     expanded += 1
             if detector:
-                settled = total_end(total_begin(store, SETTLED, ranks))  # settled first: see the docstring
+                # settled first, then attempts: equal sums prove the cluster quiet (docs/solvers/deltastep.md)
+                settled = total_end(total_begin(store, SETTLED, ranks))
                 attempts = total_end(total_begin(store, ATTEMPTS, ranks))
                 if settled == attempts:
                     r = lt
@@ -335,6 +290,9 @@ def cluster_wave_py(indptr, arcs, ranges, dist, parent, ctl, srcbuf, sim_store, 
     cluster_sync()  # barrier: no block leaves while another reads its shared memory
 
 
+@kernel("void(int32[::1], int64[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64[::1], int32[:, ::1], "
+        "int64, int64, int64, int64, int64, int64, int64, int32, int64, int32)",
+        cases=[{"block": 1024}, {"block": 512}])
 @functools.cache
 def cluster_wave(block: int):
     """The kernel compiled for blocks of ``block`` threads, one block per multiprocessor."""
@@ -395,10 +353,3 @@ class ClusterAsyncSolver(ClusterSSSP):
                 "expansions": int(ctl[EXPANDED]), "delta": self.delta, "stripe": self.stripe,
                 "cluster": self.ranks, "block": self.block, "shared_bytes": self.shared_bytes}
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, at the default block and the largest."""
-    i32 = "int32[::1]"
-    sig = (f"void({i32}, int64[::1], {i32}, {i32}, {i32}, int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, "
-           "int64, int64, int64, int64, int32, int64, int32)")
-    return [(f"cluster_wave[{b}]", cluster_wave(b), sig) for b in (1024, 512)]

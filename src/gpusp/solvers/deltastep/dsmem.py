@@ -1,38 +1,12 @@
-"""Thread-block clusters (Hopper, sm_90) for kernels that the CUDA simulator must also run.
+"""Thread-block clusters (Hopper, sm_90) for kernels that the CUDA simulator must also run, and the host side of the
+cluster solvers (:class:`ClusterSSSP`).
 
-A cluster is a group of up to 16 blocks that the hardware places on the multiprocessors of one GPC together: a block
-can read, write and update the shared memory of every other block of its cluster (distributed shared memory, a
-multiprocessor-to-multiprocessor hop instead of an L2 round trip), and the cluster has a hardware barrier
-(``barrier.cluster``) that costs a fraction of a cooperative grid barrier. Numba has no API for either, so on a GPU
-the functions here are inline PTX (``mapa``, ``atom`` / ``ld`` / ``st`` on ``.shared::cluster``,
-``barrier.cluster``, ``%cluster_ctarank``), and a cluster launch goes through the driver
-(:class:`~gpusp.solvers.common.launch.ClusterLaunch`).
-
-The simulator has neither clusters nor a barrier across blocks, so there one block of ``C x per`` threads stands for a
-cluster of ``C`` ranks of ``per`` threads, and each rank's shared memory is a row of a global ``(C, words)`` array
-(the *store*). A kernel written against this module reads the same on both:
-
-* ``store = store_of(sim_store)``: the rank's shared words (GPU: the address of the dynamic shared memory, the
-  argument unused; simulator: the ``(C, words)`` array);
-* ``rank, lt, per = place(store)``: the block's rank in its cluster, the thread within the rank, threads per rank;
-* ``load / store_word / atomic_min / atomic_add / atomic_or / exchange (store, rank, word, ...)``: one 32-bit word of
-  ``rank``'s shared memory (its own or another block's); ``load_own``, ``store_own``, ``atomic_add_own``,
-  ``atomic_min_own``, ``atomic_or_own`` and ``exchange_own`` reach the calling block's own word without the mapping
-  (plain shared-memory instructions);
-* ``low_bit(x)``: the index of the lowest set bit of x > 0; ``pause()``: the body of a polling loop (nothing on a GPU,
-  a short sleep in the simulator, whose threads share one interpreter);
-* ``WARP_WIDTH``: the threads that call :func:`total_begin` together (a warp; 1 in the simulator, where one
-  thread's ``total_begin`` sums every rank);
-* ``cluster_min(store, rank, lt, value, block_word, cluster_word, empty)``: the smallest value over the cluster's
-  threads (a block barrier and a cluster barrier);
-* ``cluster_sync()``: every thread of the cluster arrives before any goes on, with release / acquire order for
-  shared and global memory; ``total_end(total_begin(store, word, ranks))``: the sum of one word over the ranks
-  (called by whole warps; the loads start in ``total_begin``, the sum waits for them in ``total_end``).
-
-The simulator's ranks share one block, so a block barrier there is a cluster barrier too: a kernel must make every
-rank take the same number of barriers (as a cluster launch requires anyway).
-
-:class:`ClusterSSSP` is the host side the cluster solvers share: the launch, one trial per source, its counters.
+On a GPU the primitives are inline PTX on ``.shared::cluster`` (distributed shared memory, ``mapa``, the cluster
+barrier); in the simulator one block of ``C x per`` threads stands for a cluster of ``C`` ranks and each rank's shared
+memory is a row of a global ``(C, words)`` array, so a kernel reads the same on both: ``store = store_of(sim_store)``,
+``rank, lt, per = place(store)``, then ``load`` / ``store_word`` / ``atomic_min`` / ``atomic_add`` / ``atomic_or`` /
+``exchange`` ``(store, rank, word, ...)`` (``*_own``: the calling block's own word), ``cluster_sync()``,
+``cluster_min``, ``total_begin`` / ``total_end``. The contract of each: docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations

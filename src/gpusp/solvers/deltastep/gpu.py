@@ -1,92 +1,9 @@
-"""Work-efficient GPU SSSP: near-far delta-stepping in one persistent cooperative kernel.
-
-Algorithm (Davidson, Baxter, Garland and Owens, "Work-efficient parallel GPU methods for single-source
-shortest paths", IPDPS'14; Meyer and Sanders' delta-stepping, J. Algorithms 2003). Only vertices whose
-distance changed are expanded. A *threshold* splits them in two: the **near queue** holds improved
-vertices below the threshold and is expanded round after round, Bellman-Ford style, until it runs dry;
-improvements at or above the threshold go to the **far pile**. When the near queue is empty the
-threshold rises by ``delta`` (or jumps to the bucket of the smallest far distance when that is further)
-and the far pile is split: entries now below the threshold move to the near queue, entries that were
-already expanded at a lower distance are dropped, the rest stay. With ``delta`` = 1 this is Dijkstra's
-order with ties expanded in parallel; with a huge ``delta`` it is a frontier Bellman-Ford.
-
-GPU design (ours):
-* **One launch per source.** Reset, every near round, every far split and the shortest-path tree run in
-  one cooperative kernel (``cuda.cg.this_grid().sync()`` between steps), so a round costs a grid-wide
-  barrier (one or two microseconds) instead of a host launch plus a flag read-back (a hundred or more;
-  benchmarks/sssp-fast-h200.md). The grid is :data:`~gpusp.solvers.rules.NEARFAR_BLOCKS_PER_SM` blocks per
-  multiprocessor by default, capped at the co-resident maximum (a larger cooperative grid cannot launch).
-* **Queues on the device.** Two near buffers and two far buffers of n entries alternate between steps
-  and epochs; their fill counters live in a small int64 control array, three slots each, so a slot is
-  cleared one step before it is written and never while anybody still reads it (no extra barrier).
-  A near push is claimed with an atomic max on a per-vertex stamp (the round that will expand it), a far
-  push with an atomic exchange on a per-vertex in-far flag: each vertex is at most once in each, so n
-  entries always suffice.
-* **Lanes.** ``lanes`` consecutive threads share one queued vertex and stride over its arcs (virtual
-  warps, Hong et al. PPoPP'11). The default is a warp, which shortens a small round's dependent chain (road networks
-  and social graphs alike), and 4 on graphs both deep and wide (:func:`~gpusp.solvers.rules.nearfar_lanes`: the
-  grid stand-in, whose long rounds fill the GPU, so idle lanes cost work).
-* **Parents.** With every weight positive the kernel ends with one tight-arc pass (``dist[u] + w ==
-  dist[v]``: any tight arc is a valid parent), each thread taking an equal run of consecutive arcs, so a hub's arcs
-  are shared by many threads (:func:`~gpusp.solvers.deltastep.persistent.tight_tree`). With zero weights a tight zero cycle
-  could close a loop, so the host grows the tree level by level afterwards (:func:`~gpusp.solvers.common.csr.build_parents`).
-* **Launch** (``launch``): ``graph`` (the default on a GPU) captures the cooperative launch once into a CUDA graph and
-  replays it per source, the source read by thread 0 from mapped host memory; ``direct`` is a Numba launch per source
-  (tens of microseconds of host work for its 21 arguments). The counters are read back after the trial's clock stops
-  (``run`` returns a callable): the read-back is not the search's work.
-* **Queue claims** (``push``): ``warp`` - the lanes of a warp that push at the same moment share one atomic on the
-  queue counter (the highest active lane adds their count, the others take consecutive slots; CUDA's aggregated
-  increment); ``thread`` - one atomic per pushed vertex. Entries of split hubs always claim per thread.
-* **Registers** (``registers``): 0 leaves the kernel at the compiler's choice (112: two 256-thread blocks per
-  multiprocessor); 80 / 64 fit three / four at the price of spills.
-
-Variant ``split`` > 0 (hub splitting, after the edge-chunked frontiers of load-balanced GPU traversals, e.g.
-Merrill et al.'s BFS, PPoPP'12): a vertex is queued as one entry per ``split`` arcs (chunk index packed above
-the vertex id), so a hub's arcs are walked by several lane groups in the same round instead of one group
-looping over all of them; on power-law graphs a round otherwise lasts as long as its largest hub's serial arc
-walk. At most 63 entries per vertex (split is raised to max degree / 63 when smaller), n < 2^25, not with
-``fuse='block'``. ``split=-1`` (the default) takes 2 x lanes when the largest out-degree is over
-:data:`~gpusp.solvers.rules.HUB_WALK` x lanes, else 0 (:func:`~gpusp.solvers.rules.nearfar_split`): hubs are cut,
-graphs without them run whole vertices, which is faster there.
-
-Variant ``fuse='block'`` (block-local fusion; our design after two published ideas: *bucket fusion* (Zhang
-et al., GraphIt, CGO'20; used by the GAP Benchmark Suite's sssp), where a thread whose next bin of the
-current bucket is small expands it at once instead of waiting at a barrier, and the block-local work queues
-of ADDS (Wang, Fussell and Lin, PPoPP'21)). On road networks many near rounds hold a few dozen to a few
-hundred vertices, so a grid-wide step (microseconds of barrier) costs far more than its work. When a step's
-near queue has at most ``fuse_limit`` entries, block 0 alone settles near rounds with ``cuda.syncthreads()``
-between them (a fraction of a microsecond), while every other block goes straight to the step's grid barrier
-and waits there. A fused round pushes the vertices it lowers below the threshold to a block-local queue (two
-buffers of ``fuse_queue`` entries in global memory, their fill counters in shared memory, three slots
-rotating as in the grid loop, so one block barrier per round suffices); improvements at or above the
-threshold go to the far pile exactly as on the grid. The block stops after a round that queued nothing (the
-bucket is dry), more than ``fuse_limit`` vertices (the grid is faster again), or more than ``fuse_queue``
-(the overflow went to the global near queue as it happened); what its last round queued locally is copied to
-the global near queue, so the next grid step goes on as if the rounds had run on the grid. Stamps count
-rounds, not steps (``tick``): thread 0 publishes how many rounds the block ran and every thread adds that
-after the barrier, so a vertex is queued at most once per round in either mode. ``fuse_lanes`` threads share
-a vertex in the fused rounds; ``chain`` applies to grid rounds only.
-
-Correctness: distances only decrease (atomic min); every improvement is either below the threshold and
-pushed to the near queue (expanded next round with the then-current distance) or at/above it and in the
-far pile; the threshold only rises past a distance after the near queue is empty, so on exit no
-improvement is unexpanded and the distances are exact. Fusion keeps each of these facts: a fused round
-is a near round run by fewer threads, its queue is handed back or spilled, never dropped, and the
-threshold does not move inside a fused step. Negative weights are refused (delta-stepping needs w >= 0).
-
-Complexity: O(n + m) work per pass over the vertices settled in a bucket, re-expansions bounded by the
-arcs lighter than delta on the paths inside a bucket (Meyer and Sanders); rounds = sum over buckets of
-the hop depth inside each bucket. Time ~ grid steps x (grid barrier + one round's work) + fused rounds
-x (block barrier + passes x one pass's latency), a pass being block / fuse_lanes vertices, so fusion
-pays for rounds of a pass or two. Memory: CSR + distances + parents + four queues + stamps and flags
-(+ 8 fuse_queue bytes for the block-local queue with fuse='block', + 8 (m / split + 1) bytes of extra near-queue
-entries with split).
-
-Counters: ``iterations`` (near rounds, grid-wide or fused), ``buckets`` (far splits), ``relaxations``
-(arcs examined), ``launches`` (1, plus the tree launches with zero weights), ``grid_steps`` (steps, each
-ending in a grid-wide barrier: grid near rounds + far splits + block steps), ``block_steps`` (steps one
-block ran alone), ``fused_steps`` (near rounds run inside them), ``delta``, ``lanes``, ``grid``,
-``fuse_limit`` (0: off), ``fuse_lanes``, ``split``, ``push``, ``launch`` (the mode used), ``registers``.
+"""``deltastep_gpu``: near-far delta-stepping (Davidson, Baxter, Garland and Owens, IPDPS'14) in one persistent
+cooperative kernel per source. :func:`nearfar` runs the reset, every near round, every far split and the tight-arc tree
+with grid barriers between its steps; its options are hub splitting (``split``), path-following chains (``chain``),
+block-local fusion of small rounds (``fuse='block'``), warp-aggregated queue claims (``push``) and register caps.
+:class:`DeltaStepSolver` is the host side: one launch per source, replayed from a CUDA graph on a GPU.
+Algorithm, design, correctness, complexity and counters: docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations
@@ -99,6 +16,7 @@ from numba import cuda
 
 from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, tight_tree
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
 from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
                     nearfar_split)
@@ -164,11 +82,12 @@ def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
 
 
 @cuda.jit(device=True)
-def _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, x, dx, threshold, hops, tick,
-            wbuf, wslot, fbuf, fslot, split, warp):
+def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf, fslot, split, warp):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
     Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
+    indptr, indices, weights = graph
+    nearq, farq, stamp, infar, ctl = queues
     relaxed = 0
     while hops > 0:
         hops -= 1
@@ -211,9 +130,11 @@ def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wsl
 
 
 @cuda.jit(device=True)
-def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl, localq, lcnt, count, rbuf,
-                  threshold, tick, lanes, limit, wbuf, wslot, fbuf, fslot, warp):
+def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tick, lanes, limit, wbuf, wslot, fbuf,
+                  fslot, warp):
     """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
+    indptr, indices, weights = graph
+    nearq, farq, stamp, infar, ctl = queues
     t = cuda.threadIdx.x
     group = t // lanes
     lane = t % lanes
@@ -266,10 +187,18 @@ def _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl
     return r, relaxed
 
 
+# the records: graph = (indptr, indices, weights), queues = (near queue, far pile, stamps, in-far flags, control
+# words), search = (delta, inf, lanes, chain, tree), modes = (fuse_limit, fuse_lanes, split, warp)
+@kernel("void(Tuple((int32[::1], int32[::1], {w}[::1])), {w}[::1], int32[::1], "
+        "Tuple((int32[:, ::1], int32[:, ::1], int32[::1], int32[::1], int64[::1])), int64[::1], "
+        "Tuple((int64, {w}, int64, int64, int64)), int32[:, ::1], UniTuple(int64, 4))", cases=DISTANCES)
 @cuda.jit(cache=True)
-def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, ctl, srcbuf, delta, inf,
-            lanes, chain, tree, localq, fuse_limit, fuse_lanes, split, warp):
+def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
+    indptr, indices, weights = graph
+    nearq, farq, stamp, infar, ctl = queues
+    delta, inf, lanes, chain, tree = search
+    fuse_limit, fuse_lanes, split, warp = modes
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
     nthreads = cuda.gridsize(1)
@@ -315,9 +244,8 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
         if fused:
             # a small near queue: block 0 settles rounds alone while the others wait at the barrier
             if cuda.blockIdx.x == 0:
-                rounds, arcs = _fused_rounds(indptr, indices, weights, dist, nearq, farq, stamp, infar, ctl,
-                                             localq, lcnt, count, step % 2, threshold, tick, fuse_lanes, fuse_limit,
-                                             wbuf, wslot, epoch % 2, epoch % 3, warp)
+                rounds, arcs = _fused_rounds(graph, dist, queues, localq, lcnt, count, step % 2, threshold, tick,
+                                             fuse_lanes, fuse_limit, wbuf, wslot, epoch % 2, epoch % 3, warp)
                 relaxed += arcs
                 if tid == 0:
                     ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
@@ -344,9 +272,8 @@ def nearfar(indptr, indices, weights, dist, parent, nearq, farq, stamp, infar, c
                             if cand >= threshold:
                                 _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
                             elif chain > 0:
-                                relaxed += _follow(indptr, indices, weights, dist, nearq, farq, stamp, infar,
-                                                   ctl, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
-                                                   fslot, split, warp)
+                                relaxed += _follow(graph, dist, queues, w, cand, threshold, chain, tick, wbuf,
+                                                   wslot, fbuf, fslot, split, warp)
                             else:
                                 _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                     e += lanes
@@ -453,12 +380,15 @@ class DeltaStepSolver(PersistentSSSP):
         self.want_grid = self.want_grid or blocks_per_sm(NEARFAR_BLOCKS_PER_SM)
 
     def _args(self):
+        """The kernel's arguments, grouped in the records of :func:`nearfar`."""
         dg = self.dg
-        return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_near, self.d_far,
-                self.d_stamp, self.d_infar, self.d_ctl, self.d_source, np.int64(self.delta), self.inf,
-                np.int64(self.lanes), np.int64(self.chain), np.int64(not self.dg.nonpositive), self.d_local,
-                np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
-                np.int64(self.push == "warp"))
+        queues = (self.d_near, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
+        search = (np.int64(self.delta), self.inf, np.int64(self.lanes), np.int64(self.chain),
+                  np.int64(not dg.nonpositive))
+        modes = (np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
+                 np.int64(self.push == "warp"))
+        return ((dg.indptr, dg.indices, dg.weights), self.d_dist, self.d_parent, queues, self.d_source, search,
+                self.d_local, modes)
 
     def _launch(self, stream=0):
         self.kernel[self.grid, self.block, stream](*self._args())
@@ -499,13 +429,3 @@ class DeltaStepSolver(PersistentSSSP):
 
         return counters
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    i32 = "int32[::1]"
-    out = []
-    for w in ("int32", "int64"):
-        sig = (f"void({i32}, {i32}, {w}[::1], {w}[::1], {i32}, int32[:, ::1], int32[:, ::1], {i32}, {i32}, "
-               f"int64[::1], int64[::1], int64, {w}, int64, int64, int64, int32[:, ::1], int64, int64, int64, int64)")
-        out.append((f"nearfar[{w}]", nearfar, sig))
-    return out
