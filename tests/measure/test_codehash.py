@@ -60,7 +60,8 @@ def test_hashes_are_stable_and_distinct(before):
      {"scipy_dijkstra", "dijkstra_cpu", "gapbs_sssp"}),
     ("gpusp.solvers.floydwarshall.gpu", names("floydwarshall_") - {"floydwarshall_cpu"}, names("minplus_")),
     ("gpusp.solvers.deltastep.gpu", {"deltastep_gpu"}, {"deltastep_async"}),
-    ("gpusp.solvers.edgebf.kernels", {"edgebf_coo", "vertexbf_push", "bellmanford_allsources"}, {"bellmanford_naive"}),
+    ("gpusp.solvers.common.maskedbf", names("edgebf_") | names("vertexbf_") | {"bellmanford_allsources"},
+     {"bellmanford_naive"}),
     ("gpusp.solvers.peers.build", {"gapbs_sssp"}, {"deltastep_gpu"}),
     ("gpusp.measure.harness", {s.name for s in SPECS}, set()),
 ])
@@ -72,16 +73,23 @@ def test_an_edit_changes_exactly_the_solvers_that_run_the_module(tmp_path, befor
     assert changed == expected
 
 
-def test_every_solver_module_of_a_package_counts(tmp_path, before):
-    """Packages: an edit of any module inside fastfw or blockedfw reaches its solvers."""
-    for package, solvers in (("fastfw", {"blockedfw_fast"}), ("blockedfw", names("blockedfw_") - {"blockedfw_fast"}),
-                             ("edgebf", names("edgebf_") | names("vertexbf_"))):
-        folder = codehash.ROOT / "solvers" / package
-        for path in sorted(folder.glob("*.py")):
-            module = f"gpusp.solvers.{package}" + ("" if path.stem == "__init__" else f".{path.stem}")
-            specs = [registry.get(name) for name in sorted(solvers)]
-            changed = changed_by(tmp_path / f"{package}-{path.stem}", before, module, specs)
-            assert solvers <= changed, f"editing {module} left {sorted(solvers - changed)} unchanged"
+@pytest.mark.parametrize("family,whole", [("blockedfw", {"blockedfw"}), ("edgebf", set()), ("vertexbf", set())])
+def test_every_module_of_a_family_folder_reaches_its_solvers(tmp_path, before, family, whole):
+    """An edit of any module in a family folder changes the hash of the family's solvers that run it, and of at
+    least one; in a folder whose solvers share one package (blockedfw's versions), of every one. (A family's
+    spec.py reaches them through the spec's own fields, its parameters and defaults, and through the solver modules
+    that import its rules.)"""
+    solvers = names(f"{family}_")
+    folder = codehash.ROOT / "solvers" / family
+    for path in sorted(p for p in folder.glob("*.py") if p.stem != "spec"):
+        module = f"gpusp.solvers.{family}" + ("" if path.stem == "__init__" else f".{path.stem}")
+        specs = [registry.get(name) for name in sorted(solvers)]
+        changed = changed_by(tmp_path / path.stem, before, module, specs)
+        runs_it = {s.name for s in specs if module in codehash.solver_modules(s)}
+        assert runs_it and changed == runs_it, f"editing {module} changed {sorted(changed)}, runs it: {sorted(runs_it)}"
+        if family in whole and path.stem != "__init__":
+            versions = solvers - {"blockedfw_fast"}
+            assert versions <= changed, f"editing {module} left {sorted(versions - changed)} unchanged"
 
 
 def test_a_default_or_a_pinned_peer_changes_the_hash(monkeypatch):
