@@ -159,10 +159,10 @@ def test_layout_sizes_and_memory_without_numba():
     assert out.returncode == 0, out.stderr
     assert registry.get("blockedfw_v21").params[0].choices == layout.BLOCK_SIZES
     assert [layout.padded(n, 8) for n in (0, 1, 8, 9)] == [0, 8, 8, 16]
-    assert layout.device_bytes(10, 4, 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their pristine copies
-    assert layout.device_bytes(10, 4, 8, paths=False) == 2 * 8 * 12 ** 2  # d and its pristine copy
     spec = registry.get("blockedfw_v40")
-    assert spec.memory(10, 30, spec.resolve({"block_size": 4, "paths": False}), 4) == 2 * 4 * 12 ** 2
+    memory = spec.memory  # spec.VERSION_MEMORY: the matrices and their pristine copies, n padded to B
+    assert memory(10, 30, spec.resolve({"block_size": 4}), 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their copies
+    assert memory(10, 30, spec.resolve({"block_size": 4, "paths": False}), 4) == 2 * 4 * 12 ** 2  # d and its copy
 
 
 def _paths(dag):

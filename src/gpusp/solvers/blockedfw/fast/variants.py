@@ -138,11 +138,6 @@ def resolve_variant(T: int, R: int, kind: str, paths: bool, launch: str = "host"
     return {k: DEFAULTS[k] if v in ("auto", 0) else v for k, v in given.items()}
 
 
-def device_bytes(n_pad: int, itemsize: int, paths: bool) -> int:
-    """Device memory of the matrices and their pristine copies: 2 (w + 4) n_pad^2 bytes, 2 w n_pad^2 without paths."""
-    return 2 * n_pad * n_pad * (itemsize + 4 * bool(paths))
-
-
 def useful_first(graph) -> tuple[np.ndarray, int]:
     """(order, u): the vertices with an arc from another vertex and an arc to another vertex (the only ones that
     can lie inside a shortest path, or on a cycle) first, each part in id order, and u, how many they are."""
