@@ -1,18 +1,10 @@
-"""The shared-memory kernels of versions 2.0, 2.1, 3.0, 4.0 and 4.1: the blocks a phase reads are staged in shared
-memory.
+"""The shared-memory kernels of versions 2.0 to 4.1: the blocks a phase reads are staged in shared memory, one cell
+per thread, phase 3's own cell in a register.
 
-One CUDA block of B x B threads computes one matrix block, one cell per thread (``threadIdx.x`` is the column).
-Phase 1 stages the pivot block (t, t); phase 2 the pivot block and its own block; phase 3 blocks (I, t) and
-(t, J), its own cell staying in a register. A :class:`Tile` fixes B, the distance dtype and the layout at compile
-time: with ``transpose`` the arrays read only by column (the pivot in row pieces, the own block in column pieces,
-block (I, t) in phase 3) are stored transposed, so the read becomes a row read; with ``pad`` the pivot of phase 1,
-read both ways, gets row stride B + 1 (:func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when). With
-``paths`` off the predecessor argument is a placeholder no kernel touches, and the shared predecessor arrays shrink
-to one cell that nothing reads (compiled out).
-
-Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids of 1, 2(r-1) and (r-1)^2 blocks (2.x), and the
-pieces of 3.0 / 4.x, ``row`` / ``col`` (phase 2 blocks right or left of the pivot, below or above it) and
-``quad`` (one quadrant of phase 3) on grids offset by the piece's first block.
+A :class:`Tile` fixes B, the distance dtype, the layout (``transpose``: arrays read only by column stored transposed;
+``pad``: the phase-1 pivot at row stride B + 1; :func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when) and
+``paths`` at compile time. Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids (2.x), and the pieces of 3.0 /
+4.x, ``row`` / ``col`` (phase 2) and ``quad`` (a quadrant of phase 3). Design: docs/solvers/blockedfw.md.
 """
 
 from __future__ import annotations

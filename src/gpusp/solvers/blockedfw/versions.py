@@ -3,8 +3,8 @@
 :class:`_BlockedFW` holds what every version shares: the padded matrices on the device with pristine copies to
 reset from, the hop tie-break, the negative-cycle check, the counters and the download. A version adds how it
 launches the rounds: single blocks (1.0), full grids (1.1), rationalised grids (1.2 and, with shared memory, 2.0 /
-2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). The package docstring describes
-each version and the parameters ``paths``, ``launcher`` (1.0 ... 3.0) and ``graph`` (4.0 / 4.1).
+2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). Each version and the parameters
+``paths``, ``launcher`` (1.0 ... 3.0) and ``capture`` (4.0 / 4.1): docs/solvers/blockedfw.md.
 """
 
 from __future__ import annotations

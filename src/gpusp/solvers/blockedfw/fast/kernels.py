@@ -108,7 +108,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
             stage: str = "single") -> dict:
     """Kernels for tile T, register block R and ``kind``: 'dpx' / 'int32' / 'float32' (fast phase 3 on
     packed keys, non-negative weights, no INF guards) or 'gen32' / 'gen64' (guarded, any weights); ``p12``,
-    ``inner``, ``unroll`` and ``stage`` pick the variant (package docstring), all compile-time constants.
+    ``inner``, ``unroll`` and ``stage`` pick the variant (docs/solvers/blockedfw.md), all compile-time constants.
     Also KC (pivots per phase-3 chunk), S (key shift), U (pivots per k-loop iteration), V (load width) and
     k3_bounds (k2 / k3's launch bounds, or None)."""
     cs = consts.build(T, R, kind, paths, p12, inner, unroll, stage)

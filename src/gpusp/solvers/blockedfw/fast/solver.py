@@ -18,7 +18,8 @@ from .variants import AUTO_LAUNCH, check_variant, kernel_kind, phase2_mode, reso
 
 class FastSolver(Solver):
     """blockedfw_fast: tile / regblock / arith / paths / kernel variant / launch / pivots / phase2 as in the registry
-    (package docstring). Tiles below 16 are accepted here for the simulator tests (the registry offers 16 .. 128)."""
+    (docs/solvers/blockedfw.md). Tiles below 16 are accepted here for the simulator tests (the registry offers 16 ..
+    128)."""
 
     device = "gpu"
 
