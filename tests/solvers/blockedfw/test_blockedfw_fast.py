@@ -10,11 +10,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import assert_apsp_ok, negative_cycle_graph, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
 from gpusp.solvers import registry
+from gpusp.solvers.blockedfw import spec
 from gpusp.solvers.blockedfw.fast import kernels, variants
 from gpusp.solvers.blockedfw.fast.solver import FastSolver
 from gpusp.measure.validate import reference_distances
@@ -36,24 +37,21 @@ def run(graph, **params):
     return SimpleNamespace(dist=dist, parent=parent, counters=counters)
 
 
+# n = 1, and n not a multiple of the tile, at the tile and register block each runs with
+SHAPES = ((1, 4, 1), (10, 4, 2), (13, 8, 2))
+ARITH_DESIGN = pairwise(arith=["dpx", "int32", "float32"], launch=["persistent", "host"], shape=list(SHAPES))
+
+
 @pytest.mark.parametrize("arith", ["dpx", "int32", "float32"])
 @pytest.mark.parametrize("launch", ["persistent", "host"])
 def test_awkward_n_every_arith(arith, launch):
-    for n, T, R in ((1, 4, 1), (10, 4, 2), (13, 8, 2)):
+    """Pairwise over arith x launch x shape: every arith and launch meets every shape."""
+    for n, T, R in (row["shape"] for row in ARITH_DESIGN if (row["arith"], row["launch"]) == (arith, launch)):
         g = random_graph(n, 3 * n, seed=n, wmin=1, wmax=9)
         res = run(g, tile=T, regblock=R, arith=arith, launch=launch, pivots="all")
         assert_apsp_ok(g, res)
         assert res.counters["arith"] == arith and res.counters["iterations"] == -(-n // T)
         assert res.counters["relaxations"] == (T * -(-n // T)) ** 3
-
-
-@pytest.mark.parametrize("paths", [True, False])
-def test_awkward_cases_zero_weight_cycles(paths):
-    for label, g, _ in sssp_cases():
-        if g.n > 13:
-            continue
-        res = run(g, tile=4, regblock=2, arith="dpx", paths=paths)
-        assert_apsp_ok(g, res)
 
 
 def test_paths_off_distances_and_counters():
@@ -64,17 +62,10 @@ def test_paths_off_distances_and_counters():
     assert_apsp_ok(g, res)  # parents derived on the host from the distances
 
 
-def test_negative_weights_and_cycle():
-    for label, g, _ in sssp_cases(negative=True)[-3:]:
-        if g.n > 13:
-            continue
-        res = run(g, tile=4, regblock=2)
-        assert_apsp_ok(g, res)
-        assert res.counters["arith"].startswith("gen") and res.counters["hop_tiebreak"]
-    with pytest.raises(NegativeCycleError):
-        run(negative_cycle_graph(), tile=4, regblock=2)
-    with pytest.raises(NegativeCycleError):
-        run(negative_cycle_graph(), tile=4, regblock=1, launch="host")
+def test_negative_cycle_every_launch():
+    for launch in ("persistent", "host", "graph"):
+        with pytest.raises(NegativeCycleError):
+            run(negative_cycle_graph(), tile=4, regblock=1 if launch == "host" else 2, launch=launch)
 
 
 def test_general_kernels_when_keys_do_not_fit():
@@ -129,11 +120,16 @@ def test_auto_variant_is_the_measured_one_where_it_fits():
 
 
 # --- phase 2 as a min-plus product with the closed pivot tile ------------------------------------------------
+PRODUCT_DESIGN = pairwise(arith=["dpx", "int32", "float32"], paths=[True, False],
+                          shape=[(1, 4, 1), (10, 4, 2), (13, 8, 2), (23, 4, 2)])
+
+
 @pytest.mark.parametrize("arith", ["dpx", "int32", "float32"])
 @pytest.mark.parametrize("paths", [True, False])
 def test_phase2_product_matches_serial(arith, paths):
-    """Row tiles read (and rewrite) their own predecessors: zero weights (hop tie-break), awkward n, one tile."""
-    for n, T, R in ((1, 4, 1), (10, 4, 2), (13, 8, 2), (23, 4, 2)):
+    """Row tiles read (and rewrite) their own predecessors: zero weights (hop tie-break), awkward n, one tile;
+    pairwise over arith x paths x shape."""
+    for n, T, R in (row["shape"] for row in PRODUCT_DESIGN if (row["arith"], row["paths"]) == (arith, paths)):
         g = random_graph(n, 3 * n, seed=n + 40, wmin=0, wmax=9)
         serial = run(g, tile=T, regblock=R, arith=arith, paths=paths, launch="host", phase2="serial")
         product = run(g, tile=T, regblock=R, arith=arith, paths=paths, launch="host", phase2="product")
@@ -176,21 +172,23 @@ def _hub_graph(seed=4, outer=(0, 9), cycle=None):
     return gpusp.Graph.from_edges(14, *map(np.array, zip(*edges)), name=f"hubs-{seed}"), set(core.tolist())
 
 
-@pytest.mark.parametrize("launch", ["persistent", "host"])
-@pytest.mark.parametrize("paths", [True, False])
-def test_useful_pivots_exact_and_fewer_rounds(launch, paths):
-    for seed in (4, 5):
-        g, _ = _hub_graph(seed=seed)
-        order, useful = variants.useful_first(g)
-        assert useful <= 6 and sorted(order) == list(range(14))
-        full = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots="all")
-        assert_apsp_ok(g, full)
-        for pivots in ("useful", "auto"):
-            res = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots=pivots)
-            assert_apsp_ok(g, res)
-            assert np.array_equal(res.dist, full.dist)
-            assert res.counters["iterations"] == -(-useful // 4) < full.counters["iterations"] == 4
-            assert res.counters["relaxations"] == 16 ** 2 * 4 * res.counters["iterations"]
+PIVOT_DESIGN = pairwise(launch=["persistent", "host"], paths=[True, False], seed=[4, 5])
+
+
+@pytest.mark.parametrize("launch,paths,seed", [(row["launch"], row["paths"], row["seed"]) for row in PIVOT_DESIGN])
+def test_useful_pivots_exact_and_fewer_rounds(launch, paths, seed):
+    """Pairwise over launch x paths x graph."""
+    g, _ = _hub_graph(seed=seed)
+    order, useful = variants.useful_first(g)
+    assert useful <= 6 and sorted(order) == list(range(14))
+    full = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots="all")
+    assert_apsp_ok(g, full)
+    for pivots in ("useful", "auto"):
+        res = run(g, tile=4, regblock=2, launch=launch, paths=paths, pivots=pivots)
+        assert_apsp_ok(g, res)
+        assert np.array_equal(res.dist, full.dist)
+        assert res.counters["iterations"] == -(-useful // 4) < full.counters["iterations"] == 4
+        assert res.counters["relaxations"] == 16 ** 2 * 4 * res.counters["iterations"]
 
 
 def test_useful_pivots_negative_weights_cycles_and_no_pivot_at_all():
@@ -211,38 +209,44 @@ def test_useful_pivots_negative_weights_cycles_and_no_pivot_at_all():
 
 
 # --- kernel variants (p12 / inner / unroll / stage) at tile 16 -------------------------------------------------
-VARIANTS = [dict(p12="shared", inner="vec4", unroll=8, stage="double"),
-            dict(p12="global", inner="vec2", unroll=2, stage="single"),
-            dict(p12="global", inner="scalar", unroll=4, stage="double"),
-            dict(p12="shared", inner="scalar", unroll=1, stage="single")]
-VID = ["shared-vec4-u8-double", "vec2-u2", "scalar-u4-double", "shared-only"]
+VARIANTS = {"shared-vec4-u8-double": dict(p12="shared", inner="vec4", unroll=8, stage="double"),
+            "vec2-u2": dict(p12="global", inner="vec2", unroll=2, stage="single"),
+            "scalar-u4-double": dict(p12="global", inner="scalar", unroll=4, stage="double"),
+            "shared-only": dict(p12="shared", inner="scalar", unroll=1, stage="single")}
+# the awkward cases: n = 1, unreachable vertices, zero-weight cycles, duplicate arcs, self-loops, n not a multiple of
+# the tile (13, 37), negative weights (the general kernels) and a negative cycle
+CASES = dict([(label, g) for label, g, _ in sssp_cases()]
+             + [(label, g) for label, g, _ in sssp_cases(negative=True)[-3:]]
+             + [("negative-cycle", negative_cycle_graph())])
+# every pair of kernel (the reference at tile 4, or a variant at tile 16), case and paths meets at least once
+DESIGN = pairwise(kernel=["reference"] + list(VARIANTS), case=list(CASES), paths=[True, False])
 
 
-@pytest.mark.parametrize("paths", [True, False])
-@pytest.mark.parametrize("variant", VARIANTS, ids=VID)
-def test_variants_awkward_cases(variant, paths):
-    """n = 1, unreachable vertices, zero-weight cycles, duplicate arcs, n not divisible by the tile (13, 37)."""
-    for label, g, _ in sssp_cases():
-        res = run(g, tile=16, regblock=4, arith="dpx", paths=paths, launch="host", **variant)
+@pytest.mark.parametrize("kernel", ["reference"] + list(VARIANTS))
+def test_kernels_on_the_awkward_cases(kernel):
+    """The kernel's rows of the pairwise design, dpx on packed keys or the general kernels for negative weights."""
+    variant = VARIANTS.get(kernel, {})
+    shape = dict(tile=16, regblock=4, launch="host") if variant else dict(tile=4, regblock=2)
+    for row in (row for row in DESIGN if row["kernel"] == kernel):
+        g = CASES[row["case"]]
+        if row["case"] == "negative-cycle":
+            with pytest.raises(NegativeCycleError):
+                run(g, arith="dpx", paths=row["paths"], **shape, **variant)
+            continue
+        res = run(g, arith="dpx", paths=row["paths"], **shape, **variant)
         assert_apsp_ok(g, res)
         assert {k: res.counters[k] for k in variant} == variant
-
-
-@pytest.mark.parametrize("variant", VARIANTS, ids=VID)
-def test_variants_negative_weights_and_cycle(variant):
-    for label, g, _ in sssp_cases(negative=True)[-3:]:
-        res = run(g, tile=16, regblock=4, launch="host", **variant)
-        assert_apsp_ok(g, res)
-        assert res.counters["arith"] == "gen32"
-    with pytest.raises(NegativeCycleError):
-        run(negative_cycle_graph(), tile=16, regblock=4, launch="host", **variant)
+        negative = bool(g.m and g.weights.min() < 0)
+        assert res.counters["arith"] == ("gen32" if negative else "dpx"), row
+        assert res.counters["hop_tiebreak"] == bool(g.m and g.weights.min() <= 0), row
 
 
 @pytest.mark.parametrize("arith", ["int32", "float32"])
 def test_variants_other_ariths_and_persistent(arith):
     g = random_graph(37, 150, seed=7, wmin=1, wmax=9)
-    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, launch="host", **VARIANTS[0]))
-    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, paths=False, launch="persistent", **VARIANTS[2]))
+    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, launch="host", **VARIANTS["shared-vec4-u8-double"]))
+    assert_apsp_ok(g, run(g, tile=16, regblock=4, arith=arith, paths=False, launch="persistent",
+                          **VARIANTS["scalar-u4-double"]))
 
 
 @pytest.mark.parametrize("stage", ["single", "double"])
@@ -292,5 +296,6 @@ def test_variants_import_without_numba_and_parameters_are_required():
         FastSolver(g, 0, 0, **{k: v for k, v in SPEC.defaults().items() if k not in ("tile", "regblock")})
     assert variants.tile_shape(100, True, 0, 0) == variants.pick(100)
     assert variants.tile_shape(100, True, 32, 0) == (32, 2)  # a tile given: 16 x 16 threads
-    assert variants.device_bytes(64, 4, True) == 2 * 64 * 64 * 8
-    assert variants.device_bytes(64, 4, False) == 2 * 64 * 64 * 4
+    shape = dict(tile=64, regblock=4)  # spec.FAST_MEMORY: the matrices and their pristine copies, n padded to T
+    assert spec.FAST_MEMORY(60, 0, dict(shape, paths=True), 4) == 2 * 64 * 64 * 8
+    assert spec.FAST_MEMORY(60, 0, dict(shape, paths=False), 4) == 2 * 64 * 64 * 4

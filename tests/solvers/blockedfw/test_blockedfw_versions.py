@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from cases import assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import assert_apsp_ok, negative_cycle_graph, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError
@@ -26,7 +26,16 @@ from gpusp.solvers.common.launch import TARGET
 
 VERSIONS = ["v10", "v11", "v12", "v20", "v21", "v30", "v40", "v41"]
 LAUNCHED = VERSIONS[:6]  # the versions with a host loop of launches (parameter ``launcher``)
-SMALL = [(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
+# the awkward cases at B = 4: n = 1, n not a multiple of B (10, with zero weights) and a multiple (12), the small
+# cases of cases.py (unreachable vertices, zero weights and zero-weight cycles, duplicate arcs, self-loops), negative
+# weights, and a negative cycle (NegativeCycleError)
+CASES = dict([(f"random-{n}", random_graph(n, 3 * n, seed=n, wmin=0 if n == 10 else 1)) for n in (1, 10, 12)]
+             + [(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
+             + [(label, g) for label, g, _ in sssp_cases(negative=True)[-3:]]
+             + [("negative-cycle", negative_cycle_graph())])
+# every pair of version, case, paths and launch mode meets at least once; mode 0 / 1 is launcher 'native' / 'numba'
+# for v10 ... v30 and capture 'once' / 'per-run' for v40 / v41
+DESIGN = pairwise(version=VERSIONS, case=list(CASES), paths=[True, False], mode=[0, 1])
 
 
 def solve(graph, version, B=4, **params):
@@ -55,40 +64,38 @@ def run_class(cls, graph, B):
     return SimpleNamespace(dist=dist, parent=parent, counters=counters)
 
 
-@pytest.mark.parametrize("paths", [True, False])
+def mode_params(version, mode):
+    if version in LAUNCHED:
+        return {"launcher": ("native", "numba")[mode]}
+    return {"capture": ("once", "per-run")[mode]}
+
+
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_version_b4(version, paths):
-    for n in (1, 10, 12):
-        g = random_graph(n, 3 * n, seed=n, wmin=0 if n == 10 else 1)
-        res = solve(g, version, paths=paths)
+def test_every_version_on_the_awkward_cases(version):
+    """The version's rows of the pairwise design: exact distances and valid trees, r rounds of n_pad^3 relaxations,
+    the hop tie-break exactly where a weight is <= 0, a negative cycle reported."""
+    for row in (row for row in DESIGN if row["version"] == version):
+        g, params = CASES[row["case"]], dict(paths=row["paths"], **mode_params(version, row["mode"]))
+        if row["case"] == "negative-cycle":
+            with pytest.raises(NegativeCycleError):
+                solve(g, version, **params)
+            continue
+        res = solve(g, version, **params)
         assert_apsp_ok(g, res)
-        r = -(-n // 4)
-        assert res.counters["iterations"] == r and res.counters["relaxations"] == (4 * r) ** 3
-        assert res.counters["paths"] is paths
-    for label, g in SMALL:
-        assert_apsp_ok(g, solve(g, version, paths=paths))
+        r = -(-g.n // 4)
+        assert res.counters["iterations"] == r and res.counters["relaxations"] == (4 * r) ** 3, row
+        assert res.counters["paths"] is row["paths"]
+        assert res.counters["hop_tiebreak"] == bool(g.m and g.weights.min() <= 0), row
 
 
 @pytest.mark.parametrize("version", LAUNCHED)
-def test_numba_launcher_same_answers(version):
-    """launcher='numba' (Numba's dispatcher per launch) against the reference, as the native default above."""
-    for label, g in SMALL[2:]:
-        res = solve(g, version, launcher="numba")
-        assert_apsp_ok(g, res)
-        assert res.counters["launches"] == solve(g, version).counters["launches"]
-    with pytest.raises(NegativeCycleError):
-        solve(negative_cycle_graph(), version, launcher="numba", paths=False)
-
-
-@pytest.mark.parametrize("paths", [True, False])
-@pytest.mark.parametrize("version", ["v12", "v21", "v41"])
-def test_negative_weights_and_cycle(version, paths):
-    for label, g, _ in sssp_cases(negative=True)[-3:]:
-        res = solve(g, version, paths=paths)
-        assert_apsp_ok(g, res)
-        assert res.counters["hop_tiebreak"]
-    with pytest.raises(NegativeCycleError):
-        solve(negative_cycle_graph(), version, paths=paths)
+def test_numba_launcher_same_launches(version):
+    """launcher='numba' (Numba's dispatcher per launch) issues the native default's launches, with its answers."""
+    g = CASES["random-10"]
+    res, native = solve(g, version, launcher="numba"), solve(g, version)
+    assert_apsp_ok(g, res)
+    np.testing.assert_array_equal(res.dist, native.dist)
+    assert res.counters["launches"] == native.counters["launches"]
 
 
 @pytest.mark.parametrize("version", ["v10", "v30", "v40"])
@@ -159,10 +166,10 @@ def test_layout_sizes_and_memory_without_numba():
     assert out.returncode == 0, out.stderr
     assert registry.get("blockedfw_v21").params[0].choices == layout.BLOCK_SIZES
     assert [layout.padded(n, 8) for n in (0, 1, 8, 9)] == [0, 8, 8, 16]
-    assert layout.device_bytes(10, 4, 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their pristine copies
-    assert layout.device_bytes(10, 4, 8, paths=False) == 2 * 8 * 12 ** 2  # d and its pristine copy
     spec = registry.get("blockedfw_v40")
-    assert spec.memory(10, 30, spec.resolve({"block_size": 4, "paths": False}), 4) == 2 * 4 * 12 ** 2
+    memory = spec.memory  # spec.VERSION_MEMORY: the matrices and their pristine copies, n padded to B
+    assert memory(10, 30, spec.resolve({"block_size": 4}), 8) == 2 * (8 + 4) * 12 ** 2  # d, p and their copies
+    assert memory(10, 30, spec.resolve({"block_size": 4, "paths": False}), 4) == 2 * 4 * 12 ** 2  # d and its copy
 
 
 def _paths(dag):

@@ -7,7 +7,7 @@ with launcher='numba' (Numba's dispatcher per launch); in the simulator both are
 
 import numpy as np
 import pytest
-from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import _g, assert_apsp_ok, negative_cycle_graph, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
@@ -33,58 +33,53 @@ def zero_cycle_graph():
     return random_graph(12, 24, seed=1132, wmin=0, wmax=0, name="zero-cycles-12")
 
 
-# the awkward cases (random-37 is left out: n^2 simulated threads per launch), plus odd-sized randoms
-CASES = [c for c in sssp_cases() if c[1].n <= 13] + [
-    ("random-13-positive", random_graph(13, 45, seed=11, wmin=1, wmax=30), 0),
-    ("zero-cycles-12", zero_cycle_graph(), 0),
-]
-
-
 def ring(n, total):
     """The cycle 0 -> 1 -> ... -> n-1 -> 0 of n edges and weight ``total`` (1 per edge, the rest on the last)."""
     return _g(n, [(i, i + 1, 1) for i in range(n - 1)] + [(n - 1, 0, total - (n - 1))], f"ring-{n}")
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_matches_reference(name, label, graph, source):
-    res = gpusp.solve(graph, name, warmup=0, **VARIANTS[name])
-    assert_apsp_ok(graph, res)
-    assert res.counters["relaxations"] == graph.n ** 3
-    if name in TILED:
-        assert res.counters["iterations"] == -(-graph.n // 4)  # one round per diagonal tile
-    else:
-        assert res.counters["iterations"] == graph.n  # one launch per k
+# negative cycles: reachable from 0, through all 6 vertices across tiles, a negative self-loop
+CYCLES = {"negative-cycle": negative_cycle_graph(), "negative-ring-6": ring(6, -1),
+          "negative-loop": _g(3, [(0, 1, 2), (1, 1, -1)], "neg-loop")}
+# the awkward cases (random-37 is left out: n^2 simulated threads per launch), odd-sized randoms, negative weights
+# and the negative cycles (NegativeCycleError)
+CASES = dict([(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
+             + [("random-13-positive", random_graph(13, 45, seed=11, wmin=1, wmax=30)),
+                ("zero-cycles-12", zero_cycle_graph())]
+             + [(label, g) for label, g, _ in sssp_cases(negative=True)[-3:]], **CYCLES)
+# every pair of variant, case and launcher meets at least once
+DESIGN = pairwise(variant=list(VARIANTS), case=list(CASES), launcher=["native", "numba"])
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
-def test_numba_launcher_same_answers(name):
-    """launcher='numba' on the small awkward cases and zero-weight cycles (the tiled repair rounds read their flag
-    every round), the same launches as the native default."""
-    for label, graph, source in [c for c in CASES if c[1].n <= 6 or c[0] == "zero-cycles-12"]:
-        res = gpusp.solve(graph, name, warmup=0, launcher="numba", **VARIANTS[name])
+def test_matches_reference(name):
+    """The variant's rows of the pairwise design: exact distances and valid trees, one launch per k (one round per
+    diagonal tile when tiled), negative cycles reported."""
+    for row in (row for row in DESIGN if row["variant"] == name):
+        graph = CASES[row["case"]]
+        if row["case"] in CYCLES:
+            with pytest.raises(NegativeCycleError):
+                gpusp.solve(graph, name, warmup=0, launcher=row["launcher"], **VARIANTS[name])
+            continue
+        res = gpusp.solve(graph, name, warmup=0, launcher=row["launcher"], **VARIANTS[name])
         assert_apsp_ok(graph, res)
-        native = gpusp.solve(graph, name, warmup=0, launcher="native", **VARIANTS[name])
-        np.testing.assert_array_equal(res.dist, native.dist)
-        assert res.counters == native.counters
-    with pytest.raises(NegativeCycleError):
-        gpusp.solve(ring(6, -1), name, warmup=0, launcher="numba", **VARIANTS[name])
+        assert res.counters["relaxations"] == graph.n ** 3
+        if name in TILED:
+            assert res.counters["iterations"] == -(-graph.n // 4), row  # one round per diagonal tile
+        else:
+            assert res.counters["iterations"] == graph.n, row  # one launch per k
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
-def test_negative_weights(name):
-    for label, graph, source in sssp_cases(negative=True)[-3:]:
-        assert_apsp_ok(graph, gpusp.solve(graph, name, warmup=0, **VARIANTS[name]))
-
-
-@pytest.mark.parametrize("name", list(VARIANTS))
-def test_negative_cycle_detected(name):
-    with pytest.raises(NegativeCycleError):
-        gpusp.solve(negative_cycle_graph(), name, warmup=0, **VARIANTS[name])
-    with pytest.raises(NegativeCycleError):  # a cycle through all 6 vertices, across tiles
-        gpusp.solve(ring(6, -1), name, warmup=0, **VARIANTS[name])
-    with pytest.raises(NegativeCycleError):  # a negative self-loop is a cycle too
-        gpusp.solve(_g(3, [(0, 1, 2), (1, 1, -1)], "neg-loop"), name, warmup=0, **VARIANTS[name])
+def test_numba_launcher_same_launches(name):
+    """launcher='numba' issues the launches of the native default, the tiled repair rounds (zero-weight cycles) with
+    their flag read every round."""
+    graph = CASES["zero-cycles-12"]
+    res = gpusp.solve(graph, name, warmup=0, launcher="numba", **VARIANTS[name])
+    native = gpusp.solve(graph, name, warmup=0, launcher="native", **VARIANTS[name])
+    assert_apsp_ok(graph, res)
+    np.testing.assert_array_equal(res.dist, native.dist)
+    assert res.counters == native.counters
 
 
 def test_zero_weight_ring_is_not_a_negative_cycle():
@@ -112,7 +107,7 @@ def test_tiledshared_tile_16():
 
 def test_repeated_runs_reset_state():
     """Warm-ups and trials rerun the solver on the same buffers: every run must start from the graph."""
-    graph = CASES[-2][1]
+    graph = CASES["random-13-positive"]
     res = gpusp.solve(graph, "floydwarshall_tiledshared", warmup=1, trials=2, tile=4)
     assert_apsp_ok(graph, res)
     assert len(res.timings.samples_ms) == 2

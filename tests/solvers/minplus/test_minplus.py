@@ -1,8 +1,8 @@
-"""minplus_naive / minplus_tiled (paper 004) and dijkstra_gpunaive (paper 000) in the CUDA simulator."""
+"""minplus_naive / minplus_tiled (paper 004) in the CUDA simulator."""
 
 import numpy as np
 import pytest
-from cases import _g, assert_apsp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import _g, assert_apsp_ok, negative_cycle_graph, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
@@ -11,41 +11,42 @@ from gpusp.solvers.common import dense
 
 MINPLUS = {"minplus_naive": {}, "minplus_tiled": {"tile": 4}}
 
-CASES = [c for c in sssp_cases() if c[1].n <= 13] + [
-    ("random-13-positive", random_graph(13, 45, seed=11, wmin=1, wmax=30), 0),
-    ("zero-cycles-12", random_graph(12, 24, seed=1132, wmin=0, wmax=0, name="zero-cycles-12"), 0),
-]
-
 
 def ring(n, total):
     """The cycle 0 -> 1 -> ... -> n-1 -> 0 of n edges and weight ``total``."""
     return _g(n, [(i, i + 1, 1) for i in range(n - 1)] + [(n - 1, 0, total - (n - 1))], f"ring-{n}")
 
 
+# negative cycles: reachable from 0, and one of 9 edges, which shows on the diagonal only once walks of 9 edges are
+# covered (2^4 >= 9: 4 squarings)
+CYCLES = {"negative-cycle": negative_cycle_graph(), "negative-ring-9": ring(9, -1)}
+# the awkward cases (n <= 13), odd-sized randoms, zero-weight cycles, negative weights and the negative cycles
+CASES = dict([(label, g) for label, g, _ in sssp_cases() if g.n <= 13]
+             + [("random-13-positive", random_graph(13, 45, seed=11, wmin=1, wmax=30)),
+                ("zero-cycles-12", random_graph(12, 24, seed=1132, wmin=0, wmax=0, name="zero-cycles-12"))]
+             + [(label, g) for label, g, _ in sssp_cases(negative=True)[-3:]], **CYCLES)
+# 13 vertices, three negative arcs, no negative cycle, several squarings
+MIXED = random_graph(13, 40, seed=2, wmin=-1, wmax=9)
+# every pair of variant, case, transpose and launcher meets at least once
+DESIGN = pairwise(name=list(MINPLUS), case=list(CASES), transpose=[False, True], launcher=["native", "numba"])
+
+
 # --- min-plus squaring ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(MINPLUS))
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_minplus_matches_reference(name, label, graph, source):
-    res = gpusp.solve(graph, name, warmup=0, **MINPLUS[name])
-    assert_apsp_ok(graph, res)
-    squarings = res.counters["iterations"]
-    assert squarings <= (graph.n - 1).bit_length()  # at most ceil(log2 n)
-    assert res.counters["relaxations"] == squarings * graph.n ** 3
-
-
-@pytest.mark.parametrize("name", list(MINPLUS))
-def test_minplus_negative_weights(name):
-    for label, graph, source in sssp_cases(negative=True)[-3:]:
-        assert_apsp_ok(graph, gpusp.solve(graph, name, warmup=0, **MINPLUS[name]))
-
-
-@pytest.mark.parametrize("name", list(MINPLUS))
-def test_minplus_negative_cycle_detected(name):
-    with pytest.raises(NegativeCycleError):
-        gpusp.solve(negative_cycle_graph(), name, warmup=0, **MINPLUS[name])
-    # a 9-edge cycle shows on the diagonal only once walks of 9 edges are covered: 2^4 >= 9, 4 squarings
-    with pytest.raises(NegativeCycleError):
-        gpusp.solve(ring(9, -1), name, warmup=0, **MINPLUS[name])
+def test_minplus_matches_reference(name):
+    """The variant's rows of the pairwise design: exact distances and valid trees in at most ceil(log2 n)
+    squarings, negative cycles reported."""
+    for row in (row for row in DESIGN if row["name"] == name):
+        graph, params = CASES[row["case"]], dict(transpose=row["transpose"], launcher=row["launcher"], **MINPLUS[name])
+        if row["case"] in CYCLES:
+            with pytest.raises(NegativeCycleError):
+                gpusp.solve(graph, name, warmup=0, **params)
+            continue
+        res = gpusp.solve(graph, name, warmup=0, **params)
+        assert_apsp_ok(graph, res)
+        squarings = res.counters["iterations"]
+        assert squarings <= (graph.n - 1).bit_length(), row  # at most ceil(log2 n)
+        assert res.counters["relaxations"] == squarings * graph.n ** 3
 
 
 def test_minplus_early_stop():
@@ -66,13 +67,15 @@ def test_minplus_early_stop():
 
 @pytest.mark.parametrize("name", list(MINPLUS))
 def test_transpose_agrees(name):
-    for graph in (random_graph(13, 40, seed=4, wmin=0, wmax=9), sssp_cases(negative=True)[-1][1]):
-        plain = gpusp.solve(graph, name, warmup=0, transpose=False, **MINPLUS[name])
-        trans = gpusp.solve(graph, name, warmup=0, transpose=True, **MINPLUS[name])
-        assert_apsp_ok(graph, trans)
-        np.testing.assert_array_equal(plain.dist, trans.dist)
-        np.testing.assert_array_equal(plain.parent, trans.parent)
-        assert plain.counters["iterations"] == trans.counters["iterations"]
+    """The transposed operand gives the same distances, predecessors and squarings (the answers on every case: the
+    design above)."""
+    graph = MIXED
+    plain = gpusp.solve(graph, name, warmup=0, transpose=False, **MINPLUS[name])
+    trans = gpusp.solve(graph, name, warmup=0, transpose=True, **MINPLUS[name])
+    assert_apsp_ok(graph, trans)
+    np.testing.assert_array_equal(plain.dist, trans.dist)
+    np.testing.assert_array_equal(plain.parent, trans.parent)
+    assert plain.counters["iterations"] == trans.counters["iterations"] > 1
 
 
 def test_minplus_tile_8():
@@ -94,38 +97,11 @@ def test_minplus_memory_check(monkeypatch):
         gpusp.solve(random_graph(13, 40, seed=1), "minplus_tiled", warmup=0, tile=4)
 
 
-# --- Dijkstra from every source --------------------------------------------------------------------------
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_dijkstra_matches_reference(label, graph, source):
-    res = gpusp.solve(graph, "dijkstra_gpunaive", warmup=0, block=32)
-    assert_apsp_ok(graph, res)
-
-
-def test_dijkstra_more_blocks_and_repeats():
-    graph = sssp_cases()[-1][1]  # random-37: two blocks of 32 threads
-    res = gpusp.solve(graph, "dijkstra_gpunaive", warmup=1, trials=2, block=32)
-    assert_apsp_ok(graph, res)
-
-
-def test_dijkstra_refuses_negative_weights():
-    graph = sssp_cases(negative=True)[-3][1]
-    with pytest.raises(SolverError, match="negative weights"):
-        gpusp.solve(graph, "dijkstra_gpunaive", warmup=0, block=32)
-    with pytest.raises(SolverError, match="negative weights"):
-        registry.get("dijkstra_gpunaive").build(graph, block=32)
-
-
-def test_dijkstra_memory_check(monkeypatch):
-    monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
-    with pytest.raises(SolverError, match="device memory"):
-        gpusp.solve(random_graph(13, 40, seed=1), "dijkstra_gpunaive", warmup=0, block=32)
-
-
 @pytest.mark.parametrize("name", list(MINPLUS))
 def test_minplus_launcher_numba_matches_native(name):
     """launcher='numba' (Numba's dispatcher and copy_to_host every squaring) gives the native launcher's answers,
     also on repeated runs of one solver (the prepared launches keep their ping-pong buffers apart)."""
-    graph = sssp_cases(negative=True)[-1][1]
+    graph = MIXED
     native = gpusp.solve(graph, name, warmup=1, trials=2, launcher="native", **MINPLUS[name])
     numba = gpusp.solve(graph, name, warmup=0, launcher="numba", transpose=True, **MINPLUS[name])
     assert_apsp_ok(graph, native)

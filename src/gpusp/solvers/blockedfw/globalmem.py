@@ -12,7 +12,10 @@ import functools
 
 from numba import cuda
 
+from ..common.dense import DTYPES
+from ..common.gate import kernel
 from .cells import cell_fns
+from .layout import BLOCK_SIZES
 
 
 @functools.cache
@@ -63,6 +66,14 @@ def _steps(B: int, dtype_name: str, paths: bool):
     return update, rest
 
 
+@kernel({"block": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64, int64)",
+         "full1": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "full2": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "full3": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "rat1": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "rat2": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+         "rat3": "void({dtype_name}[:, ::1], int32[:, ::1], int64)"},
+        cases=[dict(B=B, dtype_name=w, paths=paths) for w in DTYPES for B in BLOCK_SIZES for paths in (True, False)])
 @functools.cache
 def global_kernels(B: int, dtype_name: str, paths: bool = True) -> dict:
     """The v10 / v11 / v12 kernels for blocking factor B, distance dtype and ``paths`` (cells stay in global

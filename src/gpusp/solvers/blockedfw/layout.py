@@ -1,7 +1,7 @@
-"""Blocked Floyd-Warshall without Numba: block sizes and memory, the bank-conflict rule, the pieces and DAGs.
+"""Blocked Floyd-Warshall without Numba: block sizes and padding, the bank-conflict rule, the pieces and DAGs.
 
-Everything here is plain Python, so the registry can build its choices, help and memory bound from it and the
-tests can check the rule and the dependency graphs without a device.
+Everything here is plain Python, so the registry can build its choices and memory bound from it and the tests can
+check the rule and the dependency graphs without a device.
 
 * :func:`column_conflict` / :func:`conflict_plan`: paper 002's lcm rule (sec. 2.4.2) for version 2.1, which
   decides per B whether the shared arrays read by column are stored transposed and the phase-1 pivot padded.
@@ -27,16 +27,6 @@ BLOCK_SIZES = (4, 8, 16, 24, 32)  # the blocking factors B the kernels are built
 def padded(n: int, B: int) -> int:
     """n_pad: n rounded up to a multiple of B."""
     return -(-int(n) // int(B)) * int(B)
-
-
-def device_bytes(n: int, B: int, itemsize: int, paths: bool = True) -> int:
-    """Device memory of a run: distance (``itemsize`` bytes) and, with ``paths``, int32 predecessor matrices,
-    n_pad x n_pad, each with a pristine copy that every run resets from."""
-    return 2 * (int(itemsize) + (4 if paths else 0)) * padded(n, B) ** 2
-
-
-MEMORY_FORMULA = ("2 (w+4) n_pad^2 bytes (matrices + pristine copies; 2 w n_pad^2 without paths), n_pad = n "
-                  "rounded up to B; w = 8 when zero/negative weights force the hop tie-break")
 
 
 # --- the paper's bank-conflict rule (version 2.1) ------------------------------------------------------------------

@@ -1,18 +1,10 @@
-"""The shared-memory kernels of versions 2.0, 2.1, 3.0, 4.0 and 4.1: the blocks a phase reads are staged in shared
-memory.
+"""The shared-memory kernels of versions 2.0 to 4.1: the blocks a phase reads are staged in shared memory, one cell
+per thread, phase 3's own cell in a register.
 
-One CUDA block of B x B threads computes one matrix block, one cell per thread (``threadIdx.x`` is the column).
-Phase 1 stages the pivot block (t, t); phase 2 the pivot block and its own block; phase 3 blocks (I, t) and
-(t, J), its own cell staying in a register. A :class:`Tile` fixes B, the distance dtype and the layout at compile
-time: with ``transpose`` the arrays read only by column (the pivot in row pieces, the own block in column pieces,
-block (I, t) in phase 3) are stored transposed, so the read becomes a row read; with ``pad`` the pivot of phase 1,
-read both ways, gets row stride B + 1 (:func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when). With
-``paths`` off the predecessor argument is a placeholder no kernel touches, and the shared predecessor arrays shrink
-to one cell that nothing reads (compiled out).
-
-Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids of 1, 2(r-1) and (r-1)^2 blocks (2.x), and the
-pieces of 3.0 / 4.x, ``row`` / ``col`` (phase 2 blocks right or left of the pivot, below or above it) and
-``quad`` (one quadrant of phase 3) on grids offset by the piece's first block.
+A :class:`Tile` fixes B, the distance dtype, the layout (``transpose``: arrays read only by column stored transposed;
+``pad``: the phase-1 pivot at row stride B + 1; :func:`~gpusp.solvers.blockedfw.layout.conflict_plan` says when) and
+``paths`` at compile time. Kernels: ``p1`` / ``p2`` / ``p3`` on the rationalised grids (2.x), and the pieces of 3.0 /
+4.x, ``row`` / ``col`` (phase 2) and ``quad`` (a quadrant of phase 3). Design: docs/solvers/blockedfw.md.
 """
 
 from __future__ import annotations
@@ -23,7 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import cuda
 
+from ..common.dense import DTYPES
+from ..common.gate import kernel
 from .cells import cell_fns
+from .layout import BLOCK_SIZES, conflict_plan
 
 
 @dataclass(frozen=True)
@@ -206,6 +201,29 @@ def _cross(tile: Tile):
     return quad
 
 
+def _layouts(v20: bool) -> list[dict]:
+    """The compile gate's cases: every B, dtype and ``paths`` with v21's layout (``conflict_plan``), or with v20's
+    plain layout where that differs from v21's."""
+    out = []
+    for w in DTYPES:
+        for B in BLOCK_SIZES:
+            plan = conflict_plan(B)
+            if v20 and not (plan["transpose"] or plan["pad"]):
+                continue  # v21's layout is the plain one: compiled once, below
+            layout = dict(transpose=False, pad=False) if v20 else dict(transpose=plan["transpose"], pad=plan["pad"])
+            out += [dict(B=B, dtype_name=w, **layout, paths=paths) for paths in (True, False)]
+    return out
+
+
+# the pieces (row, col, quad) run only in v21's layout (v30, v4x); the rationalised grids (p1, p2, p3) in v20's too
+@kernel(SIGNATURES := {"p1": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+                       "p2": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+                       "p3": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+                       "row": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+                       "col": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+                       "quad": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64, int64)"},
+        cases=lambda: _layouts(v20=False))
+@kernel({name: SIGNATURES[name] for name in ("p1", "p2", "p3")}, cases=lambda: _layouts(v20=True))
 @functools.cache
 def shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool, paths: bool = True) -> dict:
     """The shared-memory kernels for B, dtype, a layout (transpose column-read arrays, pad phase 1) and ``paths``."""

@@ -4,7 +4,7 @@ v4.x dependency DAGs) and :mod:`.fast.variants` (the measured tile table and ker
 
 from __future__ import annotations
 
-from ..common.spec import LAUNCHER, N, W, Param, SolverSpec, choose, derived, par
+from ..common.spec import LAUNCHER, W, Param, SolverSpec, choose, derived
 from . import layout
 from .fast import variants as fast
 

@@ -1,10 +1,10 @@
-"""The eight versions of paper 002 as solver classes, and the compile gate's list of their kernels.
+"""The eight versions of paper 002 as solver classes (``blockedfw_v10`` ... ``blockedfw_v41``).
 
 :class:`_BlockedFW` holds what every version shares: the padded matrices on the device with pristine copies to
 reset from, the hop tie-break, the negative-cycle check, the counters and the download. A version adds how it
 launches the rounds: single blocks (1.0), full grids (1.1), rationalised grids (1.2 and, with shared memory, 2.0 /
-2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). The package docstring describes
-each version and the parameters ``paths``, ``launcher`` (1.0 ... 3.0) and ``graph`` (4.0 / 4.1).
+2.1), pieces on four streams (3.0) or one CUDA graph of the pieces (4.0 / 4.1). Each version and the parameters
+``paths``, ``launcher`` (1.0 ... 3.0) and ``capture`` (4.0 / 4.1): docs/solvers/blockedfw.md.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from numba import cuda
 
 from ...errors import NegativeCycleError, SolverError
 from ..common.base import Solver
-from ..common.dense import (DTYPES, apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
-                     undo_tiebreak)
+from ..common.dense import (apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
+                            undo_tiebreak)
 from ..common.launch import TARGET, Launch, NativeRead, capture_graph, event
 from .globalmem import global_kernels
-from .layout import (BLOCK_SIZES, LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges,
-                     wire_dag)
+from .layout import LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges, wire_dag
 from .sharedmem import shared_kernels
 
 
@@ -399,47 +398,3 @@ class V41Solver(_GraphVersion):
     version = "4.1"
     relaxed = True
 
-
-# --- offline compile gate --------------------------------------------------------------------------------------------
-def _shared_targets(B: int, w: str, mats: str, paths: bool) -> list:
-    """The shared-memory kernels for B, dtype w and paths: v20's layout, v21's where it differs, and the pieces."""
-    out = []
-    plain = shared_kernels(B, w, False, False, paths)
-    lay = conflict_plan(B)
-    v21 = shared_kernels(B, w, lay["transpose"], lay["pad"], paths)
-    tag = f"T{int(lay['transpose'])}P{int(lay['pad'])}"
-    wt = w if paths else f"{w},nopaths"  # the label's dtype part
-    for name, sig in (("p1", f"void({mats}, int64)"), ("p2", f"void({mats}, int64, int64)"),
-                      ("p3", f"void({mats}, int64)")):
-        out.append((f"{name}[B={B},{wt},v20]", plain[name], sig))
-        if v21 is not plain:
-            out.append((f"{name}[B={B},{wt},v21 {tag}]", v21[name], sig))
-    out += [
-        (f"row[B={B},{wt},{tag}]", v21["row"], f"void({mats}, int64, int64)"),
-        (f"col[B={B},{wt},{tag}]", v21["col"], f"void({mats}, int64, int64)"),
-        (f"quad[B={B},{wt},{tag}]", v21["quad"], f"void({mats}, int64, int64, int64)"),
-    ]
-    return out
-
-
-def compile_targets():
-    """(label, kernel, signature) for every kernel, every B in BLOCK_SIZES, int32 / int64 distances and paths on and
-    off (the negative-cycle check is :mod:`gpusp.solvers.common.dense`'s)."""
-    out = []
-    for w in DTYPES:
-        mats = f"{w}[:, ::1], int32[:, ::1]"
-        for B in BLOCK_SIZES:
-            for paths in (True, False):
-                g = global_kernels(B, w, paths)
-                tag = f"B={B},{w}" + ("" if paths else ",nopaths")
-                out += [
-                    (f"block[{tag}]", g["block"], f"void({mats}, int64, int64, int64)"),
-                    (f"full1[{tag}]", g["full1"], f"void({mats}, int64)"),
-                    (f"full2[{tag}]", g["full2"], f"void({mats}, int64)"),
-                    (f"full3[{tag}]", g["full3"], f"void({mats}, int64)"),
-                    (f"rat1[{tag}]", g["rat1"], f"void({mats}, int64)"),
-                    (f"rat2[{tag}]", g["rat2"], f"void({mats}, int64, int64)"),
-                    (f"rat3[{tag}]", g["rat3"], f"void({mats}, int64)"),
-                ]
-                out += _shared_targets(B, w, mats, paths)
-    return out

@@ -1,81 +1,8 @@
-"""Floyd-Warshall all-pairs shortest paths on the GPU (paper 000, Bodra): five variants.
-
-Algorithm. Floyd-Warshall keeps an n x n distance matrix ``d`` and, for k = 0 .. n-1 in turn, lowers
-every ``d[i][j]`` to ``d[i][k] + d[k][j]`` when that is shorter, i.e. allows vertex k as an intermediate
-vertex. A predecessor matrix ``p`` rides along: ``p[i][j]`` is the vertex before ``j`` on the best
-``i -> j`` path found so far, and an improvement through k copies ``p[k][j]`` into ``p[i][j]`` (the path
-now ends like the ``k -> j`` path). In step k row k and column k cannot change (``d[k][k] >= 0`` without
-a negative cycle), so all (i, j) of one step can be updated in parallel without races.
-
-Set-up (every ``run``, on the device). The matrix is built from the uploaded CSR graph: INF everywhere,
-0 on the diagonal, then each vertex lays its out-edges into its row (the lightest of parallel edges; a
-self-loop only when negative) and becomes the predecessor of their heads. This is exactly
-``Graph.to_dense()`` and :func:`gpusp.data.graph.dense_predecessors` (the tests check it), built on
-the device (:func:`~gpusp.solvers.common.dense.build_matrix`) so that resetting between trials costs no host copy and no
-second n x n buffer.
-
-Variants (registry names), all paper 000 section 2.3:
-
-* ``floydwarshall_supernaive`` - one launch per k over a 2-D grid, one thread per (i, j); the block is
-  ``tile x tile`` threads with ``j`` along x so a warp reads ``d[k][j..]`` and writes ``d[i][j..]``
-  coalesced; ``d[i][k]`` is one broadcast load.
-* ``floydwarshall_supernaiveshared`` - one launch per k; 1-D blocks of ``block`` threads lie along a
-  row i (grid: n rows along x, ``ceil(n / block)`` blocks along y), and thread 0 stages ``d[i][k]`` in
-  shared memory for the whole block (one load per block, a broadcast read). The paper puts the barrier
-  inside the bounds check; here every thread reaches it.
-* ``floydwarshall_naive`` - one launch per k, one thread per row i looping over all j (n threads: fewer
-  threads, strided accesses across a warp).
-* ``floydwarshall_tiledglobal`` - blocked (three-phase) Floyd-Warshall [Venkataraman et al.]: the matrix is
-  cut into ``TILE x TILE`` tiles and round r (one per diagonal tile, ``ceil(n / TILE)`` rounds) runs the
-  k of tile r in three launches: phase 1 the diagonal tile (one block), phase 2 the other tiles of row r
-  and column r (``2 (nt - 1)`` blocks; they read the diagonal tile), phase 3 all remaining tiles
-  (``(nt - 1)^2`` blocks; they read their tile in row r and column r). Phases 1 and 2 need a barrier per
-  k because row/column k of the tile being updated changes from one k to the next; phase 3 reads only
-  tiles finished in phase 2, so it keeps ``d[i][j]`` in a register and has no barrier in the k loop.
-  The paper's grids include the skipped tiles as early-exit blocks; these grids map block indices past
-  the primary tile instead. All in global memory; threads outside the matrix only keep the barriers.
-* ``floydwarshall_tiledshared`` - the same three phases with the tiles staged in shared memory (padded with
-  INF past the matrix edge, so the k loops need no bounds checks); phase 3 stages its row-r and column-r
-  tiles once and loops over k with one barrier per launch.
-
-Tile sizes are compile-time constants: each ``(TILE, dtype, negative)`` triple gets its own kernels from a
-cached factory. Int32 graphs with non-negative weights use ``min(int32(a + b), c)`` for the inner
-update, which ptxas fuses into one DPX ``VIADDMNMX`` on sm_90; ``a + b`` never overflows because
-``INF + INF`` fits (``INF = 2**30 - 1`` or ``2**62 - 1``), and INF + w >= INF never wins a strict ``<``.
-
-Negative weights. Kernels built for graphs with negative weights guard both operands against INF (INF +
-negative would look finite) and clamp sums at ``-INF``: with a negative cycle Floyd-Warshall's values can
-fall exponentially and would otherwise wrap around. After the last step a negative diagonal entry means a
-negative cycle and raises :class:`~gpusp.errors.NegativeCycleError` (:func:`~gpusp.solvers.common.dense.check_diagonal`: a
-one-block check, one 4-byte copy back).
-
-Predecessors and zero-weight cycles. Naive and super naive perform exactly the updates of sequential
-Floyd-Warshall, whose predecessor matrix is a shortest-path tree per row. The tiled order is a valid
-reordering for distances, but with a cycle of total weight 0 (zero weights, or mixed signs) its
-predecessor pointers can form a loop of tight edges. Every pointer is still tight, and with all weights
-> 0 distances strictly fall along a chain, so loops need a weight <= 0. For such graphs the tiled
-variants finish with a repair pass: every predecessor is parked, then rounds of a (source, vertex) kernel
-re-attach a vertex under its Floyd-Warshall predecessor once that one is attached, or else under any
-attached in-neighbour over a tight edge (reverse CSR), until a round attaches nothing. A vertex only ever
-hangs under a vertex already in the tree, so chains end at the source; rounds <= the depth of the
-shortest-path trees (counter ``tree_rounds``).
-
-Launches (``launcher`` parameter, every variant). A step of the k loop is one launch (three a round for the tiled
-variants) of little work on small graphs, so the host's launch path can be what a variant measures. The launches of
-the k loop and of the repair rounds are configured once per solver as :class:`~gpusp.solvers.common.launch.Launch` objects
-and the repair's per-round flag is read through :class:`~gpusp.solvers.common.launch.NativeRead`: ``'native'`` (default)
-pays the driver's cost per launch, as the paper's C code does; ``'numba'`` goes through Numba's dispatcher and
-``copy_to_host`` every time (tens of microseconds of host time each), for comparison. The answers are the same.
-The matrix build and the negative-cycle check (a few launches per run, not per step) go through Numba either way.
-
-Counters: ``iterations`` (launches of the k loop; rounds for the tiled variants), ``relaxations``
-(n^3), ``launches`` (every kernel launch of the run).
-
-Complexity: Theta(n^3) work and Theta(n^2) memory for every variant; n launches (naive, super naive) or
-3 ceil(n / TILE) launches (tiled); the tiled variants read O(n^3 / TILE) words from global memory.
-
-Paper: P. Bodra, GPU implementations of Bellman-Ford, Dijkstra and Floyd-Warshall (seed 000), sections
-2.3.1-2.3.5; blocked FW after G. Venkataraman, S. Sahni, S. Mukhopadhyaya (2003) and Katz & Kider (2008).
+"""The five GPU Floyd-Warshall variants of paper 000 (Bodra): one launch per k (``floydwarshall_supernaive``,
+``_supernaiveshared``, ``_naive``) and the three-phase tiled order in global or shared memory
+(``floydwarshall_tiledglobal``, ``_tiledshared``), with the predecessor matrix, the negative-cycle check and, for the
+tiled order with weights <= 0, a repair pass that re-hangs the predecessors as trees. Design:
+docs/solvers/floydwarshall.md.
 """
 
 from __future__ import annotations
@@ -90,10 +17,12 @@ from ..common.base import Solver
 from ..common.csr import DeviceGraph
 from ..common.dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
                     require_device_memory)
+from ..common.gate import kernel
 from ..common.launch import Launch, NativeRead, grid2, launch_grid, put
 from ..common.spec import MATRIX_TILES
 
 
+@kernel("void(int32[:, ::1])")
 @cuda.jit(cache=True)
 def park_parents(p):
     """Thread per (s, v), v along x: park every predecessor p as -(p + 2), i.e. 'not yet in s's tree'."""
@@ -103,6 +32,8 @@ def park_parents(p):
         p[s, v] = -p[s, v] - 2
 
 
+@kernel("void(int32[::1], int32[::1], {dt}[::1], {dt}[:, ::1], int32[:, ::1], {dt}, int32[::1])",
+        cases=[dict(dt=w) for w in DTYPES])
 @cuda.jit(cache=True)
 def attach_round(in_indptr, in_src, in_w, d, p, inf, changed):
     """Thread per parked (s, v): attach v under its old predecessor or a tight in-neighbour in s's tree."""
@@ -147,6 +78,8 @@ def relax_fn(dt: str, negative: bool):
     return relax
 
 
+@kernel(dict.fromkeys(("supernaive", "supernaiveshared", "naive"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
+        cases=[dict(dt=w, negative=g) for w in DTYPES for g in (False, True)])
 @functools.cache
 def _row_kernels(dt: str, negative: bool):
     """The one-launch-per-k kernels (super naive, super naive shared, naive) for one dtype."""
@@ -193,9 +126,11 @@ def _row_kernels(dt: str, negative: bool):
         for j in range(n):
             relax(d, p, i, j, k, dik, inf)
 
-    return supernaive, supernaiveshared, naive
+    return dict(supernaive=supernaive, supernaiveshared=supernaiveshared, naive=naive)
 
 
+@kernel(dict.fromkeys(("phase1", "phase2", "phase3"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
+        cases=[dict(tile=T, dt=w, negative=g) for w in DTYPES for g in (False, True) for T in MATRIX_TILES])
 @functools.cache
 def _tiled_global_kernels(tile: int, dt: str, negative: bool):
     """Three-phase blocked FW in global memory with TILE x TILE blocks."""
@@ -260,9 +195,11 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
             d[i, j] = best
             p[i, j] = p[kbest, j]
 
-    return phase1, phase2, phase3
+    return dict(phase1=phase1, phase2=phase2, phase3=phase3)
 
 
+@kernel(dict.fromkeys(("phase1", "phase2", "phase3"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
+        cases=[dict(tile=T, dt=w, negative=g) for w in DTYPES for g in (False, True) for T in MATRIX_TILES])
 @functools.cache
 def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
     """Three-phase blocked FW with the tiles staged in shared memory (INF-padded past the matrix)."""
@@ -374,7 +311,7 @@ def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
             d[i, j] = best
             p[i, j] = rp[kbest, tx]
 
-    return phase1, phase2, phase3
+    return dict(phase1=phase1, phase2=phase2, phase3=phase3)
 
 
 # --- solvers --------------------------------------------------------------------------------------------
@@ -427,7 +364,7 @@ class _DenseApsp(Solver):
         raise NotImplementedError
 
     def repair_parents(self) -> tuple[int, int]:
-        """Re-hang the predecessors as trees over tight edges (see the module docstring); (launches, rounds)."""
+        """Re-hang the predecessors as trees over tight edges (docs/solvers/floydwarshall.md); (launches, rounds)."""
         rev, d, p, flag = self.rev, self.d, self.p, self.flag
         self.l_park(p)
         launches, rounds = 1, 0
@@ -467,14 +404,14 @@ class _DenseApsp(Solver):
 class _RowSolver(_DenseApsp):
     """One launch per k of a row kernel (super naive, super naive shared, naive)."""
 
-    kernel_index = 0
+    kernel = "supernaive"  # the key of _row_kernels
 
     def config(self) -> tuple:
         """(grid, block) of this variant's launch."""
         raise NotImplementedError
 
     def prepare(self):
-        self.l_step = self.launch(_row_kernels(self.dt, self.negative)[self.kernel_index], *self.config())
+        self.l_step = self.launch(_row_kernels(self.dt, self.negative)[self.kernel], *self.config())
 
     def iterate(self):
         step, d, p, inf = self.l_step, self.d, self.p, self.inf
@@ -496,7 +433,7 @@ class SuperNaiveSolver(_RowSolver):
 
 class SuperNaiveSharedSolver(_RowSolver):
     registry_name = "floydwarshall_supernaiveshared"
-    kernel_index = 1
+    kernel = "supernaiveshared"
 
     def __init__(self, graph, *, block, launcher):
         super().__init__(graph, block=block, launcher=launcher)
@@ -508,7 +445,7 @@ class SuperNaiveSharedSolver(_RowSolver):
 
 class NaiveSolver(_RowSolver):
     registry_name = "floydwarshall_naive"
-    kernel_index = 2
+    kernel = "naive"
 
     def __init__(self, graph, *, block, launcher):
         super().__init__(graph, block=block, launcher=launcher)
@@ -528,12 +465,12 @@ class _TiledSolver(_DenseApsp):
 
     def prepare(self):
         T = self.tile
-        phase1, phase2, phase3 = type(self).factory(T, self.dt, self.negative)
+        ks = type(self).factory(T, self.dt, self.negative)
         self.nt = nt = launch_grid(self.n, T)
         rest = max(1, nt - 1)  # a single tile launches phase 1 only
-        self.l1 = self.launch(phase1, (1, 1), (T, T))
-        self.l2 = self.launch(phase2, (rest, 2), (T, T))
-        self.l3 = self.launch(phase3, (rest, rest), (T, T))
+        self.l1 = self.launch(ks["phase1"], (1, 1), (T, T))
+        self.l2 = self.launch(ks["phase2"], (rest, 2), (T, T))
+        self.l3 = self.launch(ks["phase3"], (rest, rest), (T, T))
 
     def iterate(self):
         nt, d, p, inf = self.nt, self.d, self.p, self.inf
@@ -557,23 +494,3 @@ class TiledSharedSolver(_TiledSolver):
     registry_name = "floydwarshall_tiledshared"
     factory = staticmethod(_tiled_shared_kernels)
 
-
-def compile_targets():
-    """(label, kernel, signature) for every kernel, TILE, dtype and weight sign (negative or not)."""
-    out = []
-    for w in DTYPES:
-        mat = f"{w}[:, ::1], int32[:, ::1]"
-        step = f"void({mat}, int64, {w})"
-        csr = f"int32[::1], int32[::1], {w}[::1]"
-        out.append((f"attach_round[{w}]", attach_round, f"void({csr}, {mat}, {w}, int32[::1])"))
-        for neg in (False, True):
-            tag = f"{w},{'neg' if neg else 'nonneg'}"
-            for name, kern in zip(("supernaive", "supernaiveshared", "naive"), _row_kernels(w, neg)):
-                out.append((f"{name}[{tag}]", kern, step))
-            for T in MATRIX_TILES:
-                for variant, factory in (("tiledglobal", _tiled_global_kernels),
-                                         ("tiledshared", _tiled_shared_kernels)):
-                    for ph, kern in enumerate(factory(T, w, neg), start=1):
-                        out.append((f"{variant}.phase{ph}[T={T},{tag}]", kern, step))
-    out.append(("park_parents", park_parents, "void(int32[:, ::1])"))
-    return out

@@ -1,63 +1,6 @@
-"""All-pairs shortest paths by min-plus matrix squaring on the GPU (paper 004, An), naive and tiled.
-
-Algorithm. Let ``D_1`` be the distance matrix of single edges (0 on the diagonal, INF for no edge). In the
-(min, +) semiring ``(A B)[i][j] = min_k A[i][k] + B[k][j]``, and ``D_2l = D_l D_l`` holds the shortest
-walks of at most 2l edges (the diagonal is <= 0, so shorter walks survive). Shortest paths use at most
-n - 1 edges, so ``ceil(log2 n)`` squarings suffice; the host stops earlier after a squaring that changed
-nothing (a one-word ``changed`` flag, copied back once per squaring), because then ``D_l`` is closed under
-the product and every later square equals it. Each squaring reads ``D_l`` and writes ``D_2l`` into the
-other of two buffers (double buffering: no entry is read after it was overwritten).
-
-Predecessors. ``P_l[i][j]`` is the vertex before j on the walk behind ``D_l[i][j]``. The product remembers
-the first k (in increasing order) whose ``D_l[i][k] + D_l[k][j]`` strictly beats ``D_l[i][j]``; the new
-walk ends like the ``k -> j`` walk, so ``P_2l[i][j] = P_l[k][j]`` (one extra read per improved entry, after
-the k loop), else ``P_2l[i][j] = P_l[i][j]``. Every entry's walk is real and ends with its predecessor's
-edge, so once the distances are exact every tree edge is tight.
-
-Negative weights are allowed. Kernels for such graphs treat an INF operand as "no walk" (INF + negative
-would look finite) and clamp sums at -INF. Squaring only finds walks of up to ``2^l`` edges, so a negative
-cycle is certain to show only once walks of n edges are covered: after ``ceil(log2 n)`` squarings (``2^l >=
-n``) a vertex on a simple negative cycle of at most n edges has a negative diagonal entry, which raises
-:class:`~gpusp.errors.NegativeCycleError`. An early stop (nothing changed) cannot hide one, since a
-negative cycle keeps lowering its diagonal at every squaring.
-
-Set-up (every ``run``, on the device): ``D_1`` and ``P_1`` are built from the uploaded CSR graph
-(:func:`gpusp.solvers.common.dense.build_matrix`: the same matrix as ``Graph.to_dense()`` and ``dense_predecessors``).
-
-Variants (registry names):
-
-* ``minplus_naive`` - one thread per entry (16 x 16 blocks, j along x) loops over all k in global memory:
-  ``D[i][k]`` is a broadcast across the warp and ``D[k][j]`` a coalesced row segment.
-* ``minplus_tiled`` - the tiled matrix product: a block computes one ``TILE x TILE`` output tile, stepping
-  through ``ceil(n / TILE)`` pairs of input tiles staged in shared memory (INF past the matrix edge), two
-  barriers per pair (staged / consumed); the running minimum and its k stay in registers.
-
-``transpose`` (both variants): multiply by the transposed operand ``D_l^T``, kept in a third buffer and
-refreshed after each squaring that changed something by a shared-memory tiled transpose (coalesced reads
-and writes). The inner loop then reads ``D[i][k]`` and ``D^T[j][k]``, both along rows, as paper 004
-proposes. Note that with j along x the untransposed ``D[k][j]`` loads are already coalesced; in the naive
-kernel the transposed reads are strided across a warp (each thread walks its own row), and in the tiled
-kernel the transposed tile is loaded coalesced and stored transposed into a tile padded to ``TILE + 1``
-columns (no bank conflicts). Either way this option is here to measure the paper's trade-off, not because
-it is expected to win. Costs ``w n^2`` more bytes.
-
-Int32 graphs with non-negative weights use ``min(int32(a + b), c)`` (DPX ``VIADDMNMX`` on sm_90).
-
-Launches (``launcher``, both variants). A squaring is a flag reset, the product, a one-word read and, with
-``transpose``, a transpose: ``'native'`` (default) launches them through
-:class:`~gpusp.solvers.common.launch.Launch` objects built at upload (the driver's cost per launch, as C pays it) and
-reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`; ``'numba'`` goes through Numba's dispatcher
-and ``copy_to_host`` every squaring, for comparison. At most ceil(log2 n) squarings, so this matters on small
-matrices only. The set-up (:func:`gpusp.solvers.common.dense.build_matrix`) and the diagonal check launch through Numba.
-
-Counters: ``iterations`` (squarings run, including the last one that changed nothing), ``relaxations``
-(``iterations * n^3``), ``launches``.
-
-Complexity: O(n^3 log n) work, ceil(log2 n) launches at most; the tiled kernel reads O(n^3 / TILE) words
-from global memory per squaring. Memory ``(2w + 8) n^2`` bytes, ``(3w + 8) n^2`` with ``transpose``.
-
-Paper: seed 004 (An), "all-pairs shortest paths by matrix multiplication": Algorithms 9, 13, 14 and the
-transposed-operand discussion.
+"""``minplus_naive`` and ``minplus_tiled`` (paper 004): all-pairs shortest paths by repeated min-plus squaring of the
+distance matrix, with predecessors, double buffering and an early stop once a squaring changes nothing; optionally
+against the transposed operand. Design: docs/solvers/minplus.md.
 """
 
 from __future__ import annotations
@@ -72,6 +15,7 @@ from ..common.base import Solver
 from ..common.csr import DeviceGraph
 from ..common.dense import (DTYPES, build_matrix, check_diagonal, csr_bytes, plus_fn, raise_on_negative_cycle,
                     require_device_memory)
+from ..common.gate import kernel
 from ..common.launch import Launch, NativeRead, grid2, put
 from ..common.spec import MATRIX_TILES
 
@@ -90,6 +34,8 @@ def store(out_d, out_p, p, changed, i, j, best, kbest):
         out_p[i, j] = p[i, j]
 
 
+@kernel("void({dt}[:, ::1], {dt}[:, ::1], int32[:, ::1], {dt}[:, ::1], int32[:, ::1], int32[::1], {dt})",
+        cases=[dict(dt=w, negative=g, transpose=t) for w in DTYPES for g in (False, True) for t in (False, True)])
 @functools.cache
 def _naive_kernel(dt: str, negative: bool, transpose: bool):
     """One thread per output entry, k loop in global memory."""
@@ -118,6 +64,9 @@ def _naive_kernel(dt: str, negative: bool, transpose: bool):
     return square
 
 
+@kernel("void({dt}[:, ::1], {dt}[:, ::1], int32[:, ::1], {dt}[:, ::1], int32[:, ::1], int32[::1], {dt})",
+        cases=[dict(tile=T, dt=w, negative=g, transpose=t) for w in DTYPES for g in (False, True)
+               for t in (False, True) for T in MATRIX_TILES])
 @functools.cache
 def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
     """One block per TILE x TILE output tile, input tiles staged in shared memory."""
@@ -162,6 +111,8 @@ def _tiled_kernel(tile: int, dt: str, negative: bool, transpose: bool):
     return square
 
 
+@kernel("void({dt}[:, ::1], {dt}[:, ::1])",
+        cases=[dict(tile=T, dt=w) for w in DTYPES for T in sorted(set(MATRIX_TILES) | {NAIVE_SIDE})])
 @functools.cache
 def _transpose_kernel(tile: int, dt: str):
     """Tiled transpose through shared memory (Ruetsch & Micikevicius): both sides coalesced."""
@@ -284,18 +235,3 @@ class TiledSolver(_MinPlus):
         tr = _transpose_kernel(T, self.dt) if self.transpose else None
         return kern, grid2(self.n, T), (T, T), tr, T
 
-
-def compile_targets():
-    """(label, kernel, signature) for every kernel, TILE, dtype, weight sign and transpose flag."""
-    out = []
-    for w in DTYPES:
-        sig = f"void({w}[:, ::1], {w}[:, ::1], int32[:, ::1], {w}[:, ::1], int32[:, ::1], int32[::1], {w})"
-        for neg in (False, True):
-            for tr in (False, True):
-                tag = f"{w},{'neg' if neg else 'nonneg'},{'T' if tr else 'N'}"
-                out.append((f"naive[{tag}]", _naive_kernel(w, neg, tr), sig))
-                for T in MATRIX_TILES:
-                    out.append((f"tiled[T={T},{tag}]", _tiled_kernel(T, w, neg, tr), sig))
-        for T in sorted(set(MATRIX_TILES) | {NAIVE_SIDE}):
-            out.append((f"transpose[T={T},{w}]", _transpose_kernel(T, w), f"void({w}[:, ::1], {w}[:, ::1])"))
-    return out

@@ -21,7 +21,7 @@ INF_F32 = np.float32(np.inf)
 
 @dataclass(frozen=True)
 class Consts:
-    """Compile-time constants (package docstring for the variants)."""
+    """Compile-time constants (the variants: docs/solvers/blockedfw.md)."""
 
     T: int  # tile side
     R: int  # register block side: cells per thread along each side
@@ -80,8 +80,8 @@ def build(T: int, R: int, kind: str, paths: bool, p12: str, inner: str, unroll: 
     NBUF = 2 if stage == "double" else 1
     TUNED = (inner, unroll, stage) != ("scalar", 1, "single")
     # the tuned k3 with R <= 4 asks ptxas for the blocks per SM that K3_REGS registers per thread allow (2 at 256
-    # threads, as the reference k3 gets with 96): left alone, ptxas gives it 150-190 and one block per SM. Not at
-    # R = 8 (64 accumulators) or 1024 threads, where the bound would spill kilobytes.
+    # threads, as the reference k3 gets): left alone, ptxas gives it more registers and one block per SM. Not at
+    # R = 8 (64 accumulators) or 1024 threads, where the bound would spill (docs/solvers/blockedfw.md).
     bounded = TUNED and R <= 4 and 2 * NT * K3_REGS <= 65536
     bounds = TARGET.launch_bounds(NT, 65536 // (NT * K3_REGS)) if bounded else {}
     return Consts(T=T, R=R, DT=numba.from_dtype(NPDT), NPDT=NPDT, INF=INF, NEG=NEG, GEN=gen, FLOAT=kind == "float32",

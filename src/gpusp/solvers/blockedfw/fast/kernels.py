@@ -9,9 +9,51 @@ import functools
 
 from numba import cuda
 
+from ...common.gate import kernel, recorded
 from . import consts
 from .phase12 import relax_tile_fn
 from .phase3 import update_tile_fn
+from .variants import ARITHS, DEFAULTS, SHIPPED, resolve_variant
+
+# tuned variants the compile gate builds at T 64, R 4 beyond each shipped tile's reference and 'auto' variant:
+# (variant, (kind, paths) pairs, kernels)
+GATED_VARIANTS = (
+    (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every tuned piece at once
+     (("dpx", True), ("dpx", False), ("gen32", True)), ("k12", "k3")),
+    (dict(p12="global", inner="vec4", unroll=8, stage="single"), (("dpx", True), ("dpx", False)), ("k3", "persistent")),
+    (dict(p12="global", inner="vec2", unroll=4, stage="double"), (("dpx", True), ("dpx", False)), ("k3",)),
+    (dict(p12="global", inner="scalar", unroll=4, stage="single"), (("dpx", True), ("dpx", False)), ("k3",)),
+)
+
+
+def matrix_type(kind: str) -> str:
+    """The matrix element of a kernel kind, as a Numba type name."""
+    return {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
+
+
+def gate_cases(name: str) -> list[dict]:
+    """The kernel sets the compile gate compiles kernel ``name`` of: every shipped (tile, regblock) x arith x paths at
+    the reference and the 'auto' variant, the general kernels at the reference, and :data:`GATED_VARIANTS`."""
+    out = []
+
+    def add(names, T, R, kind, paths, variant):
+        if name in names:
+            out.append(dict(T=T, R=R, kind=kind, paths=paths, **variant, w=matrix_type(kind)))
+
+    for T, R in SHIPPED:
+        for kind in ARITHS:
+            for paths in (True, False):
+                # phases 1-2 do not depend on the dpx / int32 choice
+                add(("persistent", "k3", "k2") + (("k12",) if kind != "int32" else ()), T, R, kind, paths, DEFAULTS)
+                auto = resolve_variant(T, R, kind, paths)
+                if auto != DEFAULTS:
+                    add(("k12", "k2", "k3") if auto["p12"] == "shared" else ("k2", "k3"), T, R, kind, paths, auto)
+        for kind in ("gen32", "gen64"):
+            add(("persistent", "k12", "k3"), T, R, kind, True, DEFAULTS)
+    for variant, kinds, names in GATED_VARIANTS:
+        for kind, paths in kinds:
+            add(names, 64, 4, kind, paths, variant)
+    return out
 
 
 def rounds_fns(cs: consts.Consts):
@@ -57,12 +99,16 @@ def rounds_fns(cs: consts.Consts):
     return cross_tile, round12, round3, update_tile
 
 
+@kernel({"k12": "void({w}[:, ::1], int32[:, ::1], int64, int64, int64)"}, cases=lambda: gate_cases("k12"))
+@kernel({"k2": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("k2"))
+@kernel({"k3": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("k3"))
+@kernel({"persistent": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("persistent"))
 @functools.cache
 def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: str = "scalar", unroll: int = 1,
             stage: str = "single") -> dict:
     """Kernels for tile T, register block R and ``kind``: 'dpx' / 'int32' / 'float32' (fast phase 3 on
     packed keys, non-negative weights, no INF guards) or 'gen32' / 'gen64' (guarded, any weights); ``p12``,
-    ``inner``, ``unroll`` and ``stage`` pick the variant (package docstring), all compile-time constants.
+    ``inner``, ``unroll`` and ``stage`` pick the variant (docs/solvers/blockedfw.md), all compile-time constants.
     Also KC (pivots per phase-3 chunk), S (key shift), U (pivots per k-loop iteration), V (load width) and
     k3_bounds (k2 / k3's launch bounds, or None)."""
     cs = consts.build(T, R, kind, paths, p12, inner, unroll, stage)
@@ -107,9 +153,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
 
 
 def kernel_sigs(kind: str) -> dict:
-    """Numba signatures of the kernels for a kernel kind (matrix dtype)."""
-    w = {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
-    mats = f"{w}[:, ::1], int32[:, ::1]"
-    return {"k12": f"void({mats}, int64, int64, int64)", "k3": f"void({mats}, int64, int64)",
-            "k2": f"void({mats}, int64, int64)",
-            "persistent": f"void({mats}, int64, int64)"}
+    """Numba signatures of the kernels for a kernel kind, from their ``@kernel`` records (for benchmark scripts that
+    compile one kernel by hand)."""
+    return {part: template.format(w=matrix_type(kind)) for record in recorded(__name__)
+            for part, template in record.signature.items()}

@@ -1,10 +1,10 @@
 """Phase 3 of blockedfw_fast (and phase 2 as a min-plus product): a tile updated through the staged pivot-column and
 pivot-row tiles, R x R cells per thread in registers, on packed (distance, pivot) keys or guarded general values.
 
-Two layouts (package docstring): :func:`phase3_fn`, the reference, with a thread's cells strided T/R apart and the
-pivot-column chunk transposed; :func:`phase3x_fn`, R consecutive rows and columns per thread, V-wide shared loads, U
-pivots per k-loop iteration and one or two chunk buffers. Their k loops are the hot loops of the solver: written out
-here as they are measured. Device functions only: :mod:`.kernels` launches them.
+Two layouts (docs/solvers/blockedfw.md): :func:`phase3_fn`, the reference, with a thread's cells strided T/R apart
+and the pivot-column chunk transposed; :func:`phase3x_fn`, R consecutive rows and columns per thread, V-wide shared
+loads, U pivots per k-loop iteration and one or two chunk buffers. Their k loops are the hot loops of the solver:
+written out here as they are measured. Device functions only: :mod:`.kernels` launches them.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ def phase3x_fn(cs: Consts, pack, write_back):
                 k = u32(q * U)
                 kc = c * KCX
                 group(As, Bs, buf, row, col, k, kc, acc, kb, av, bv)  # U / V groups written out: LLVM
-                if G >= 2:  # leaves a rolled loop over groups of 64+ instructions, so unroll by hand
+                if G >= 2:  # leaves a loop over groups this large rolled, so unroll by hand
                     group(As, Bs, buf, row, col, k + u32(V), kc, acc, kb, av, bv)
                 if G >= 4:
                     group(As, Bs, buf, row, col, k + u32(2 * V), kc, acc, kb, av, bv)

@@ -11,14 +11,15 @@ from ...common.base import Solver
 from ...common.dense import (apsp_tight_parents, check_diagonal, hop_tiebreak, padded_matrices, raise_on_negative_cycle,
                      require_device_memory, undo_tiebreak)
 from ...common.launch import TARGET, capture_graph, cooperative_grid
-from .kernels import kernel_sigs, kernels
-from .variants import (ARITHS, AUTO_LAUNCH, DEFAULTS, SHIPPED, check_variant, device_bytes, kernel_kind,
-                       phase2_mode, resolve_variant, tile_shape, useful_first)
+from ..spec import FAST_MEMORY
+from .kernels import kernels
+from .variants import AUTO_LAUNCH, check_variant, kernel_kind, phase2_mode, resolve_variant, tile_shape, useful_first
 
 
 class FastSolver(Solver):
     """blockedfw_fast: tile / regblock / arith / paths / kernel variant / launch / pivots / phase2 as in the registry
-    (package docstring). Tiles below 16 are accepted here for the simulator tests (the registry offers 16 .. 128)."""
+    (docs/solvers/blockedfw.md). Tiles below 16 are accepted here for the simulator tests (the registry offers 16 ..
+    128)."""
 
     device = "gpu"
 
@@ -76,8 +77,9 @@ class FastSolver(Solver):
         if self.n == 0:
             return
         w = np.dtype(self.device_dtype()).itemsize
-        require_device_memory("blockedfw_fast", self.n, device_bytes(self.n_pad, w, self.paths),
-                              "2 (w+4) n_pad^2 bytes")
+        shape = dict(tile=self.T, regblock=self.R, paths=self.paths)
+        require_device_memory("blockedfw_fast", self.n, FAST_MEMORY(self.n, self.graph.m, shape, w),
+                              FAST_MEMORY.formula())
         d0, p0 = self.host_matrices()
         if self.kind == "float32":
             d0 = np.where(d0 == self.inf, np.float32(np.inf), d0).astype(np.float32)
@@ -169,50 +171,3 @@ class FastSolver(Solver):
         dist = undo_tiebreak(undivided, self.tie, self.graph)
         return (dist, undivided) if undivided_too else dist
 
-
-# --- offline compile gate --------------------------------------------------------------------------------
-GATED_VARIANTS = (dict(p12="shared", inner="vec4", unroll=8, stage="double"),  # every tuned piece at once
-                  dict(p12="global", inner="vec4", unroll=8, stage="single"),
-                  dict(p12="global", inner="vec2", unroll=4, stage="double"),
-                  dict(p12="global", inner="scalar", unroll=4, stage="single"))
-
-
-def _shipped_targets(T: int, R: int) -> list:
-    """Tile T, register block R: every arith x paths at the reference and the 'auto' variant, the general kernels
-    at the reference."""
-    out = []
-    for kind in ARITHS:
-        for paths in (True, False):
-            ks, sigs = kernels(T, R, kind, paths), kernel_sigs(kind)
-            tag = f"T={T},R={R},{kind},paths={int(paths)}"
-            out += [(f"persistent[{tag}]", ks["persistent"], sigs["persistent"]),
-                    (f"k3[{tag}]", ks["k3"], sigs["k3"]), (f"k2[{tag}]", ks["k2"], sigs["k2"])]
-            if kind != "int32":  # phases 1-2 do not depend on the dpx / int32 choice
-                out.append((f"k12[{tag}]", ks["k12"], sigs["k12"]))
-            var = resolve_variant(T, R, kind, paths)
-            if var != DEFAULTS:  # the default ('auto') variant
-                ks = kernels(T, R, kind, paths, **var)
-                vtag = ",".join(f"{k}={v}" for k, v in var.items())
-                out += [(f"{name}[{tag},{vtag}]", ks[name], sigs[name])
-                        for name in (("k12", "k2", "k3") if var["p12"] == "shared" else ("k2", "k3"))]
-    for kind in ("gen32", "gen64"):
-        ks, sigs = kernels(T, R, kind, True), kernel_sigs(kind)
-        tag = f"T={T},R={R},{kind}"
-        out += [(f"{name}[{tag}]", ks[name], sigs[name]) for name in ("persistent", "k12", "k3")]
-    return out
-
-
-def compile_targets():
-    """(label, kernel, signature): every shipped (tile, regblock) x arith x paths at the reference and the
-    'auto' variant, the general kernels at the reference, plus a representative set of tuned variants at
-    T=64, R=4 (dpx, paths on and off; gen32; the persistent kernel once)."""
-    out = []
-    for T, R in SHIPPED:
-        out += _shipped_targets(T, R)
-    for i, var in enumerate(GATED_VARIANTS):
-        tag = ",".join(f"{k}={v}" for k, v in var.items())
-        for kind, paths in (("dpx", True), ("dpx", False), ("gen32", True))[:3 if i == 0 else 2]:
-            ks, sigs = kernels(64, 4, kind, paths, **var), kernel_sigs(kind)
-            names = ("k12", "k3") if var["p12"] == "shared" else ("k3", "persistent") if i == 1 else ("k3",)
-            out += [(f"{name}[T=64,R=4,{kind},paths={int(paths)},{tag}]", ks[name], sigs[name]) for name in names]
-    return out

@@ -4,7 +4,7 @@ The parameters' choices (:data:`ARITHS`, :data:`P12S`, :data:`INNERS`, :data:`UN
 :data:`LAUNCHES`, :data:`PIVOTS`, :data:`PHASE2S`), what their 'auto' / 0 take (:data:`TABLE` through :func:`pick`,
 :data:`AUTO_ARITH`, :data:`AUTO_VARIANT`, :data:`AUTO_LAUNCH`, :func:`kernel_kind`, :func:`phase2_mode`), the shared-
 memory budget that sizes phase 3's operand chunks (:func:`chunk`) and the checks of a tile, register block and kernel
-variant. Every default is the fastest measured on the H200 (the package docstring points to the numbers).
+variant. Every default is the fastest measured (benchmarks/apsp-fast-h200.md).
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ INNERS = {"scalar": 1, "vec2": 2, "vec4": 4}  # phase-3 operand loads: values pe
 UNROLLS = (1, 2, 4, 8)  # k steps per phase-3 loop iteration (at least the vector width)
 STAGES = ("single", "double")  # phase-3 chunks: one buffer, or two with the next chunk loaded during compute
 
-# paths -> ((n_max, tile, regblock), ...): the table behind tile=0 / regblock=0, the fastest measured on the H200
-# (with paths T 32, R 2 wins up to n = 1200 and loses from n = 2048 on)
+# paths -> ((n_max, tile, regblock), ...): the table behind tile=0 / regblock=0, the fastest measured
+# (benchmarks/apsp-fast-h200.md)
 TABLE = {True: ((1200, 32, 2), (1 << 62, 64, 4)), False: ((1 << 62, 64, 4),)}
-AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (the same SASS as int32's; float32 slower)
-AUTO_LAUNCH = "graph"  # as fast or faster than the host loop at every n measured
+AUTO_ARITH = "dpx"  # the fastest exact inner add-min measured (int32 compiles to the same SASS)
+AUTO_LAUNCH = "graph"  # never slower than the host loop where measured
 # (tile, regblock) pairs the device sweep and the compile gate cover
 SHIPPED = ((32, 2), (64, 4), (64, 8), (128, 4), (128, 8))
 DEFAULTS = dict(p12="global", inner="scalar", unroll=1, stage="single")  # the reference kernels
 # paths -> the variant that p12 / inner / stage 'auto' and unroll 0 take for the packed-key kinds (dpx, int32,
-# float32), the fastest measured at T 64, R 4, dpx, n = 1200 ... 8192 and on Gnutella30; the general kernels
-# (gen32 / gen64) and a variant that does not fit the tile keep DEFAULTS
+# float32), the fastest measured (benchmarks/apsp-fast-h200.md); the general kernels (gen32 / gen64) and a variant
+# that does not fit the tile keep DEFAULTS
 AUTO_VARIANT = {True: dict(p12="shared", inner="scalar", unroll=8, stage="single"),
                 False: dict(p12="shared", inner="vec4", unroll=8, stage="single")}
 SMEM_BUDGET = 32768  # bytes of static shared memory for phase 3's staged operand chunks (all buffers)
@@ -102,8 +102,8 @@ def check_shape(T: int, R: int, itemsize: int = 4) -> None:
 
 def check_variant(T: int, R: int, itemsize: int = 4, p12: str = "global", inner: str = "scalar", unroll: int = 1,
                   stage: str = "single") -> None:
-    """Raise SolverError unless the kernel variant (package docstring) fits tile T and register block R; the kernel
-    factory's guard too, so values from outside the registry are checked here."""
+    """Raise SolverError unless the kernel variant (docs/solvers/blockedfw.md) fits tile T and register block R; the
+    kernel factory's guard too, so values from outside the registry are checked here."""
     if p12 not in P12S or inner not in INNERS or unroll not in UNROLLS or stage not in STAGES:
         raise SolverError(f"p12 {p12!r}, inner {inner!r}, unroll {unroll!r}, stage {stage!r}: expected p12 in "
                           f"{P12S}, inner in {tuple(INNERS)}, unroll in {UNROLLS}, stage in {STAGES}")
@@ -136,11 +136,6 @@ def resolve_variant(T: int, R: int, kind: str, paths: bool, launch: str = "host"
         except SolverError:
             pass
     return {k: DEFAULTS[k] if v in ("auto", 0) else v for k, v in given.items()}
-
-
-def device_bytes(n_pad: int, itemsize: int, paths: bool) -> int:
-    """Device memory of the matrices and their pristine copies: 2 (w + 4) n_pad^2 bytes, 2 w n_pad^2 without paths."""
-    return 2 * n_pad * n_pad * (itemsize + 4 * bool(paths))
 
 
 def useful_first(graph) -> tuple[np.ndarray, int]:
