@@ -201,29 +201,29 @@ def _cross(tile: Tile):
     return quad
 
 
-def _layouts(v20: bool) -> list[dict]:
-    """The compile gate's cases: every B, dtype and ``paths`` with v21's layout (``conflict_plan``), or with v20's
-    plain layout where that differs from v21's."""
+def _layouts() -> list[dict]:
+    """The compile gate's cases: every B, dtype and ``paths`` with v21's layout (``conflict_plan``), and the
+    rationalised grids (p1, p2, p3) with v20's plain layout where that differs from v21's; the pieces (row, col, quad)
+    run only in v21's layout (v30, v4x)."""
     out = []
     for w in DTYPES:
         for B in BLOCK_SIZES:
             plan = conflict_plan(B)
-            if v20 and not (plan["transpose"] or plan["pad"]):
-                continue  # v21's layout is the plain one: compiled once, below
-            layout = dict(transpose=False, pad=False) if v20 else dict(transpose=plan["transpose"], pad=plan["pad"])
-            out += [dict(B=B, dtype_name=w, **layout, paths=paths) for paths in (True, False)]
+            for paths in (True, False):
+                out.append(dict(B=B, dtype_name=w, transpose=plan["transpose"], pad=plan["pad"], paths=paths))
+                if plan["transpose"] or plan["pad"]:
+                    out.append(dict(B=B, dtype_name=w, transpose=False, pad=False, paths=paths,
+                                    kernels=("p1", "p2", "p3")))
     return out
 
 
-# the pieces (row, col, quad) run only in v21's layout (v30, v4x); the rationalised grids (p1, p2, p3) in v20's too
-@kernel(SIGNATURES := {"p1": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
-                       "p2": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
-                       "p3": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
-                       "row": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
-                       "col": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
-                       "quad": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64, int64)"},
-        cases=lambda: _layouts(v20=False))
-@kernel({name: SIGNATURES[name] for name in ("p1", "p2", "p3")}, cases=lambda: _layouts(v20=True))
+@kernel({"p1": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "p2": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+         "p3": "void({dtype_name}[:, ::1], int32[:, ::1], int64)",
+         "row": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+         "col": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64)",
+         "quad": "void({dtype_name}[:, ::1], int32[:, ::1], int64, int64, int64)"},
+        cases=_layouts)
 @functools.cache
 def shared_kernels(B: int, dtype_name: str, transpose: bool, pad: bool, paths: bool = True) -> dict:
     """The shared-memory kernels for B, dtype, a layout (transpose column-read arrays, pad phase 1) and ``paths``."""

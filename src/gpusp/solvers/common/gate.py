@@ -34,11 +34,14 @@ class Record:
         factory = not hasattr(self.obj, "py_func")
         takes = set(inspect.signature(self.obj).parameters) if factory else set()
         for case in cases:
+            parts = case.get("kernels")
+            case = {k: v for k, v in case.items() if k != "kernels"}
             tag = ",".join(f"{k}={v}" if k != "w" else str(v) for k, v in case.items())
             built = self.obj(**{k: v for k, v in case.items() if k in takes}) if factory else self.obj
             if isinstance(self.signature, Mapping):
                 for part, template in self.signature.items():
-                    yield f"{self.name}.{part}[{tag}]", built[part], template.format(**case)
+                    if parts is None or part in parts:
+                        yield f"{self.name}.{part}[{tag}]", built[part], template.format(**case)
             else:
                 yield f"{self.name}[{tag}]" if tag else self.name, built, self.signature.format(**case)
 
@@ -49,7 +52,8 @@ def kernel(signature: str | Mapping[str, str], *, cases: Iterable[dict] | Callab
     ``signature`` is a Numba signature template, e.g. ``"void({w}[::1], int32[::1], int64)"``, or for a factory that
     returns a mapping of kernels, a mapping from their keys to templates. Each dict of ``cases`` (or of what a callable
     ``cases`` returns, evaluated only when the gate runs) fills the template's names; for a factory, the keys that
-    name its parameters are also its arguments. The decorated object is returned unchanged."""
+    name its parameters are also its arguments, and a key ``kernels`` names which of its kernels that case compiles
+    (all of them where it is absent). The decorated object is returned unchanged."""
 
     module = sys._getframe(1).f_globals["__name__"]  # where the decorator is written: the kernel's module
 

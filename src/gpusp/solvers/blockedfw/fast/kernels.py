@@ -31,14 +31,17 @@ def matrix_type(kind: str) -> str:
     return {"float32": "float32", "gen64": "int64"}.get(kind, "int32")
 
 
-def gate_cases(name: str) -> list[dict]:
-    """The kernel sets the compile gate compiles kernel ``name`` of: every shipped (tile, regblock) x arith x paths at
-    the reference and the 'auto' variant, the general kernels at the reference, and :data:`GATED_VARIANTS`."""
-    out = []
+def gate_cases() -> list[dict]:
+    """The kernel sets the compile gate compiles, each with the kernels it compiles of them: every shipped (tile,
+    regblock) x arith x paths at the reference and the 'auto' variant, the general kernels at the reference, and
+    :data:`GATED_VARIANTS`; a set met twice is compiled once, with both kernel lists."""
+    cases: dict[tuple, dict] = {}
 
     def add(names, T, R, kind, paths, variant):
-        if name in names:
-            out.append(dict(T=T, R=R, kind=kind, paths=paths, **variant, w=matrix_type(kind)))
+        case = dict(T=T, R=R, kind=kind, paths=paths, **variant, w=matrix_type(kind))
+        key = tuple(case.items())
+        kernels = cases.setdefault(key, {**case, "kernels": ()})["kernels"]
+        cases[key]["kernels"] = kernels + tuple(n for n in names if n not in kernels)
 
     for T, R in SHIPPED:
         for kind in ARITHS:
@@ -53,7 +56,7 @@ def gate_cases(name: str) -> list[dict]:
     for variant, kinds, names in GATED_VARIANTS:
         for kind, paths in kinds:
             add(names, 64, 4, kind, paths, variant)
-    return out
+    return list(cases.values())
 
 
 def rounds_fns(cs: consts.Consts):
@@ -99,10 +102,10 @@ def rounds_fns(cs: consts.Consts):
     return cross_tile, round12, round3, update_tile
 
 
-@kernel({"k12": "void({w}[:, ::1], int32[:, ::1], int64, int64, int64)"}, cases=lambda: gate_cases("k12"))
-@kernel({"k2": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("k2"))
-@kernel({"k3": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("k3"))
-@kernel({"persistent": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=lambda: gate_cases("persistent"))
+@kernel({"k12": "void({w}[:, ::1], int32[:, ::1], int64, int64, int64)",
+         "k2": "void({w}[:, ::1], int32[:, ::1], int64, int64)",
+         "k3": "void({w}[:, ::1], int32[:, ::1], int64, int64)",
+         "persistent": "void({w}[:, ::1], int32[:, ::1], int64, int64)"}, cases=gate_cases)
 @functools.cache
 def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: str = "scalar", unroll: int = 1,
             stage: str = "single") -> dict:
