@@ -101,7 +101,7 @@ for st in "$@"; do
         many) step sssp-many ${CAP_many:-300} 60 "mkdir -p $O/many && python3 benchmarks/h200/road_sweep.py many --sources 1024 --graphs ${MANY_GRAPHS:-USA-road-d.NY USA-road-d.BAY p2p-Gnutella30 email-Enron} --configs ${MANY_CONFIGS:--} --solver ${MANY_SOLVER:-multisource_sssp} --out $O/many/many-${MANY_SOLVER:-multisource_sssp}.csv 2>&1 | tee -a $O/many/many-log.txt" ;;
         phast) step sssp-phast ${CAP_phast:-240} 60 "mkdir -p $O/many && python3 benchmarks/h200/road_sweep.py many --sources 1024 --graphs ${PHAST_GRAPHS:-USA-road-d.NY USA-road-d.BAY p2p-Gnutella30} --configs ${PHAST_CONFIGS:--} --solver phast_gpu --out $O/many/many-phast.csv 2>&1 | tee -a $O/many/phast-log.txt" ;;
         gridsweep) step sssp-grid 300 60 "mkdir -p $O/grid && python3 benchmarks/h200/road_sweep.py grid --seeds 1 2 3 4 --sources 8 ${GRID_ARGS:-} --out $O/grid/grid.csv 2>&1 | tee $O/grid/grid-log.txt" ;;
-        msdtest) step ms-device-tests ${CAP_msdtest:-200} 40 "mkdir -p $O/dtest && python3 -m pytest -q -p no:cacheprovider tests/solvers/multisource/test_multisource_sssp.py tests/solvers/phast/test_phast.py -m 'not slow' > $O/dtest/pytest-log.txt 2>&1; tail -8 $O/dtest/pytest-log.txt" ;;
+        msdtest) step ms-device-tests ${CAP_msdtest:-200} 40 "mkdir -p $O/dtest && python3 -m pytest -q -p no:cacheprovider tests/solvers/multisource/test_multisource_sssp.py tests/solvers/phast/test_phast_gpu.py -m 'not slow' > $O/dtest/pytest-log.txt 2>&1; tail -8 $O/dtest/pytest-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

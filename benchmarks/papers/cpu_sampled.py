@@ -3,7 +3,7 @@
 The whole run is n independent single-source searches over the same n x n matrix, so its time is the sum of
 the per-source times; a uniform random sample of sources, timed in equal batches, estimates that sum as n x the
 mean per-source time, with a 95 % interval from the spread between batches. It runs the solver's own compiled
-loop (``gpusp.solvers.dijkstra.cpu._dijkstra_matrix_rows``) on the solver's own matrix; only the source list differs.
+loop (``gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows``) on the solver's own matrix; only the source list differs.
 
 usage: python benchmarks/papers/cpu_sampled.py GRAPH.npz --sources 1024 --batches 16 --seed 1 --out FILE.csv
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import gpusp
-from gpusp.solvers.dijkstra.cpu import _dijkstra_matrix_rows
+from gpusp.solvers.dijkstra.cpu import dijkstra_matrix_rows
 
 
 def cpu_model() -> str:
@@ -46,11 +46,11 @@ def main(argv=None):
     keys = np.empty(g.m + 1, dtype=g.dtype)  # one push per decrease: at most one per arc, plus the source
     vals = np.empty(g.m + 1, dtype=np.int32)
     sample = np.random.default_rng(a.seed).choice(g.n, size=min(a.sources, g.n), replace=False)
-    _dijkstra_matrix_rows(cost, inf, dist, parent, sample[:1], keys, vals)  # compile outside the clock
+    dijkstra_matrix_rows(cost, inf, dist, parent, sample[:1], keys, vals)  # compile outside the clock
     rows = []
     for b, chunk in enumerate(np.array_split(sample, a.batches)):
         t0 = time.perf_counter()
-        pops, _ = _dijkstra_matrix_rows(cost, inf, dist, parent, chunk, keys, vals)
+        pops, _ = dijkstra_matrix_rows(cost, inf, dist, parent, chunk, keys, vals)
         s = time.perf_counter() - t0
         rows.append({"batch": b, "sources": chunk.size, "seconds": s, "pops": int(pops),
                      "s_per_source": s / chunk.size})

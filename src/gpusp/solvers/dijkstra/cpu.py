@@ -82,11 +82,11 @@ def _dijkstra_matrix(cost, inf, dist, parent):
                 arcs += 1
     keys = np.empty(arcs + 1, dtype=dist.dtype)  # one push per decrease: at most one per arc, plus the source
     vals = np.empty(arcs + 1, dtype=np.int32)
-    return _dijkstra_matrix_rows(cost, inf, dist, parent, np.arange(n), keys, vals)
+    return dijkstra_matrix_rows(cost, inf, dist, parent, np.arange(n), keys, vals)
 
 
 @njit(cache=True)
-def _dijkstra_matrix_rows(cost, inf, dist, parent, sources, keys, vals):
+def dijkstra_matrix_rows(cost, inf, dist, parent, sources, keys, vals):
     """The rows ``sources`` of :func:`_dijkstra_matrix` with its heap arrays given (a sample of the sources
     costs exactly its share of the whole run: benchmarks/papers/cpu_sampled.py)."""
     n = cost.shape[0]
