@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpusp.data.prepare import graph_size
 from gpusp.errors import GpuspError
-from gpusp.plan import SCHEMA, config_source, expand_jobs, graph_size, load_config, source_settings, validate_config
+from gpusp.plan import SCHEMA, config_source, expand_jobs, load_config, source_settings, validate_config
 from gpusp.solvers import registry
 
 REPO = Path(__file__).resolve().parents[1]

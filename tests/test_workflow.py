@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpusp.data.prepare import graph_size
 from gpusp.solvers import registry
 from gpusp.errors import GpuspError
 from gpusp.plan import (
@@ -26,7 +27,6 @@ from gpusp.plan import (
     Job,
     check_name,
     expand_jobs,
-    graph_size,
     load_config,
     parse_paramset,
     paramset_label,

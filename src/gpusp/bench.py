@@ -18,7 +18,8 @@ from pathlib import Path
 
 from .errors import GpuspError
 from .measure.job import SolveJob, run_job
-from .plan import expand_jobs, prepare_graph, source_settings
+from .data.prepare import prepare_graph
+from .plan import expand_jobs, source_settings
 from .report.aggregate import write_tables
 
 

@@ -20,7 +20,8 @@ from .data.weights import add_weights, replace_weights, symmetrize
 from .errors import GpuspError
 from .measure.records import write_record
 from .measure.sources import pick_sources, write_sources
-from .plan import load_config, parse_assignments, prepare_graph
+from .data.prepare import prepare_graph, read_spec
+from .plan import load_config, parse_assignments
 from .solvers import registry
 from .solvers.compilecheck import main as compile_check
 
@@ -75,13 +76,7 @@ def cmd_sources(args):
 
 
 def cmd_prepare(args):
-    try:
-        spec = json.loads(args.spec)
-    except json.JSONDecodeError as exc:
-        raise GpuspError(f"--spec: not valid JSON: {exc}") from None
-    if not isinstance(spec, dict):
-        raise GpuspError(f"--spec: a graph's config entry is a JSON object, not {type(spec).__name__}")
-    graph = prepare_graph(spec, args.output, downloads=args.downloads, mirror=args.mirror)
+    graph = prepare_graph(read_spec(args.spec, "--spec"), args.output, downloads=args.downloads, mirror=args.mirror)
     print(f"wrote {args.output}: {graph.name} n={graph.n:,} m={graph.m:,} weights {graph.weight_kind}")
 
 

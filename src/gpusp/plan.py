@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from .data.prepare import generator_params, graph_size, has_weights
 from .errors import GpuspError, SolverError
 from .solvers import registry
 from .solvers.registry import SolverSpec
@@ -329,84 +330,6 @@ def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 
     return int(base * 2 ** (max(int(attempt), 1) - 1))
 
 
-def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
-    """(n, m, negative) of a graph file read cheaply at planning time: the ``p sp`` line of DIMACS,
-    the ``N M`` header of plain files, the arrays of an npz cache. Anything else: unknown."""
-    import gzip
-    import zipfile
-    import zlib
-
-    path = Path(spec["file"])
-    fmt = spec.get("format")
-    name = path.name.removesuffix(".gz")
-    if fmt is None:
-        fmt = {".gr": "gr", ".plain": "plain", ".npz": "npz"}.get(Path(name).suffix)
-    try:
-        if fmt == "npz":
-            import numpy as np
-
-            with np.load(path, allow_pickle=False) as z:
-                weights = z["weights"]
-                return int(z["n"]), int(z["indices"].size), bool(weights.size and weights.min() < 0)
-        if fmt not in ("gr", "plain"):
-            return None, None, None
-        with open(path, "rb") as raw:
-            gz = raw.read(2) == b"\x1f\x8b"
-        with (gzip.open(path, "rt") if gz else open(path)) as fh:
-            for i, line in enumerate(fh):
-                if i > 10000:
-                    break
-                parts = line.split()
-                if not parts or parts[0] in ("c", "#"):
-                    continue
-                if fmt == "gr" and parts[0] == "p" and len(parts) >= 4:
-                    return int(parts[2]), int(parts[3]), False  # DIMACS weights are >= 0
-                if fmt == "plain" and len(parts) == 2:
-                    return int(parts[0]), int(parts[1]), None
-                if fmt == "plain":
-                    break
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
-        pass  # a missing or broken file fails in prepare_graph with a proper message
-    return None, None, None
-
-
-def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
-    """(n, m, may_have_negative_weights) known before the graph exists, for DAG-time skip decisions."""
-    w = spec.get("weights") or {}
-    negative = bool(w and w.get("action", "add") != "keep" and int(w.get("min", 1)) < 0)
-    if "file" in spec:
-        n, m, neg = _file_size_hint(spec)
-        if w and w.get("action", "add") != "keep":
-            neg = negative  # the weights are replaced
-        if n is not None and spec.get("symmetrize"):
-            m = None if m is None else 2 * m
-        return n, m, bool(neg)
-    if "dataset" in spec:
-        from .data.datasets import get_dataset
-
-        entry = get_dataset(spec["dataset"])
-        factor = 2 if spec.get("symmetrize") else 1
-        return int(entry["nodes"]), int(entry["edges"]) * factor, negative
-    if "generate" in spec:
-        params, n, m = _generator_params(spec)
-        if not (w and w.get("action", "add") != "keep"):  # unless the weights are replaced
-            negative = params["wmin"] < 0
-        return n, m, negative
-    return None, None, negative
-
-
-def _generator_params(spec: dict) -> tuple[dict, int, int]:
-    """(parameters, n, m) of a generated graph's config entry, checked by the generator's own rules; the
-    generator's seed is the entry's ``seed`` key."""
-    from .data.generate import check_params
-
-    params = spec.get("params") or {}
-    if "seed" in params:
-        raise GpuspError("params: seed: a generated graph's seed is its `seed` key, not a generator parameter")
-    _, checked, n, m = check_params(spec["generate"], {**params, "seed": spec.get("seed", 0)})
-    return checked, n, m
-
-
 # the keys expand_jobs reads; a validated config always has them (the schema gives each a default)
 PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "time_budget_s", "trials", "warmup",
                  "sources", "validate")
@@ -429,7 +352,8 @@ def check_config(config: dict, source: str = "config") -> dict:
     generator parameters, weight ranges, source seeds; more sources than a graph known at planning time has; a
     ``compare_with`` that does not exist. :func:`validate_config` and :func:`expand_jobs` both call it, so what
     reaches a job has passed here.
-    Returns each graph's :func:`graph_size`, which the sources check needs and expand_jobs plans with."""
+    Returns each graph's :func:`~gpusp.data.prepare.graph_size`, which the sources check needs and expand_jobs
+    plans with."""
     graphs, solvers = config.get("graphs") or {}, config.get("solvers") or []
     if not graphs:
         raise GpuspError(f"{source}: key graphs: the config names no graph (a file, a dataset or a generator)")
@@ -494,13 +418,13 @@ def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int |
     from .data.weights import check_range
 
     if "generate" in spec:
-        _generator_params(spec)
+        generator_params(spec)
     w = spec.get("weights") or {}
     if w.get("action", "add") != "keep":
         if w:
             check_range(w.get("min", 1), w.get("max", 100), w.get("seed", 0), error=GpuspError,
                         names=("weights/min", "weights/max", "weights/seed"))
-        if w.get("action") == "add" and _has_weights(spec):
+        if w.get("action") == "add" and has_weights(spec):
             raise GpuspError("weights/action: add weights an unweighted graph, and this one has weights: use "
                              "replace (new weights) or keep")
     count, seed = source_settings(config, name)
@@ -514,18 +438,6 @@ def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int |
                          f"{count}}}), but the graph has n = {n} and sources are distinct vertices: give it its own "
                          f"sources: {{count: {n}}} or fewer")
     return size
-
-
-def _has_weights(spec: dict) -> bool:
-    """Whether a graph comes with weights before its `weights` entry applies: generators, weighted datasets
-    and DIMACS files do (other files are not read at planning time: their prepare job decides)."""
-    if "generate" in spec:
-        return True
-    if "dataset" in spec:
-        from .data.datasets import get_dataset
-
-        return get_dataset(spec["dataset"]).get("weights") != "none"
-    return (spec.get("format") or Path(spec["file"]).name.removesuffix(".gz").rpartition(".")[2]) == "gr"
 
 
 def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[dict]]:
@@ -613,40 +525,6 @@ def graph_spec_json(config: dict, name: str) -> str:
     changing a graph's sources or its planning hints does not prepare it again."""
     spec = config["graphs"][check_name(name, "graph name")]
     return json.dumps({k: v for k, v in spec.items() if k not in PLANNING_ONLY}, sort_keys=True)
-
-
-def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
-    """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
-    from .data.formats import read_graph, write_graph
-    from .data.weights import add_weights, replace_weights, symmetrize
-
-    if "file" in spec:
-        graph = read_graph(spec["file"], format=spec.get("format"))
-    elif "dataset" in spec:
-        from .data.datasets import fetch, get_dataset
-
-        entry = get_dataset(spec["dataset"])
-        path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
-        graph = read_graph(path, format=entry.get("format"))
-        graph.name = spec["dataset"]
-    elif "generate" in spec:
-        from .data.generate import generate
-
-        graph = generate(spec["generate"], seed=spec.get("seed", 0), **spec.get("params", {}))
-    else:
-        raise GpuspError("a graph needs one of: file, dataset, generate")
-    if spec.get("symmetrize"):
-        graph = symmetrize(graph)
-    w = spec.get("weights")
-    if w:
-        action = w.get("action", "add" if graph.weight_kind == "unit" else "replace")
-        if action != "keep":
-            fn = add_weights if action == "add" else replace_weights
-            graph = fn(graph, int(w.get("min", 1)), int(w.get("max", 100)), int(w.get("seed", 0)))
-    if spec.get("name"):
-        graph.name = spec["name"]
-    write_graph(graph, output, format="npz")
-    return graph
 
 
 def results_dir(config: dict) -> Path:
