@@ -417,6 +417,23 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):
+    """in_process: each solve runs in its `gpusp solve` process, with no --time-budget (no child process killed at
+    the budget); only_graphs (gpusp bench --graphs, typed as YAML from --config): the jobs of those graphs alone."""
+    config = {"results": str(tmp_path / "results"), "in_process": True, "time_budget_s": 50,
+              "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}, "rand": RANDOM},
+              "solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "time_budget_s": 20}]}
+    proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config),
+                     "--config", "only_graphs=[rand]", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    commands = re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.npz --solver (\S+) (.*)", proc.stdout)
+    assert sorted((graph, solver) for graph, solver, _ in commands) == [("rand", "bellmanford_naive"),
+                                                                         ("rand", "scipy_dijkstra")]
+    assert all("--time-budget" not in rest and "--trials" in rest for *_, rest in commands), commands
+    assert "graphs/tiny.npz" not in proc.stdout
+    assert not (tmp_path / "results").exists()
+
+
 # --- (c') a config the planner refuses: one line naming the file and the key, no stack frames ----------------
 BAD_CONFIGS = {
     # was: dry run exit 0 with zero solve jobs; the real run then failed in aggregate_records with ['time_ms']
