@@ -21,7 +21,7 @@ from .errors import GpuspError
 from .measure.records import write_record
 from .measure.sources import pick_sources, write_sources
 from .data.prepare import prepare_graph, read_spec
-from .plan import load_config, parse_assignments
+from .plan import parse_assignments
 from .solvers import registry
 from .solvers.compilecheck import main as compile_check
 
@@ -124,15 +124,10 @@ def cmd_validate(args):
 
 
 def cmd_bench(args):
-    from .bench import run_config
+    from .bench import run_bench
 
-    config = load_config(args.config, args.set)
-    unknown = [name for name in args.graphs or () if name not in config["graphs"]]
-    if unknown:
-        raise GpuspError(f"--graphs: {unknown[0]!r} is not a graph of {args.config} "
-                         f"({', '.join(sorted(config['graphs']))})")
-    written = run_config(config, Path(args.out), only_graphs=args.graphs)
-    print("wrote " + ", ".join(str(p) for p in written.values()))
+    written = run_bench(args.config, args.out, args.set, args.graphs)
+    print("wrote " + ", ".join(str(p) for p in written))
 
 
 def cmd_paper003(args):
@@ -371,10 +366,11 @@ COMMANDS = {
     "paper003": (cmd_paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest cells, the "
                  "path between them", [(f"--{k}", {**FLOW_OPTIONS[k], "default": v}) for k, v in FLOW.items()] + [
                      ("--solver", {"default": "packed_atomic"}), ("--png", REQUIRED), ("--record", REQUIRED)]),
-    "bench": (cmd_bench, "run a workflow config's matrix without Snakemake (e.g. on a GPU box)", [
+    "bench": (cmd_bench, "run a workflow config's matrix on this machine (e.g. a GPU box): the workflow, through "
+              "Snakemake's API, one job at a time", [
         ("--config", {**REQUIRED, "help": "a workflow config (graphs + solver grids)"}),
-        ("--out", {**REQUIRED, "help": "output folder (graphs, runs, tables)"}),
-        ("--graphs", {"nargs": "*", "help": "only these graphs of the config"}),
+        ("--out", {**REQUIRED, "help": "output folder, the workflow's results (graphs, runs, logs, tables, plots)"}),
+        ("--graphs", {"nargs": "*", "help": "only these graphs of the config (the config key only_graphs)"}),
         ("--set", {"action": "append", "metavar": "KEY=VALUE", "help": "override a top-level config key"})]),
     "compile-check": (lambda args: compile_check(args.modules), "compile every GPU kernel for sm_90 offline",
                       [("modules", {"nargs": "*"})]),
