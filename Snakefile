@@ -4,7 +4,8 @@ Run `snakemake --cores 2` (the embedded default config/config.yaml) or `snakemak
 cluster. A `--configfile X` that names graphs or solvers REPLACES the default (a sweep runs exactly the graphs
 and solvers X names); one that names neither (a site file: results, mirror, trials, ...) is laid over the
 default. `--config key=value` then overrides single keys (nested values typed as YAML). Logic lives in the
-gpusp package; the rules only call the `gpusp` command line.
+gpusp package; the rules only call the `gpusp` command line. `gpusp bench --config X --out DIR` runs this workflow
+in its own process through Snakemake's API, one job at a time (gpusp.bench).
 """
 
 import os

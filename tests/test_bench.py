@@ -1,56 +1,98 @@
-"""`gpusp bench`: a config's job matrix without Snakemake, through the job runner (simulator here)."""
+"""`gpusp bench`: the project's Snakemake workflow run in the bench process through Snakemake's API (simulator
+here): the tables where bench users find them, a config refused in bench's words, a failed job that stops no other.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import snakemake.shell  # noqa: F401  (imported while collecting: see below)
 import yaml
 
-from gpusp import cli
-from gpusp.bench import run_config
-from gpusp.plan import load_config
+from gpusp import bench, cli
+
+# Snakemake's shell binds its jobs' stdout to sys.stdout when it is first imported. Imported here, at collection, that
+# is pytest's file for the whole session; first imported inside a test with capsys, it would be that test's buffer,
+# which has no file descriptor for the jobs' processes and is closed after the test.
 
 REPO = Path(__file__).parents[1]
 TINY = REPO / "tests" / "data" / "workflow-tiny.yaml"
+RING = {"generate": "ring", "params": {"n": 6}}
+
+pytestmark = pytest.mark.timeout(600)
 
 
-def test_bench_in_process_matches_the_matrix(tmp_path, monkeypatch):
+def write(tmp_path, config, name="bench.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _records(folder: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((folder / "runs").rglob("*.json"))
+            if not p.name.endswith(".verdict.json")]
+
+
+def test_bench_runs_the_workflow_on_the_matrix(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(REPO)  # the tiny config names its graph file relative to the repository
-    config = load_config(TINY, ["in_process=true"])
+    config = yaml.safe_load(TINY.read_text())
     config["solvers"][0]["trials"] = 1  # scipy_dijkstra's own trials; the others keep the top-level 2
-    lines = []
-    written = run_config(config, tmp_path, log=lines.append)
-    summary = pd.read_csv(written["summary.csv"])
+    out = tmp_path / "out"
+    environment = dict(os.environ)
+    assert cli.main(["bench", "--config", str(write(tmp_path, config)), "--out", str(out)]) == 0
+    assert dict(os.environ) == environment  # the Snakefile's variables and bench's PATH are gone again
+    assert capsys.readouterr().out.startswith(f"wrote {out / 'tables'}/")
+    summary = pd.read_csv(out / "tables" / "summary.csv")
     assert len(summary) == 6 and (summary["status"] == "ok").all() and summary["validated"].all()
     assert set(summary["graph"]) == {"tiny", "rand16"}
     assert (summary["mode"] == summary["device"].map({"gpu": "sim", "cpu": "cpu"})).all()  # CPU times are real
-    assert "Fastest solver per graph" in written["landing.rst"].read_text()
-    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "runs").rglob("*.json"))]
-    assert len(records) == 6
-    assert sum(line.startswith("== ") for line in lines) == 2  # one header line per graph
+    assert "Fastest solver per graph" in (out / "tables" / "landing.rst").read_text()
+    assert json.loads((out / "tables" / "skipped.json").read_text()) == []
+    assert (out / "tables" / "samples.csv").exists() and (out / "graphs" / "tiny.sources.txt").exists()
+    records = _records(out)
+    assert len(records) == 6 and len(list((out / "runs").rglob("*.verdict.json"))) == 6  # each answer validated
     # every solve gets its job's resolved values, as the workflow's solve command does
     assert {(r["solver"], r["trials"], r["warmup"], r["seed"]) for r in records} == {
         ("scipy_dijkstra", 1, 1, 1), ("dijkstra_cpu", 2, 1, 1), ("bellmanford_naive", 2, 1, 1)}
 
 
-def test_bench_budget_runs_jobs_in_child_processes_and_records_overruns(tmp_path, monkeypatch, capsys):
+def test_bench_runs_only_the_graphs_named_and_records_a_budget_overrun(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(REPO)
     config = yaml.safe_load(TINY.read_text())
-    config["graphs"] = {"tiny": config["graphs"]["tiny"]}
     config["solvers"] = [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "time_budget_s": 0.01}]
-    config_path = tmp_path / "bench.yaml"
-    config_path.write_text(yaml.safe_dump(config))
-    assert cli.main(["bench", "--config", str(config_path), "--out", str(tmp_path / "out"), "--set", "trials=1"]) == 0
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--config", str(write(tmp_path, config)), "--out", str(out), "--set", "trials=1",
+                     "--graphs", "tiny"]) == 0
     assert "summary.csv" in capsys.readouterr().out
-    summary = pd.read_csv(tmp_path / "out" / "tables" / "summary.csv").set_index("solver")
+    summary = pd.read_csv(out / "tables" / "summary.csv").set_index("solver")
+    assert set(summary["graph"]) == {"tiny"} and not (out / "graphs" / "rand16.npz").exists()
     assert summary.loc["scipy_dijkstra", "status"] == "ok" and summary.loc["scipy_dijkstra", "samples"] == 2  # 1 x 2
     assert summary.loc["bellmanford_naive", "status"] == "skipped"
     assert "time budget of 0.01 s" in summary.loc["bellmanford_naive", "reason"]
-    record = json.loads((tmp_path / "out" / "runs" / "tiny" / "bellmanford_naive" / "default.json").read_text())
+    record = json.loads((out / "runs" / "tiny" / "bellmanford_naive" / "default.json").read_text())
     assert record["status"] == "skipped" and record["runs"] == []
+
+
+def test_a_failed_job_stops_no_other_and_bench_says_so(tmp_path, monkeypatch, capsys):
+    """Past a failed job the workflow runs the others to the end (their records are kept); it writes no tables,
+    which aggregate complete runs only, and bench exits 1 naming where the logs are."""
+    broken = tmp_path / "broken.gr"
+    broken.write_text("p sp 4 1\na 1 9 1\n")  # an arc to a vertex the graph does not have
+    config = {"trials": 1, "warmup": 0, "sources": {"count": 1}, "graphs": {"ring": RING, "broken": {"file": str(broken)}},
+              "solvers": [{"name": "scipy_dijkstra"}]}
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--config", str(write(tmp_path, config)), "--out", str(out)]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (f"gpusp: error: the workflow did not finish: At least one job did not complete "
+                                    f"successfully. (each job's log is under {out / 'logs'})")
+    assert "prepare_graph" in err and (out / "logs" / "prepare_graph" / "broken.log").exists()
+    assert [(r["graph_label"], r["status"]) for r in _records(out)] == [("ring", "ok")]
+    assert not (out / "tables" / "summary.csv").exists()
 
 
 @pytest.mark.parametrize("change, words", [({"trails": 1}, "top level: Additional properties are not allowed ('trails'"),
@@ -58,9 +100,7 @@ def test_bench_budget_runs_jobs_in_child_processes_and_records_overruns(tmp_path
                                            ({"time_budget_s": -1}, "key time_budget_s: ")],
                          ids=["misspelled-key", "wrong-type", "out-of-range"])
 def test_bench_refuses_a_config_the_schema_refuses_before_writing_anything(tmp_path, capsys, change, words):
-    config = {**yaml.safe_load(TINY.read_text()), **change}
-    config_path = tmp_path / "bench.yaml"
-    config_path.write_text(yaml.safe_dump(config))
+    config_path = write(tmp_path, {**yaml.safe_load(TINY.read_text()), **change})
     out = tmp_path / "out"
     assert cli.main(["bench", "--config", str(config_path), "--out", str(out)]) == cli.EXIT_ERROR
     captured = capsys.readouterr()
@@ -69,12 +109,33 @@ def test_bench_refuses_a_config_the_schema_refuses_before_writing_anything(tmp_p
     assert not out.exists()
 
 
-def test_bench_refuses_a_bad_override(tmp_path, capsys):
+def test_bench_refuses_a_bad_override_and_names_its_own_flags(tmp_path, capsys):
     out = tmp_path / "out"
     assert cli.main(["bench", "--config", str(TINY), "--out", str(out), "--set", "warmup=-1"]) == cli.EXIT_ERROR
     assert capsys.readouterr().err.startswith(f"gpusp: error: {TINY} (with --set warmup): key warmup: -1 is less than "
                                               "the minimum of 0")
+    assert cli.main(["bench", "--config", str(TINY), "--out", str(out), "--graphs", "tinny"]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err == (f"gpusp: error: {TINY}: --graphs: 'tinny' is not a graph of the config (did you "
+                                       "mean 'tiny'?); its graphs: rand16, tiny\n")
+    for key, flag in (("results", "--out"), ("only_graphs", "--graphs")):
+        assert cli.main(["bench", "--config", str(TINY), "--out", str(out), "--set", f"{key}=x"]) == cli.EXIT_ERROR
+        assert capsys.readouterr().err == f"gpusp: error: --set {key}: not a key to set here: use {flag}\n"
+    assert cli.main(["bench", "--config", str(tmp_path / "none.yaml"), "--out", str(out)]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err == f"gpusp: error: {tmp_path / 'none.yaml'}: cannot read the config: No such file " \
+                                      "or directory\n"
     assert not out.exists()
+
+
+def test_bench_says_what_to_do_without_a_checkout_or_without_snakemake(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench, "PACKAGE_ROOT", tmp_path / "site-packages")
+    assert cli.main(["bench", "--config", str(TINY), "--out", str(tmp_path / "out")]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'Snakefile'} does not exist" in err and "run gpusp from a clone of the repository" in err
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, "snakemake.api", None)  # as if Snakemake were not installed
+    assert cli.main(["bench", "--config", str(TINY), "--out", str(tmp_path / "out")]) == cli.EXIT_ERROR
+    assert "runs the workflow with Snakemake, which is not installed: pip install" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def _end_to_end_records(tmp_path):

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from gpusp.plan import expand_jobs, graph_size, load_config
+from gpusp.data.prepare import graph_size
+from gpusp.plan import expand_jobs, load_config
 from gpusp.solvers import registry
 from test_workflow import _schema_errors, job_counts, snakemake
 

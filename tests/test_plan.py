@@ -1,5 +1,6 @@
-"""gpusp.plan: configs read and validated against the workflow's schema (defaults filled in as Snakemake
-fills them), and jobs that carry every resolved value, so that no consumer restates a default."""
+"""gpusp.plan: configs validated against the workflow's schema by Snakemake's own validate() (its defaults filled
+in), refused in one line naming the config and the key, and jobs that carry every resolved value, so that no
+consumer restates a default."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpusp.data.prepare import graph_size
 from gpusp.errors import GpuspError
-from gpusp.plan import SCHEMA, config_source, expand_jobs, graph_size, load_config, source_settings, validate_config
+from gpusp.plan import (SCHEMA, ConfigError, config_source, expand_jobs, load_config, source_settings,
+                        validate_config)
 from gpusp.solvers import registry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -145,6 +148,35 @@ def test_schema_violations_name_the_file_and_the_key(tmp_path, change, where, wo
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith(f"{path}: {where}: ") and words in message, message
+
+
+def test_only_graphs_plans_the_jobs_and_skips_of_those_graphs_alone():
+    raw = {"graphs": {"g": RING, "h": {**RING, "params": {"n": 4}}},
+           "solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "params": {"block": [32, 33]}}]}
+    everything = expand_jobs(validate_config(raw))
+    assert validate_config(raw)["only_graphs"] is None  # the schema's default: every graph
+    jobs, skipped = expand_jobs(validate_config({**raw, "only_graphs": ["h"]}))
+    assert sorted((j.graph, j.solver) for j in jobs) == [("h", "bellmanford_naive"), ("h", "scipy_dijkstra")]
+    assert [(s["graph"], s["params"]) for s in skipped] == [("h", "block-33")]
+    assert len(everything[0]) == 2 * len(jobs) and len(everything[1]) == 2 * len(skipped)
+    with pytest.raises(ConfigError) as caught:
+        validate_config({**raw, "only_graphs": ["hh"]}, "c.yaml")
+    assert (caught.value.source, caught.value.detail) == (
+        "c.yaml", "key only_graphs: 'hh' is not a graph of the config (did you mean 'h'?); its graphs: g, h")
+    for wrong in ([], "h"):  # a list of one name or more, or null
+        with pytest.raises(ConfigError, match=r"^config: key only_graphs: .* is not valid under any of the given"):
+            validate_config({**raw, "only_graphs": wrong})
+
+
+def test_in_process_jobs_run_without_a_time_budget():
+    """in_process: the solve runs in its own `gpusp solve` process: no --time-budget (which would start a child
+    that is killed at the budget) reaches its settings; the budget still sizes a cluster job's runtime."""
+    raw = {"time_budget_s": 30, "graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}]}
+    budgeted, = expand_jobs(validate_config(raw))[0]
+    inline, = expand_jobs(validate_config({**raw, "in_process": True}))[0]
+    assert budgeted.settings["time-budget"] == 30.0 and not budgeted.in_process
+    assert "time-budget" not in inline.settings and inline.in_process and inline.budget == 30.0
+    assert {k: v for k, v in budgeted.settings.items() if k != "time-budget"} == inline.settings
 
 
 def test_overrides_are_applied_before_validation(tmp_path):

@@ -22,7 +22,8 @@ import yaml
 
 from test_workflow import REPO, TINY, TINY_FIGURES, _refused, job_counts, snakemake, snakemake_env
 
-from gpusp.plan import expand_jobs, graph_size, load_config, memory_mb
+from gpusp.data.prepare import graph_size
+from gpusp.plan import expand_jobs, load_config, memory_mb
 
 pytestmark = pytest.mark.timeout(1200)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpusp.data.prepare import graph_size
 from gpusp.solvers import registry
 from gpusp.errors import GpuspError
 from gpusp.plan import (
@@ -26,7 +27,6 @@ from gpusp.plan import (
     Job,
     check_name,
     expand_jobs,
-    graph_size,
     load_config,
     parse_paramset,
     paramset_label,
@@ -414,6 +414,23 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
             expected = f"--trials {job.trials} --warmup {job.warmup} --seed {seed} "
             assert "--validate-rows" not in command, command
         assert f"{expected}--time-budget {job.budget} " in command, command
+    assert not (tmp_path / "results").exists()
+
+
+def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):
+    """in_process: each solve runs in its `gpusp solve` process, with no --time-budget (no child process killed at
+    the budget); only_graphs (gpusp bench --graphs, typed as YAML from --config): the jobs of those graphs alone."""
+    config = {"results": str(tmp_path / "results"), "in_process": True, "time_budget_s": 50,
+              "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}, "rand": RANDOM},
+              "solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "time_budget_s": 20}]}
+    proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config),
+                     "--config", "only_graphs=[rand]", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    commands = re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.npz --solver (\S+) (.*)", proc.stdout)
+    assert sorted((graph, solver) for graph, solver, _ in commands) == [("rand", "bellmanford_naive"),
+                                                                         ("rand", "scipy_dijkstra")]
+    assert all("--time-budget" not in rest and "--trials" in rest for *_, rest in commands), commands
+    assert "graphs/tiny.npz" not in proc.stdout
     assert not (tmp_path / "results").exists()
 
 

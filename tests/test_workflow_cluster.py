@@ -22,7 +22,8 @@ from test_slurm import _need_plugin, cluster_jobs, planned_jobs
 from test_workflow import DEFAULT_CONFIG, REPO, _refused, job_counts, snakemake_env, write_config
 
 from gpusp.measure.codehash import code_hash, module_file, solver_modules
-from gpusp.plan import expand_jobs, graph_size, load_config, memory_mb
+from gpusp.data.prepare import graph_size
+from gpusp.plan import expand_jobs, load_config, memory_mb
 from gpusp.solvers import registry
 
 pytestmark = pytest.mark.timeout(600)

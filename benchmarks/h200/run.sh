@@ -16,7 +16,9 @@ graphs=()
 [ $# -gt 0 ] && graphs=(--graphs "$@")
 sets=(--set mirror=.devdata)
 for kv in ${GPUSP_SET:-}; do sets+=(--set "$kv"); done
-python3 -m gpusp.cli bench --config "$config" --out "$work" "${sets[@]}" "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt"
-cp "$work/tables/summary.csv" "$out/$name-summary.csv"
-cp "$work/tables/samples.csv" "$out/$name-samples.csv"
-tar czf "$out/$name-records.tar.gz" -C "$work" runs skipped.json
+rc=0  # a failed job leaves no tables (the workflow aggregates complete runs only): keep the records of the others
+python3 -m gpusp.cli bench --config "$config" --out "$work" "${sets[@]}" "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt" || rc=$?
+[ "$rc" -ne 0 ] || cp "$work/tables/summary.csv" "$out/$name-summary.csv"
+[ "$rc" -ne 0 ] || cp "$work/tables/samples.csv" "$out/$name-samples.csv"
+tar czf "$out/$name-records.tar.gz" -C "$work" runs $(cd "$work" && ls tables/skipped.json 2>/dev/null)
+exit "$rc"

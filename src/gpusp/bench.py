@@ -1,70 +1,122 @@
-"""Run a workflow config's matrix without Snakemake (for a GPU box that has no Snakemake).
+"""``gpusp bench``: a workflow config's matrix on a GPU box, run by the project's Snakemake workflow in this process.
 
-``gpusp bench --config CONFIG --out DIR`` validates the config against the workflow's schema
-(:func:`gpusp.plan.load_config`), prepares every graph, picks the same seeded sources the workflow
-would, runs each (graph, solver, parameter set) job of :func:`gpusp.plan.expand_jobs` through the job
-runner (:func:`gpusp.measure.job.run_job`) in a child process with the job's time budget (a job past its
-budget is recorded as skipped, with the reason; with ``in_process: true`` in the config, jobs run in this
-process instead, without budgets), validates every answer against SciPy, and aggregates the records
-into the same tables the workflow writes.
+:func:`run_bench` runs the Snakefile of this gpusp checkout through Snakemake's Python API: the config file with the
+``--set`` overrides laid over it and ``results`` set to the output folder, one job at a time (every job takes the one
+``gpu`` resource, so nothing runs beside a timed solve), past a failed job to the end. The workflow validates and
+plans the config (:mod:`gpusp.plan`); a config it refuses is reported in bench's words.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import time
+import contextlib
+import os
+import shlex
+import sys
+import tempfile
 from pathlib import Path
 
 from .errors import GpuspError
-from .measure.job import SolveJob, run_job
-from .plan import expand_jobs, prepare_graph, source_settings
-from .report.aggregate import write_tables
+from .plan import ConfigError, config_source, parse_assignments
+
+# the folder that holds the gpusp package: the checkout's src/ (its parent holds the Snakefile), or site-packages
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_config(config: dict, out: Path, *, only_graphs=None, log=print) -> dict:
-    """Execute the whole matrix of a validated config (:func:`gpusp.plan.load_config`); returns the paths
-    of the written tables."""
-    from .data.formats import read_graph
-    from .measure.sources import pick_sources
+def snakefile() -> Path:
+    """The workflow of the checkout this gpusp runs from (the package is src/gpusp, the Snakefile at the root)."""
+    path = PACKAGE_ROOT.parent / "Snakefile"
+    if not path.is_file():
+        raise GpuspError(f"gpusp bench runs the workflow of a gpusp checkout, and {path} does not exist (this gpusp "
+                         f"is installed from {PACKAGE_ROOT} without it): run gpusp from a clone of the repository "
+                         "(pip install -e . there, or PYTHONPATH=<clone>/src)")
+    return path
 
-    out = Path(out)
-    jobs, skipped = expand_jobs(config)
-    if only_graphs:
-        skipped = [s for s in skipped if s["graph"] in only_graphs]
-    graphs_dir, runs_dir = out / "graphs", out / "runs"
-    graphs_dir.mkdir(parents=True, exist_ok=True)
-    records = []
-    for gname, gspec in config["graphs"].items():
-        if only_graphs and gname not in only_graphs:
-            continue
-        gpath = graphs_dir / f"{gname}.npz"
-        t0 = time.perf_counter()
-        if not gpath.exists():
-            prepare_graph(gspec, gpath, downloads=str(out / "downloads"), mirror=config["mirror"])
-        graph = read_graph(gpath)
-        sources = pick_sources(graph, *source_settings(config, gname))
-        spath = graphs_dir / f"{gname}.sources.txt"
-        spath.write_text("".join(f"{s}\n" for s in sources))
-        log(f"== {gname}: n={graph.n:,} m={graph.m:,} sources {sources} (prepared in {time.perf_counter() - t0:.1f} s)")
-        for job in (j for j in jobs if j.graph == gname):
-            record = runs_dir / gname / job.solver / f"{job.label}.json"
-            record.parent.mkdir(parents=True, exist_ok=True)
-            solve = SolveJob(graph=gpath, solver=job.solver, params=job.params, sources=spath, seed=job.seed,
-                             trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, validate=True, validate_rows=job.validate_rows,
-                             time_budget=None if config["in_process"] else job.budget, record=record,
-                             params_label=job.label, graph_label=gname)
-            t1 = time.perf_counter()
-            try:
-                done = run_job(solve, stream=io.StringIO())
-                tail, err = (done.lines or [""])[-1][:160], "" if done.status == "ok" else str(done.reason)[:200]
-            except GpuspError as exc:
-                tail, err = "", str(exc).splitlines()[0][:200]
-            log(f"   {job.solver:<30} {job.label:<28} {time.perf_counter() - t1:6.1f} s  {tail} {err}")
-            if record.exists():
-                records.append(record)
-            else:
-                skipped.append({"graph": gname, "solver": job.solver, "params": job.label, "problem": job.problem,
-                                "reason": f"error: {err or 'solve failed'}"})
-    (out / "skipped.json").write_text(json.dumps(skipped, indent=1))
-    return write_tables(records, out / "tables", skipped=skipped, allow_mixed=True)
+
+def run_bench(config, out, sets=(), graphs=()) -> list[Path]:
+    """Run the workflow on the config file ``config`` into the folder ``out`` (the workflow's ``results``), with
+    ``KEY=VALUE`` overrides ``sets`` and, where given, only the ``graphs`` of the config; returns the tables."""
+    overrides = parse_assignments(sets)
+    for key, flag in (("results", "--out"), ("only_graphs", "--graphs")):
+        if key in overrides:
+            raise GpuspError(f"--set {key}: not a key to set here: use {flag}")
+    path = snakefile()
+    try:
+        import snakemake.api  # noqa: F401
+    except ImportError:
+        raise GpuspError("gpusp bench runs the workflow with Snakemake, which is not installed: pip install -e "
+                         "'.[workflow]' (or snakemake>=9 alone)") from None
+    given = {**overrides, "results": str(out), **({"only_graphs": list(graphs)} if graphs else {})}
+    config_settings = _config_settings(config, given)
+    try:
+        with _commands_of_this_gpusp():
+            _run(path, config_settings, Path(out))
+    except SystemExit as exc:
+        refused = exc.__cause__
+        if not isinstance(refused, ConfigError):
+            raise
+        detail = refused.detail.replace("key only_graphs: ", "--graphs: ", 1)
+        raise GpuspError(f"{config_source([config], overrides, '--set')}: {detail}") from None
+    return sorted(p for p in (Path(out) / "tables").iterdir() if p.is_file())
+
+
+def _config_settings(config, given: dict):
+    """Snakemake's config settings: the file ``config`` (read here: an error names it) and ``given`` over it."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.settings.types import ConfigSettings
+
+    try:
+        return ConfigSettings(config=given, configfiles=[Path(config)])
+    except OSError as exc:
+        raise GpuspError(f"{config}: cannot read the config: {exc.strerror or exc}") from None
+    except WorkflowError as exc:
+        raise GpuspError(f"{config}: cannot read the config: {' '.join(str(exc).split())}") from None
+
+
+def _run(path: Path, config_settings, out: Path) -> None:
+    """``snakemake --snakefile PATH --cores all --resources gpu=1 --default-resources gpu=1 --keep-going
+    --rerun-incomplete --scheduler greedy --show-failed-logs``: solves never share the GPU, and as every job takes
+    the GPU token (its default resource), no job runs beside another (one at a time, the greedy scheduler is as good
+    as any); a failed job stops neither the others nor their records."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.resources import Resources
+    from snakemake.scheduling.greedy import SchedulerSettings
+    from snakemake.settings.types import (DAGSettings, ExecutionSettings, OutputSettings, ResourceSettings,
+                                          SchedulingSettings)
+    from snakemake.utils import available_cpu_count
+
+    defaults = Resources.default("bare")
+    defaults.update({"gpu": 1})
+    with SnakemakeApi(OutputSettings(show_failed_logs=True)) as api:
+        try:
+            workflow = api.workflow(
+                resource_settings=ResourceSettings(cores=available_cpu_count(), resources={"gpu": 1},
+                                                   default_resources=defaults),
+                config_settings=config_settings, snakefile=path)
+            dag = workflow.dag(dag_settings=DAGSettings(force_incomplete=True))
+            dag.execute_workflow(executor="local", execution_settings=ExecutionSettings(keep_going=True),
+                                 scheduling_settings=SchedulingSettings(scheduler="greedy"),
+                                 scheduler_settings=SchedulerSettings())
+        except Exception as exc:
+            api.print_exception(exc)
+            raise GpuspError(f"the workflow did not finish: {' '.join(str(exc).split()) or type(exc).__name__} "
+                             f"(each job's log is under {out / 'logs'})") from None
+
+
+@contextlib.contextmanager
+def _commands_of_this_gpusp():
+    """The workflow's commands (``gpusp``, and ``python`` where it asks whether there is a GPU) as this interpreter
+    with this gpusp, first on PATH while the workflow runs, so that its jobs run the code this command runs; the
+    environment as it was afterwards (the Snakefile sets variables in this process)."""
+    saved = dict(os.environ)
+    path = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), saved.get("PYTHONPATH")]))
+    with tempfile.TemporaryDirectory(prefix="gpusp-bench-") as folder:
+        for name, command in (("gpusp", [sys.executable, "-m", "gpusp.cli"]), ("python", [sys.executable])):
+            script = Path(folder) / name
+            script.write_text(f"#!/bin/sh\nexport PYTHONPATH={shlex.quote(path)}\nexec {shlex.join(command)} \"$@\"\n")
+            script.chmod(0o755)
+        os.environ["PATH"] = os.pathsep.join(filter(None, [folder, saved.get("PATH")]))
+        try:
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)

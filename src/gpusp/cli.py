@@ -1,4 +1,6 @@
-"""The ``gpusp`` command line: argument parsing and printing over the package (nothing imports it).
+"""The ``gpusp`` command line: the commands' arguments, parsed and checked, and the dispatch to the layer that does
+each command's work (``gpusp.data.commands``, ``gpusp.measure.commands``, ``gpusp.report.commands``,
+``gpusp.bench``); nothing imports it.
 
 Every failure prints one line ``gpusp: error: ...`` to stderr and exits non-zero; files are written
 atomically, so a failed command leaves no output behind.
@@ -10,80 +12,27 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 
 from ._version import __version__
-from .data import datasets
-from .solvers.peers import build as peers
-from .data.formats import read_graph, write_graph
+from .data import commands as data_commands
 from .data.generate import generate
-from .data.weights import add_weights, replace_weights, symmetrize
 from .errors import GpuspError
-from .measure.records import write_record
-from .measure.sources import pick_sources, write_sources
-from .plan import load_config, parse_assignments, prepare_graph
+from .measure import commands as measure_commands
+from .plan import parse_assignments
+from .report import commands as report_commands
 from .solvers import registry
 from .solvers.compilecheck import main as compile_check
+from .solvers.peers import build as peers
 
 EXIT_ERROR = 1
 FORMATS = ("gr", "co", "snap", "plain", "npz")
-
-
-def _write(graph, args, message):
-    write_graph(graph, args.output, format=args.to_format)
-    print(f"wrote {args.output}: {message}")
-
-
-def cmd_info(args):
-    graph = read_graph(args.graph, format=args.format)
-    print(json.dumps(graph.stats(), indent=1) if args.json else graph.describe(args.graph))
-
-
-def cmd_convert(args):
-    graph = read_graph(args.input, format=args.from_format)
-    graph = symmetrize(graph) if args.symmetrize else graph
-    graph.name = args.name or graph.name
-    return _write(graph, args, f"n={graph.n:,} m={graph.m:,}")
 
 
 def cmd_generate(args):
     params = {**parse_assignments(args.params), **({"seed": args.seed} if args.seed is not None else {})}
     graph = generate(args.kind, **params)
     graph.name = args.name or graph.name
-    return _write(graph, args, f"{graph.name} n={graph.n:,} m={graph.m:,}")
-
-
-def cmd_weights(args):
-    fn = add_weights if args.action == "add" else replace_weights
-    graph = fn(read_graph(args.input, format=args.from_format), args.min, args.max, args.seed)
-    return _write(graph, args, f"{args.action} weights in [{args.min}, {args.max}] seed {args.seed}")
-
-
-def cmd_datasets(args):
-    if args.action == "fetch":
-        for name in args.names:
-            print(f"{name}: {datasets.fetch(name, args.dest, mirror=args.mirror, progress=not args.no_progress)}")
-        return
-    rows = datasets.list_datasets()
-    print(json.dumps(rows, indent=1) if args.json else "\n".join(map(datasets.describe, rows)))
-
-
-def cmd_sources(args):
-    graph = read_graph(args.graph, format=args.format)
-    sources = pick_sources(graph, args.count, args.seed, option="--count")
-    write_sources(args.output, graph, sources, args.seed)
-    print(f"wrote {args.output}: {len(sources)} sources")
-
-
-def cmd_prepare(args):
-    try:
-        spec = json.loads(args.spec)
-    except json.JSONDecodeError as exc:
-        raise GpuspError(f"--spec: not valid JSON: {exc}") from None
-    if not isinstance(spec, dict):
-        raise GpuspError(f"--spec: a graph's config entry is a JSON object, not {type(spec).__name__}")
-    graph = prepare_graph(spec, args.output, downloads=args.downloads, mirror=args.mirror)
-    print(f"wrote {args.output}: {graph.name} n={graph.n:,} m={graph.m:,} weights {graph.weight_kind}")
+    data_commands.write(graph, args, f"{graph.name} n={graph.n:,} m={graph.m:,}")
 
 
 def cmd_peers(args):
@@ -116,127 +65,36 @@ def cmd_solve(args):
     return code
 
 
-def cmd_validate(args):
-    from .measure.validate import answer_report, check_answer
-
-    out = check_answer(read_graph(args.graph, format=args.format), args.answer)
-    if args.output:
-        write_record(out, args.output)
-    line, error = answer_report(out)
-    print(line)
-    if error:
-        print(error, file=sys.stderr)
-        return 0 if args.failure_ok else EXIT_ERROR
-
-
 def cmd_bench(args):
-    from .bench import run_config
+    from .bench import run_bench
 
-    config = load_config(args.config, args.set)
-    unknown = [name for name in args.graphs or () if name not in config["graphs"]]
-    if unknown:
-        raise GpuspError(f"--graphs: {unknown[0]!r} is not a graph of {args.config} "
-                         f"({', '.join(sorted(config['graphs']))})")
-    written = run_config(config, Path(args.out), only_graphs=args.graphs)
-    print("wrote " + ", ".join(str(p) for p in written.values()))
-
-
-def cmd_paper003(args):
-    from .measure.paper003 import run_flow
-    from .report.paper003 import write_flow
-
-    out = run_flow(args.size, args.seed, args.vmax, args.tile, args.solver, args.trials)
-    write_flow(out, args.png, args.record)
-    print(json.dumps({k: v for k, v in out.to_dict().items() if k not in ("machine", "timings")}))
-    return 0 if out.ok else EXIT_ERROR
-
-
-def cmd_aggregate(args):
-    from .report.aggregate import write_tables
-
-    written = write_tables(args.records, args.out_dir, skipped=args.skipped or [], allow_mixed=args.allow_mixed,
-                           ceiling=args.ceiling, intro=args.intro, allow_mixed_hardware=args.allow_mixed_hardware)
-    print("wrote " + ", ".join(str(p) for p in written.values()))
-
-
-def cmd_compare(args):
-    from .report.compare import run_compare
-
-    printed, written = run_compare(args.a, args.b, args.out_dir, resamples=args.resamples,
-                                   confidence=args.confidence, seed=args.seed, factor=args.factor,
-                                   only_changed=args.only_changed)
-    print(printed)
-    if written:
-        print("wrote " + ", ".join(str(p) for p in written.values()))
-
-
-def cmd_plot(args):
-    from .report.plots import figures_from_tables
-
-    reasons = {}
-    paths = figures_from_tables(args.samples, args.summary, args.out_dir, peak=args.peak, reasons=reasons)
-    print("wrote " + (", ".join(str(p) for p in paths.values()) or "no figure"))
-    for name, why in reasons.items():
-        print(f"no {name}.png: {why}")
-    if args.papers_dir:
-        from .report.paperfigs import figures_from_tables as paper_figures
-
-        reasons = {}
-        paths = paper_figures(args.samples, args.summary, args.papers_dir, reasons=reasons)
-        print("wrote " + (", ".join(str(p) for p in paths.values()) or "no paper figure"))
-        for name, why in reasons.items():
-            print(f"no {name}.png: {why}")
+    written = run_bench(args.config, args.out, args.set, args.graphs)
+    print("wrote " + ", ".join(str(p) for p in written))
 
 
 # --- argument types: each range is checked where it is parsed, and argparse names the option ---------------
-def integer(minimum: int | None = None):
-    """An argparse type: an integer >= ``minimum``."""
+def bounded(kind, ok=None, must: str = ""):
+    """An argparse type: a ``kind`` (int or float) for which ``ok`` holds, else "must be ``must``"."""
 
-    def parse(text: str) -> int:
+    def parse(text: str):
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if minimum is not None and value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {'a positive integer' if minimum == 1 else f'>= {minimum}'}, "
-                                             f"got {value}")
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, "
+                                             f"got {text!r}") from None
+        if ok is not None and not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {must}, got {value if kind is int else repr(text)}")
         return value
 
     return parse
 
 
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-
-
-def positive_number(text: str) -> float:
-    """An argparse type: a finite number > 0 (seconds, rates): inf and nan are no budget or ceiling."""
-    value = _number(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return value
-
-
-def fraction(text: str) -> float:
-    """An argparse type: a number strictly between 0 and 1 (a confidence level)."""
-    value = _number(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
-    return value
-
-
-def at_least_one(text: str) -> float:
-    """An argparse type: a finite number >= 1 (a factor)."""
-    value = positive_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
-
-
-COUNT, NON_NEGATIVE = integer(1), integer(0)
+INTEGER, COUNT, NON_NEGATIVE = bounded(int), bounded(int, lambda v: v >= 1, "a positive integer"), \
+    bounded(int, lambda v: v >= 0, ">= 0")
+# a finite number > 0 (seconds, rates: inf and nan are no budget or ceiling); a confidence level; a factor
+POSITIVE = bounded(float, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
+FRACTION = bounded(float, lambda v: 0 < v < 1, "between 0 and 1")
+FACTOR = bounded(float, lambda v: math.isfinite(v) and v >= 1, "a finite number >= 1")
 SEED = ("--seed", {"type": NON_NEGATIVE, "default": 0})
 
 
@@ -279,24 +137,24 @@ FLOW = {"size": 64, "seed": 1, "vmax": 10, "tile": 16, "trials": 3}  # paper 003
 FLOW_OPTIONS = {"size": {"type": COUNT}, "seed": {"type": NON_NEGATIVE}, "vmax": {"type": COUNT},
                 "tile": {"type": int, "choices": (4, 8, 16, 32)}, "trials": {"type": COUNT}}  # as the config schema
 COMMANDS = {
-    "info": (cmd_info, "print n, m, degree and weight statistics of a graph",
+    "info": (data_commands.info, "print n, m, degree and weight statistics of a graph",
              [("graph", {}), FMT, ("--json", {**FLAG, "help": "machine-readable output"})]),
-    "convert": (cmd_convert, "convert a graph between formats (gr, snap, plain, npz, .gz)",
+    "convert": (data_commands.convert, "convert a graph between formats (gr, snap, plain, npz, .gz)",
                 [("input", {}), ("output", {}), FROM, TO, ("--name", {"help": "graph name stored in the output"}),
                  ("--symmetrize", {**FLAG, "help": "add the reverse of every edge (undirected input)"})]),
     "generate": (cmd_generate, "a seeded graph (random, rmat, ...): `generate random g.npz n=1000 k=4 --seed 1`",
                  [("kind", {}), ("output", {}), ("params", {"nargs": "*", "metavar": "KEY=VALUE"}),
                   ("--seed", {"type": NON_NEGATIVE}), ("--name", {}), TO]),
-    "weights": (cmd_weights, "add random weights to an unweighted graph, or replace weights",
+    "weights": (data_commands.weights, "add random weights to an unweighted graph, or replace weights",
                 [("action", {"choices": ("add", "replace")}), ("input", {}), ("output", {}),
-                 ("--min", {"type": integer(), "default": 1}), ("--max", {"type": integer(), "default": 100}), SEED,
+                 ("--min", {"type": INTEGER, "default": 1}), ("--max", {"type": INTEGER, "default": 100}), SEED,
                  FROM, TO]),
-    "datasets": (cmd_datasets, "list or fetch the real graphs (DIMACS9, SNAP)", {
+    "datasets": (data_commands.list_or_fetch, "list or fetch the real graphs (DIMACS9, SNAP)", {
         "list": ("list the registry", [("--json", FLAG)]),
         "fetch": ("download (or copy from the offline mirror) and verify", [
             ("names", {"nargs": "+"}), ("--dest", {"default": "results/downloads"}), MIRROR,
             ("--no-progress", FLAG)])}),
-    "sources": (cmd_sources, "write seeded SSSP sources (vertices with out-degree > 0)",
+    "sources": (measure_commands.sources, "write seeded SSSP sources (vertices with out-degree > 0)",
                 [("graph", {}), ("output", {}), ("--count", {"type": COUNT, "default": 4}), SEED, FMT]),
     "solvers": (cmd_solvers, "list the registered solvers",
                 [("--problem", {"choices": ("sssp", "apsp")}), ("--json", FLAG)]),
@@ -318,11 +176,11 @@ COMMANDS = {
                       "help": "paper 000's modes: paths v<-p<-...<-s on screen or to a file"}),
         ("--paths-file", {"help": "file for --output write"}), ("--record", {"help": "write the JSON record here"}),
         ("--answer", {"help": "write distances and parents (.npz) for a later `gpusp validate`"}),
-        ("--time-budget", {"type": positive_number, "metavar": "SECONDS",
+        ("--time-budget", {"type": POSITIVE, "metavar": "SECONDS",
                            "help": "stop after this long and record the run as skipped (runs in a child process)"}),
         ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
-    "validate": (cmd_validate, "check a saved answer (.npz from solve --answer) against SciPy",
+    "validate": (measure_commands.validate, "check a saved answer (.npz from solve --answer) against SciPy",
                  [("--graph", REQUIRED), FMT, ("--answer", REQUIRED), ("--output", {"help": "verdict JSON file"}),
                   ("--failure-ok", {**FLAG, "help": "exit 0 on a failed verdict (written to --output): the workflow "
                                                     "passes it for peers, whose wrong answers are findings the report "
@@ -345,42 +203,44 @@ COMMANDS = {
         ("--unavailable-ok", {**FLAG, "help": "without the tools the peer needs (gapbs: a C++ compiler with OpenMP "
                                              "and make; gunrock: nvcc), write BUILD.json saying why and exit 0 "
                                              "(the solver is then skipped with that reason)"})])}),
-    "prepare": (cmd_prepare, "build a workflow graph (.npz) from its config entry (JSON)",
+    "prepare": (data_commands.prepare, "build a workflow graph (.npz) from its config entry (JSON)",
                 [("--spec", {**REQUIRED, "help": "the graph's config entry as JSON"}), ("--output", REQUIRED),
                  ("--downloads", {"default": "results/downloads"}), MIRROR]),
-    "aggregate": (cmd_aggregate, "records -> samples.csv/.parquet, summary.csv, the landing page, the run "
+    "aggregate": (report_commands.aggregate, "records -> samples.csv/.parquet, summary.csv, the landing page, the run "
                   "environment and a records archive", [
         ("records", {"nargs": "*"}), ("--out-dir", REQUIRED),
         ("--skipped", {"help": "JSON list of skipped combinations with reasons"}),
-        ("--ceiling", {"type": positive_number,
+        ("--ceiling", {"type": POSITIVE,
                        "help": "measured add-min ceiling (per s) for the APSP ceiling_fraction"}),
         ("--allow-mixed", {**FLAG, "help": "mix records of different code versions"}),
         ("--allow-mixed-hardware", {**FLAG, "help": "keep records of different GPU models or host CPUs (refused "
                                                     "otherwise): every table keeps each machine apart, labelled"}),
         ("--intro", {"help": "reStructuredText put above the landing page's tables (landing.rst)"})]),
-    "compare": (cmd_compare, "B against A per configuration: the ratio of medians with a bootstrap interval and a "
-                "verdict (faster, slower, same within noise)", [
+    "compare": (report_commands.compare, "B against A per configuration: the ratio of medians with a bootstrap "
+                "interval and a verdict (faster, slower, same within noise)", [
         ("a", {"metavar": "A", "help": "results folder, samples table (.csv, .parquet) or records (.json, .tar.gz)"}),
         ("b", {"metavar": "B", "help": "the same for the other side"}),
         ("--out-dir", {"help": "also write compare.csv, compare.rst and compare.png here"}),
         ("--resamples", {"type": COUNT, "default": 2000, "help": "bootstrap resamples"}),
-        ("--confidence", {"type": fraction, "default": 0.95, "help": "the interval's confidence level"}),
-        ("--factor", {"type": at_least_one, "default": 1.0,
+        ("--confidence", {"type": FRACTION, "default": 0.95, "help": "the interval's confidence level"}),
+        ("--factor", {"type": FACTOR, "default": 1.0,
                       "help": "a change smaller than this factor counts as the same (asv's --factor)"}),
         (SEED[0], {**SEED[1], "help": "seed of the bootstrap"}),
         ("--only-changed", {**FLAG, "help": "list only the configurations that got faster or slower"})]),
-    "plot": (cmd_plot, "seaborn figures from the aggregated tables",
+    "plot": (report_commands.plot, "seaborn figures from the aggregated tables",
              [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
-              ("--peak", {"type": positive_number, "help": "measured peak relaxations/s for the rate plot"}),
+              ("--peak", {"type": POSITIVE, "help": "measured peak relaxations/s for the rate plot"}),
               ("--papers-dir", {"help": "also redraw the papers' figures from these tables here "
                                         "(<dir>/<paper>/<figure>.png; docs/paper-figures.md)"})]),
-    "paper003": (cmd_paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest cells, the "
-                 "path between them", [(f"--{k}", {**FLOW_OPTIONS[k], "default": v}) for k, v in FLOW.items()] + [
+    "paper003": (report_commands.paper003, "paper 003's flow: n x n product of entries 0..vmax-1, its two smallest "
+                 "cells, the path between them",
+                 [(f"--{k}", {**FLOW_OPTIONS[k], "default": v}) for k, v in FLOW.items()] + [
                      ("--solver", {"default": "packed_atomic"}), ("--png", REQUIRED), ("--record", REQUIRED)]),
-    "bench": (cmd_bench, "run a workflow config's matrix without Snakemake (e.g. on a GPU box)", [
+    "bench": (cmd_bench, "run a workflow config's matrix on this machine (e.g. a GPU box): the workflow, through "
+              "Snakemake's API, one job at a time", [
         ("--config", {**REQUIRED, "help": "a workflow config (graphs + solver grids)"}),
-        ("--out", {**REQUIRED, "help": "output folder (graphs, runs, tables)"}),
-        ("--graphs", {"nargs": "*", "help": "only these graphs of the config"}),
+        ("--out", {**REQUIRED, "help": "output folder, the workflow's results (graphs, runs, logs, tables, plots)"}),
+        ("--graphs", {"nargs": "*", "help": "only these graphs of the config (the config key only_graphs)"}),
         ("--set", {"action": "append", "metavar": "KEY=VALUE", "help": "override a top-level config key"})]),
     "compile-check": (lambda args: compile_check(args.modules), "compile every GPU kernel for sm_90 offline",
                       [("modules", {"nargs": "*"})]),

@@ -1,18 +1,14 @@
-"""The workflow's planning, kept out of the Snakefile: config file -> validated config -> jobs and skips.
+"""The workflow's planning, kept out of the Snakefile: config -> validated config -> jobs and skips.
 
-:func:`load_config` reads a config (``config/config.yaml`` and the like), applies ``--set`` overrides and
-validates it against the workflow's schema (``workflow/schemas/config.schema.yaml``, shipped in the package
-as ``gpusp/schemas/config.schema.yaml``) with the schema's defaults filled in, as Snakemake's
-``validate(config, schema, set_default=True)`` would; the schema is the one place a default is written. The
-workflow (``workflow/rules/common.smk``) and ``gpusp bench`` both validate and plan through this module.
-:func:`check_config` then refuses, in one line naming the config file and key, what the schema cannot say
-(a parameter name its solver does not have, no solvers, a graph no solver runs on, bad generator
-parameters, more sources than a graph has, ...). :func:`expand_jobs` turns a validated config into fully
-resolved jobs, one per (graph, solver, parameter set), each with its budget, trials, warm-up runs, end-to-end
-runs (a solver's ``end_to_end: true``: as many as its trials) and validation settings, and a list of
-combinations that cannot run, each with the reason (negative weights on Dijkstra, an n x n matrix larger
-than the GPU, a parameter value the solver does not allow). Names end up in file paths and shell commands,
-so :func:`check_name` admits safe identifiers only.
+:func:`validate_config` checks a config against the workflow's schema (``workflow/schemas/config.schema.yaml``,
+shipped in the package as ``gpusp/schemas/config.schema.yaml``) with Snakemake's own
+``validate(config, schema, set_default=True)``, which fills in the schema's defaults (the one place a default is
+written), then refuses what the schema cannot say (a parameter name its solver does not have, a graph no solver
+runs on, bad generator parameters, more sources than a graph has, ...); every refusal is one :class:`ConfigError`
+line naming the config and the key. :func:`expand_jobs` turns a validated config into fully resolved jobs, one per
+(graph, solver, parameter set), and the combinations that cannot run, each with the reason (negative weights on
+Dijkstra, an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up in file
+paths and shell commands, so :func:`check_name` admits safe identifiers only.
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import difflib
-import functools
 import itertools
 import json
 import os
@@ -31,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from .data.prepare import generator_params, graph_size, has_weights
 from .errors import GpuspError, SolverError
 from .solvers import registry
 from .solvers.registry import SolverSpec
@@ -125,8 +121,8 @@ SCHEMA = "schemas/config.schema.yaml"  # in the package: a link to the workflow'
 
 
 def load_config(path, overrides=None) -> dict:
-    """The config file at ``path`` with ``key=value`` overrides of top-level keys (``gpusp bench --set``),
-    validated against the workflow's schema with its defaults filled in; GpuspError names the file and key."""
+    """The config file at ``path`` with ``key=value`` overrides of top-level keys laid over it, validated
+    (:func:`validate_config`); an error names the file and the key."""
     try:
         text = Path(path).read_text()
     except OSError as exc:
@@ -143,7 +139,7 @@ def load_config(path, overrides=None) -> dict:
 
 def config_source(files, overrides=(), flag: str = "--config") -> str:
     """How an error names a config: its file(s), and the keys a command line laid over them
-    (``gpusp bench --set``, ``snakemake --config``), since a bad value may come from either."""
+    (``snakemake --config``, ``gpusp bench --set``), since a bad value may come from either."""
     where = " + ".join(str(f) for f in files) or "the config"
     keys = sorted(overrides)
     return f"{where} (with {flag} {', '.join(keys)})" if keys else where
@@ -224,52 +220,55 @@ MOVED = {("slurm", "gpu_partition"): "the GPU partition is set in the SLURM prof
                                      "(set-resources: solve_graph: slurm_partition)"}
 
 
-def validate_config(config: dict, source: str = "config") -> dict:
-    """A copy of ``config`` checked against the schema, its defaults filled in (nested objects too), as
-    Snakemake's ``validate(config, schema, set_default=True)`` leaves the workflow's config, then checked
-    for what the schema cannot say (:func:`check_config`). Every error is one line naming ``source``."""
-    from jsonschema.exceptions import best_match
+class ConfigError(GpuspError):
+    """A config refused, in one line: ``source`` names the config (its files and the keys laid over them),
+    ``detail`` the key and what is wrong with it; apart, so that a front end (``gpusp bench``) can name the
+    config in its own words."""
 
+    def __init__(self, source: str, detail: str):
+        super().__init__(f"{source}: {detail}")
+        self.source, self.detail = source, detail
+
+
+def validate_config(config: dict, source: str = "config", schema=None) -> dict:
+    """A copy of ``config`` checked against the schema (``schema``: its path, by default the package's) by
+    Snakemake's ``validate(config, schema, set_default=True)``, which fills in its defaults, nested objects too;
+    then checked for what the schema cannot say (:func:`check_config`). Every error is a :class:`ConfigError`."""
     for path, where in MOVED.items():
         node = config
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         if node is not None:
-            raise GpuspError(f"{source}: key {'/'.join(path)}: no longer a config key: {where}")
+            raise ConfigError(source, f"key {'/'.join(path)}: no longer a config key: {where}")
     filled = copy.deepcopy(config)
-    error = best_match(_schema_validator().iter_errors(filled))
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path)
-        raise GpuspError(f"{source}: {f'key {where}' if where else 'top level'}: {' '.join(error.message.split())} "
-                         f"(schema workflow/schemas/config.schema.yaml)")
+    _check_schema(filled, source, schema or resources.files(__package__).joinpath(SCHEMA))
     check_config(filled, source)
     return filled
 
 
-@functools.cache
-def _schema_validator():
-    """A validator of the config schema that fills in every ``default`` of an object's properties before
-    checking them (jsonschema's documented ``validators.extend`` recipe, which Snakemake uses as well)."""
-    from jsonschema import validators
-
-    schema = yaml.safe_load(resources.files(__package__).joinpath(SCHEMA).read_text())
-    checker = validators.validator_for(schema)
-    check_properties = checker.VALIDATORS["properties"]
-
-    def fill_defaults(validator, properties, instance, schema):
-        if validator.is_type(instance, "object"):
-            for name, subschema in properties.items():
-                if "default" in subschema:
-                    # a copy: the schema's default objects are shared by every config this validator fills
-                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
-        yield from check_properties(validator, properties, instance, schema)
-
-    return validators.extend(checker, {"properties": fill_defaults})(schema)
+def _check_schema(config: dict, source: str, schema) -> None:
+    """Snakemake's validation of ``config`` in place (defaults filled in), its error as one line naming the key."""
+    try:
+        from jsonschema.exceptions import ValidationError
+        from snakemake.exceptions import WorkflowError
+        from snakemake.utils import validate
+    except ImportError:
+        raise GpuspError("checking a config against the workflow's schema needs Snakemake: "
+                         "pip install -e '.[workflow]'") from None
+    try:
+        validate(config, str(schema), set_default=True)
+    except WorkflowError as exc:
+        error = exc.__context__  # Snakemake raises its WorkflowError while handling jsonschema's error
+        if not isinstance(error, ValidationError):
+            raise ConfigError(source, " ".join(str(exc).split())) from None
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise ConfigError(source, f"{f'key {where}' if where else 'top level'}: {' '.join(error.message.split())} "
+                                  "(schema workflow/schemas/config.schema.yaml)") from None
 
 
 @dataclass(frozen=True)
 class Job:
-    """One solve of the plan, fully resolved: what ``gpusp solve`` (workflow) or the job runner (bench) gets."""
+    """One solve of the plan, fully resolved: what the workflow's ``gpusp solve`` command gets."""
 
     graph: str
     solver: str
@@ -286,6 +285,7 @@ class Job:
     n: int | None = None  # the graph's size where planning knows it (a file it cannot read: None)
     m: int | None = None
     end_to_end: int = 0  # runs timed from allocation to download after the trials (the solver's end_to_end: trials)
+    in_process: bool = False  # the config's in_process: solved in the solve command's own process, without a budget
 
     @property
     def problem(self) -> str:
@@ -302,7 +302,8 @@ class Job:
             out["end-to-end"] = self.end_to_end
         if self.problem == "apsp":
             out["validate-rows"] = self.validate_rows
-        out["time-budget"] = self.budget
+        if not self.in_process:  # a budget runs the solve in a child process that is killed at the budget
+            out["time-budget"] = self.budget
         return out
 
     @property
@@ -329,87 +330,9 @@ def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 
     return int(base * 2 ** (max(int(attempt), 1) - 1))
 
 
-def _file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
-    """(n, m, negative) of a graph file read cheaply at planning time: the ``p sp`` line of DIMACS,
-    the ``N M`` header of plain files, the arrays of an npz cache. Anything else: unknown."""
-    import gzip
-    import zipfile
-    import zlib
-
-    path = Path(spec["file"])
-    fmt = spec.get("format")
-    name = path.name.removesuffix(".gz")
-    if fmt is None:
-        fmt = {".gr": "gr", ".plain": "plain", ".npz": "npz"}.get(Path(name).suffix)
-    try:
-        if fmt == "npz":
-            import numpy as np
-
-            with np.load(path, allow_pickle=False) as z:
-                weights = z["weights"]
-                return int(z["n"]), int(z["indices"].size), bool(weights.size and weights.min() < 0)
-        if fmt not in ("gr", "plain"):
-            return None, None, None
-        with open(path, "rb") as raw:
-            gz = raw.read(2) == b"\x1f\x8b"
-        with (gzip.open(path, "rt") if gz else open(path)) as fh:
-            for i, line in enumerate(fh):
-                if i > 10000:
-                    break
-                parts = line.split()
-                if not parts or parts[0] in ("c", "#"):
-                    continue
-                if fmt == "gr" and parts[0] == "p" and len(parts) >= 4:
-                    return int(parts[2]), int(parts[3]), False  # DIMACS weights are >= 0
-                if fmt == "plain" and len(parts) == 2:
-                    return int(parts[0]), int(parts[1]), None
-                if fmt == "plain":
-                    break
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
-        pass  # a missing or broken file fails in prepare_graph with a proper message
-    return None, None, None
-
-
-def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
-    """(n, m, may_have_negative_weights) known before the graph exists, for DAG-time skip decisions."""
-    w = spec.get("weights") or {}
-    negative = bool(w and w.get("action", "add") != "keep" and int(w.get("min", 1)) < 0)
-    if "file" in spec:
-        n, m, neg = _file_size_hint(spec)
-        if w and w.get("action", "add") != "keep":
-            neg = negative  # the weights are replaced
-        if n is not None and spec.get("symmetrize"):
-            m = None if m is None else 2 * m
-        return n, m, bool(neg)
-    if "dataset" in spec:
-        from .data.datasets import get_dataset
-
-        entry = get_dataset(spec["dataset"])
-        factor = 2 if spec.get("symmetrize") else 1
-        return int(entry["nodes"]), int(entry["edges"]) * factor, negative
-    if "generate" in spec:
-        params, n, m = _generator_params(spec)
-        if not (w and w.get("action", "add") != "keep"):  # unless the weights are replaced
-            negative = params["wmin"] < 0
-        return n, m, negative
-    return None, None, negative
-
-
-def _generator_params(spec: dict) -> tuple[dict, int, int]:
-    """(parameters, n, m) of a generated graph's config entry, checked by the generator's own rules; the
-    generator's seed is the entry's ``seed`` key."""
-    from .data.generate import check_params
-
-    params = spec.get("params") or {}
-    if "seed" in params:
-        raise GpuspError("params: seed: a generated graph's seed is its `seed` key, not a generator parameter")
-    _, checked, n, m = check_params(spec["generate"], {**params, "seed": spec.get("seed", 0)})
-    return checked, n, m
-
-
 # the keys expand_jobs reads; a validated config always has them (the schema gives each a default)
 PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "time_budget_s", "trials", "warmup",
-                 "sources", "validate")
+                 "sources", "validate", "in_process", "only_graphs")
 # top-level numbers the schema types but does not bound: (key, test, what it must be)
 _BOUNDS = (("gpu_memory_gb", lambda v: v > 0, "> 0"),
            ("max_apsp_n", lambda v: v is None or v >= 1, ">= 1 or null"),
@@ -422,37 +345,49 @@ def _hint(name, known) -> str:
 
 
 def check_config(config: dict, source: str = "config") -> dict:
-    """Refuse, in one line naming ``source`` and the key, a config the schema lets through but that cannot
-    plan what it says: no graphs or no solvers; a solver name or a parameter *name* its solver does not
-    have (a parameter *value* the solver does not allow is a skip with the reason, see :func:`expand_jobs`);
-    a solver's ``graphs`` naming no graph of the config, or empty; a graph that no solver runs on; bad
-    generator parameters, weight ranges, source seeds; more sources than a graph known at planning time has; a
-    ``compare_with`` that does not exist. :func:`validate_config` and :func:`expand_jobs` both call it, so what
-    reaches a job has passed here.
-    Returns each graph's :func:`graph_size`, which the sources check needs and expand_jobs plans with."""
+    """Refuse, in one :class:`ConfigError` line naming ``source`` and the key, a config the schema lets through but
+    that cannot plan what it says: no graphs or no solvers; a solver name or a parameter *name* its solver does not
+    have (a parameter *value* the solver does not allow is a skip with the reason, see :func:`expand_jobs`); a
+    solver's ``graphs`` naming no graph of the config, or empty; a graph that no solver runs on; an ``only_graphs``
+    name that is no graph; bad generator parameters, weight ranges, source seeds; more sources than a graph known
+    at planning time has; a ``compare_with`` that does not exist. :func:`validate_config` and :func:`expand_jobs`
+    both call it, so what reaches a job has passed here.
+    Returns each graph's :func:`~gpusp.data.prepare.graph_size`, which the sources check needs and expand_jobs
+    plans with."""
+    try:
+        return _graph_sizes(config)
+    except GpuspError as exc:
+        raise ConfigError(source, str(exc)) from None
+
+
+def _graph_sizes(config: dict) -> dict:
     graphs, solvers = config.get("graphs") or {}, config.get("solvers") or []
     if not graphs:
-        raise GpuspError(f"{source}: key graphs: the config names no graph (a file, a dataset or a generator)")
+        raise GpuspError("key graphs: the config names no graph (a file, a dataset or a generator)")
     if not solvers:
-        raise GpuspError(f"{source}: key solvers: the config names no solver (`gpusp solvers` lists them)")
+        raise GpuspError("key solvers: the config names no solver (`gpusp solvers` lists them)")
     for key, test, must in _BOUNDS:
         if key in config and not test(config[key]):
-            raise GpuspError(f"{source}: key {key}: must be {must}, got {config[key]!r}")
+            raise GpuspError(f"key {key}: must be {must}, got {config[key]!r}")
     if config.get("compare_with") and not Path(config["compare_with"]).exists():
-        raise GpuspError(f"{source}: key compare_with: {config['compare_with']}: no such file or folder (a results "
+        raise GpuspError(f"key compare_with: {config['compare_with']}: no such file or folder (a results "
                          "folder, a samples table or a records archive of the run to compare with)")
+    for name in config.get("only_graphs") or ():
+        if name not in graphs:
+            raise GpuspError(f"key only_graphs: {name!r} is not a graph of the config{_hint(name, graphs)}; its "
+                             f"graphs: {', '.join(sorted(graphs))}")
     used, sizes = set(), {}
     for i, entry in enumerate(solvers):
-        used |= _check_solver_entry(entry, graphs, f"{source}: key solvers/{i}")
+        used |= _check_solver_entry(entry, graphs, f"key solvers/{i}")
     for name, spec in graphs.items():
         try:
             check_name(name, "graph name")
             sizes[name] = _check_graph(config, name, spec)
         except GpuspError as exc:
-            raise GpuspError(f"{source}: key graphs/{name}: {exc}") from None
+            raise GpuspError(f"key graphs/{name}: {exc}") from None
         if name not in used:
-            raise GpuspError(f"{source}: key graphs/{name}: no solver runs on this graph (every solver's `graphs` "
-                             "leaves it out): remove it, or name it in a solver's `graphs`")
+            raise GpuspError(f"key graphs/{name}: no solver runs on this graph (every solver's `graphs` leaves it "
+                             "out): remove it, or name it in a solver's `graphs`")
     return sizes
 
 
@@ -494,13 +429,13 @@ def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int |
     from .data.weights import check_range
 
     if "generate" in spec:
-        _generator_params(spec)
+        generator_params(spec)
     w = spec.get("weights") or {}
     if w.get("action", "add") != "keep":
         if w:
             check_range(w.get("min", 1), w.get("max", 100), w.get("seed", 0), error=GpuspError,
                         names=("weights/min", "weights/max", "weights/seed"))
-        if w.get("action") == "add" and _has_weights(spec):
+        if w.get("action") == "add" and has_weights(spec):
             raise GpuspError("weights/action: add weights an unweighted graph, and this one has weights: use "
                              "replace (new weights) or keep")
     count, seed = source_settings(config, name)
@@ -516,20 +451,9 @@ def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int |
     return size
 
 
-def _has_weights(spec: dict) -> bool:
-    """Whether a graph comes with weights before its `weights` entry applies: generators, weighted datasets
-    and DIMACS files do (other files are not read at planning time: their prepare job decides)."""
-    if "generate" in spec:
-        return True
-    if "dataset" in spec:
-        from .data.datasets import get_dataset
-
-        return get_dataset(spec["dataset"]).get("weights") != "none"
-    return (spec.get("format") or Path(spec["file"]).name.removesuffix(".gz").rpartition(".")[2]) == "gr"
-
-
 def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[dict]]:
-    """All runnable jobs and the skipped combinations (with reasons) of a validated config.
+    """All runnable jobs and the skipped combinations (with reasons) of a validated config (of the graphs its
+    ``only_graphs`` names, where it names some).
 
     ``config`` is what :func:`load_config` or :func:`validate_config` returns (or the workflow's config after
     :func:`validate_config`): every top-level value a job needs is read from it, so each default is written
@@ -538,10 +462,11 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     """
     missing = [key for key in PLANNING_KEYS if key not in config]
     if missing:
-        raise GpuspError(f"{source}: the config has no {missing[0]!r}: plan jobs from a validated config "
-                         "(gpusp.plan.load_config or validate_config fills in the schema's defaults)")
+        raise ConfigError(source, f"the config has no {missing[0]!r}: plan jobs from a validated config "
+                                  "(gpusp.plan.load_config or validate_config fills in the schema's defaults)")
     sizes = check_config(config, source)
-    graphs = config["graphs"]
+    graphs = {name: spec for name, spec in config["graphs"].items()
+              if not config["only_graphs"] or name in config["only_graphs"]}
     free = int(float(config["gpu_memory_gb"]) * 2**30)
     limit = config["max_apsp_n"]
     jobs, skipped, seen = [], [], set()
@@ -586,7 +511,8 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                                     budget=float(entry.get("time_budget_s", config["time_budget_s"])),
                                     trials=trials, warmup=int(entry.get("warmup", config["warmup"])),
                                     validate_rows=int(config["validate"]["apsp_rows"]),
-                                    seed=int(seed), n=n, m=m, end_to_end=trials if entry.get("end_to_end") else 0))
+                                    seed=int(seed), n=n, m=m, end_to_end=trials if entry.get("end_to_end") else 0,
+                                    in_process=bool(config["in_process"])))
     return jobs, skipped
 
 
@@ -613,40 +539,6 @@ def graph_spec_json(config: dict, name: str) -> str:
     changing a graph's sources or its planning hints does not prepare it again."""
     spec = config["graphs"][check_name(name, "graph name")]
     return json.dumps({k: v for k, v in spec.items() if k not in PLANNING_ONLY}, sort_keys=True)
-
-
-def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
-    """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
-    from .data.formats import read_graph, write_graph
-    from .data.weights import add_weights, replace_weights, symmetrize
-
-    if "file" in spec:
-        graph = read_graph(spec["file"], format=spec.get("format"))
-    elif "dataset" in spec:
-        from .data.datasets import fetch, get_dataset
-
-        entry = get_dataset(spec["dataset"])
-        path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
-        graph = read_graph(path, format=entry.get("format"))
-        graph.name = spec["dataset"]
-    elif "generate" in spec:
-        from .data.generate import generate
-
-        graph = generate(spec["generate"], seed=spec.get("seed", 0), **spec.get("params", {}))
-    else:
-        raise GpuspError("a graph needs one of: file, dataset, generate")
-    if spec.get("symmetrize"):
-        graph = symmetrize(graph)
-    w = spec.get("weights")
-    if w:
-        action = w.get("action", "add" if graph.weight_kind == "unit" else "replace")
-        if action != "keep":
-            fn = add_weights if action == "add" else replace_weights
-            graph = fn(graph, int(w.get("min", 1)), int(w.get("max", 100)), int(w.get("seed", 0)))
-    if spec.get("name"):
-        graph.name = spec["name"]
-    write_graph(graph, output, format="npz")
-    return graph
 
 
 def results_dir(config: dict) -> Path:

@@ -2,7 +2,6 @@ import json
 import math
 import os
 import shlex
-import sys
 
 from gpusp.errors import GpuspError
 from gpusp.plan import (
@@ -22,7 +21,7 @@ from gpusp.plan import (
     write_skipped as write_skipped_json,
 )
 
-from gpusp.data import peers
+from gpusp.solvers.peers import build as peers
 from gpusp.data.datasets import MIRROR_ENV
 from gpusp.measure.codehash import code_hash
 from gpusp.solvers import registry
@@ -32,6 +31,7 @@ from gpusp.solvers import registry
 # unless that names graphs or solvers: a sweep's config replaces the default (gpusp.plan.layer_configs).
 # --replace-workflow-config leaves the default out. Values nested in a --config override are typed as YAML.
 DEFAULT_CONFIG = os.path.join(WORKFLOW_DIR, "config", "config.yaml")
+SCHEMA = os.path.join(WORKFLOW_DIR, "workflow", "schemas", "config.schema.yaml")
 SETTINGS = workflow.config_settings
 GIVEN = typed_overrides(dict(config), dict(SETTINGS.config))
 USED_DEFAULT = False
@@ -40,19 +40,20 @@ if not SETTINGS.replace_workflow_config:
         load_default_config(DEFAULT_CONFIG, WORKFLOW_DIR), GIVEN
     )
 # Names end up in file paths and shell commands, so nothing is planned from a config that has not passed
-# gpusp.plan's checks (the schema, with its defaults filled in, then what the schema cannot say). A config
-# error is the user's, not the workflow's: one line naming the config file and key, and no stack frames,
-# which Snakemake prints for any exception raised while it reads the Snakefile.
+# gpusp.plan's checks: Snakemake's validate() against the schema (its defaults filled in), then what the schema
+# cannot say. A config error is the user's, not the workflow's: one line naming the config file and key, and no
+# stack frames, which Snakemake prints for any exception raised while it reads the Snakefile (SystemExit prints its
+# message alone; gpusp bench, which runs this workflow in its own process, reads the ConfigError it carries).
 CONFIG_SOURCE = config_source(
     [os.path.relpath(DEFAULT_CONFIG)] * USED_DEFAULT + list(SETTINGS.configfiles),
     SETTINGS.config,
 )
 try:
     config.clear()
-    config.update(validate_config(GIVEN, CONFIG_SOURCE))
+    config.update(validate_config(GIVEN, CONFIG_SOURCE, schema=SCHEMA))
     JOBS, SKIPPED = expand_jobs(config, CONFIG_SOURCE)
 except GpuspError as exc:
-    sys.exit(f"gpusp: error: {exc}")
+    raise SystemExit(f"gpusp: error: {exc}") from exc
 RESULTS = str(results_dir(config))
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 GRAPH_SIZES = {j.graph: (j.n, j.m) for j in JOBS}  # as planning found them
