@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Run a gpusp config on the lent H200 (no Snakemake there): `gpusp bench` with the project's pins.
+# Run a gpusp config on the lent H200: `gpusp bench` (the workflow through Snakemake's API) with the project's pins.
 # usage (on the device, from the repo root): [GPUSP_SET="KEY=VALUE ..."] benchmarks/h200/run.sh CONFIG NAME [GRAPH ...]
 # (GPUSP_SET: top-level config keys overridden, e.g. in_process=true)
-# Needs, carried along: .whl/ (numpy 2.4.6 cp312, the project's pin: the image's NumPy 2.5 breaks numba-cuda 0.30.4)
-# and .devdata/ (a copy of the offline mirror of real graphs).
+# Needs, carried along: .whl/ (numpy 2.4.6 cp312, the project's pin: the image's NumPy 2.5 breaks numba-cuda 0.30.4;
+# Snakemake 9 and its dependencies, which the image lacks) and .devdata/ (a copy of the offline mirror of real graphs).
 set -euo pipefail
 config=$1 name=$2
 shift 2
