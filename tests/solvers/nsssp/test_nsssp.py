@@ -103,11 +103,16 @@ def test_nsssp_block_too_large():
         _solve(sssp_cases()[0][1], "nsssp_shared", sources_per_launch=512, groups_per_block=4)
 
 
-def test_compile_targets_cover_test_shapes():
-    labels = {label for label, _, _ in nsssp.compile_targets()}
+def test_the_gate_compiles_the_test_shapes():
+    """The offline gate compiles every kernel for the (N, B) shapes the tests and the paper use."""
+    from gpusp.solvers.common import gate
+
+    labels = {label for label, _, _ in gate.targets(nsssp.__name__)}
+    kernels = ("group_kernels.init", "group_kernels.scatter_global", "scatter_shared_kernel", "group_kernels.record",
+               "group_kernels.tree_level")
     for shape in ("N=32,B=4", "N=4,B=2", "N=3,B=1"):
         for w in ("int32", "int64"):
-            for k in ("init", "scatter_global", "scatter_shared", "record", "tree_level"):
+            for k in kernels:
                 assert f"{k}[{shape},{w}]" in labels
 
 

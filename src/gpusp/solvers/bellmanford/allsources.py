@@ -153,8 +153,3 @@ def _add(totals: dict, counters: dict) -> None:
     for key, value in counters.items():
         if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             totals[key] = totals.get(key, 0) + value
-
-
-def compile_targets():
-    """No kernels of its own: the inner SSSP modules list theirs."""
-    return []

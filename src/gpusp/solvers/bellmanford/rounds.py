@@ -59,6 +59,7 @@ from numba import cuda
 from ...errors import NegativeCycleError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph, build_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, blocks_per_sm, launch_grid
 from .spec import STRIDE_BLOCKS_PER_SM
 
@@ -78,6 +79,7 @@ def _start(prev, dist, i, source, inf):
     return f
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_rounds(prev, dist, changed, source, inf):
     """Grid-stride: every distance INF except the source's 0; clear the round stamp."""
@@ -90,6 +92,7 @@ def init_rounds(prev, dist, changed, source, inf):
         i += stride
 
 
+@kernel("void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_rounds_flag(prev, dist, flag, changed, source, inf):
     """Grid-stride: as init_rounds, and only the source's flag set."""
@@ -113,6 +116,7 @@ def _relax_out(indptr, indices, weights, dist, u, du):
 
 
 # --- naive: one thread per vertex -------------------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_naive(indptr, indices, weights, prev, dist, inf):
     """Thread per vertex u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
@@ -135,6 +139,7 @@ def _improved(prev, dist, i):
     return 0
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_naive(prev, dist, changed, stamp):
     """Thread per vertex: prev <- dist, stamping changed[0] with this round's number on an improvement."""
@@ -146,6 +151,7 @@ def copy_naive(prev, dist, changed, stamp):
 
 
 # --- stride: grid-stride loops over vertices ---------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_stride(indptr, indices, weights, prev, dist, inf):
     """Grid-stride over vertices u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
@@ -159,6 +165,7 @@ def relax_stride(indptr, indices, weights, prev, dist, inf):
         u += stride
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_stride(prev, dist, changed, stamp):
     """Grid-stride: prev <- dist, stamping changed[0] with this round's number on an improvement."""
@@ -172,6 +179,7 @@ def copy_stride(prev, dist, changed, stamp):
 
 
 # --- stride with flag --------------------------------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], uint8[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
     """Grid-stride over vertices u whose distance changed last round: relax their out-edges."""
@@ -186,6 +194,7 @@ def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
         u += stride
 
 
+@kernel("void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_flag(prev, dist, flag, changed, stamp):
     """Grid-stride: prev <- dist; flag[i] = whether i improved this round; stamp changed[0] if any did."""
@@ -316,22 +325,3 @@ class FlagSolver(StrideSolver):
         return ((init_rounds_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)),
                 (relax_flag, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag, dg.inf)),
                 (copy_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)))
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        csr = f"int32[::1], int32[::1], {w}[::1]"
-        out += [
-            (f"init_rounds[{w}]", init_rounds, f"void({w}[::1], {w}[::1], int32[::1], int64, {w})"),
-            (f"init_rounds_flag[{w}]", init_rounds_flag,
-             f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64, {w})"),
-            (f"relax_naive[{w}]", relax_naive, f"void({csr}, {w}[::1], {w}[::1], {w})"),
-            (f"copy_naive[{w}]", copy_naive, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
-            (f"relax_stride[{w}]", relax_stride, f"void({csr}, {w}[::1], {w}[::1], {w})"),
-            (f"copy_stride[{w}]", copy_stride, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
-            (f"relax_flag[{w}]", relax_flag, f"void({csr}, {w}[::1], {w}[::1], uint8[::1], {w})"),
-            (f"copy_flag[{w}]", copy_flag, f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64)"),
-        ]
-    return out

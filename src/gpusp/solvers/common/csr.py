@@ -14,9 +14,11 @@ import numpy as np
 from numba import cuda
 
 from ...data.graph import Graph
+from .gate import DISTANCES, kernel
 from .launch import Launch, NativeRead, fill, launch_grid, put
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def tight_parents(indptr, indices, weights, dist, parent, inf):
     """Thread per vertex u: become the parent of each out-neighbour reached over a tight edge."""
@@ -32,6 +34,8 @@ def tight_parents(indptr, indices, weights, dist, parent, inf):
             parent[v] = u  # benign race: every writer holds a tight edge, any one is a valid parent
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1])",
+        cases=DISTANCES)
 @cuda.jit(cache=True)
 def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew):
     """Thread per vertex u on the frontier (level == depth): claim untreed tight out-neighbours."""
@@ -112,14 +116,3 @@ class TreeLaunches:
                 return launches
             depth += 1
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        csr = f"int32[::1], int32[::1], {w}[::1], {w}[::1]"
-        out += [
-            (f"tight_parents[{w}]", tight_parents, f"void({csr}, int32[::1], {w})"),
-            (f"tight_tree_level[{w}]", tight_tree_level, f"void({csr}, int32[::1], int32[::1], int64, int32[::1])"),
-        ]
-    return out

@@ -35,6 +35,7 @@ from numba import cuda, njit
 from ...data.graph import choose_dtype, inf_for
 from ...device import free_device_memory
 from ...errors import NegativeCycleError, SolverError
+from .gate import DISTANCES, kernel
 from .launch import TARGET, grid2, launch_grid
 
 DTYPES = ("int32", "int64")
@@ -250,6 +251,7 @@ def apsp_tight_parents(graph, d, inf, scale: int = 0) -> TightParents:
 
 
 # --- device kernels -------------------------------------------------------------------------------------------------
+@kernel("void({w}[:, ::1], int32[:, ::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_matrix(d, p, inf):
     """Thread per (i, j), j along x: d = 0 on the diagonal and INF elsewhere, p = -1."""
@@ -260,6 +262,7 @@ def init_matrix(d, p, inf):
         p[i, j] = -1
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[:, ::1], int32[:, ::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def scatter_edges(indptr, indices, weights, d, p):
     """Thread per vertex u: lay u's out-edges into row u (lightest parallel edge) and parent their heads."""
@@ -283,6 +286,7 @@ def build_matrix(dg, d, p, inf) -> int:
     return 2
 
 
+@kernel("void({w}[:, ::1], int64, int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def negative_diagonal(d, n, flag):
     """One block: flag[0] = the smallest i < n with d[i, i] < 0, else n."""
@@ -341,15 +345,3 @@ def plus_fn(dt: str, negative: bool):
             return cast(a + b)
     return plus
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in DTYPES:
-        mat = f"{w}[:, ::1], int32[:, ::1]"
-        out += [
-            (f"init_matrix[{w}]", init_matrix, f"void({mat}, {w})"),
-            (f"scatter_edges[{w}]", scatter_edges, f"void(int32[::1], int32[::1], {w}[::1], {mat})"),
-            (f"negative_diagonal[{w}]", negative_diagonal, f"void({w}[:, ::1], int64, int32[::1])"),
-        ]
-    return out

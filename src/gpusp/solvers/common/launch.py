@@ -23,6 +23,7 @@ from numba.core import types as numba_types
 
 from ... import device
 from ...errors import SolverError
+from .gate import DISTANCES, kernel
 
 
 @dataclass(frozen=True)
@@ -389,6 +390,7 @@ def event():
     return cuda.event(timing=False) if TARGET.gpu else cuda.event()
 
 
+@kernel("void({w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def fill(arr, value):
     """Set every element of a 1-D array to ``value``."""
@@ -397,6 +399,7 @@ def fill(arr, value):
         arr[i] = value
 
 
+@kernel("void({w}[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def put(arr, index, value):
     """Set one element (e.g. the source's distance) without a host round trip."""
@@ -414,10 +417,3 @@ def fill_array(arr, value) -> None:
 
         arr.copy_to_device(np.full(arr.shape, value, dtype=arr.dtype))
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate."""
-    out = []
-    for w in ("int32", "int64"):
-        out += [(f"fill[{w}]", fill, f"void({w}[::1], {w})"), (f"put[{w}]", put, f"void({w}[::1], int64, {w})")]
-    return out

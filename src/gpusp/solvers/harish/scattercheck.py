@@ -41,9 +41,11 @@ from numba import cuda
 from ...errors import NegativeCycleError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph, build_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, launch_grid
 
 
+@kernel("void(uint8[::1], {w}[::1], {w}[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def reset(Ma, Ca, Ua, flag, source, inf):
     """Thread per vertex: cost INF (0 at the source) in Ca and Ua, only the source masked, flag cleared."""
@@ -62,6 +64,7 @@ def reset(Ma, Ca, Ua, flag, source, inf):
         flag[0] = 0
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], uint8[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
     """Thread per vertex v: if masked, unmask it and atomic-min Ca[v] + w into Ua of each out-neighbour."""
@@ -83,6 +86,7 @@ def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
         e += 1
 
 
+@kernel("void(uint8[::1], {w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check(Ma, Ca, Ua, flag, r):
     """Thread per vertex v: commit Ua[v] < Ca[v] into Ca, re-mask v and stamp the flag with round r."""
@@ -140,16 +144,3 @@ class ScatterCheckSolver(Solver):
 
     def download(self):
         return self.d_cost.copy_to_host(), self.d_parent.copy_to_host()
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        d = f"{w}[::1]"
-        out += [
-            (f"reset[{w}]", reset, f"void(uint8[::1], {d}, {d}, int32[::1], int64, {w})"),
-            (f"scatter[{w}]", scatter, f"void(int32[::1], int32[::1], {d}, uint8[::1], {d}, {d}, {w})"),
-            (f"check[{w}]", check, f"void(uint8[::1], {d}, {d}, int32[::1], int64)"),
-        ]
-    return out

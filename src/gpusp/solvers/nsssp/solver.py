@@ -95,13 +95,18 @@ from ...errors import SolverError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph
 from ..common.dense import Result, apsp_tight_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, launch_grid, put
 
 MAX_BLOCK = 1024  # threads per block (B N) the hardware allows
+# (N, B) pairs compiled by the offline gate: the paper's default and the ones the tests use
+COMPILE_SHAPES = ((32, 4), (4, 2), (3, 1))
+SHAPES = [{"N": N, "B": B, "w": w} for w in ("int32", "int64") for N, B in COMPILE_SHAPES]
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 
 
+@kernel("void(int32[::1], {w}[::1], {w}[::1], int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check_shared(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost and re-mask; one global flag write per block."""
@@ -121,6 +126,7 @@ def check_shared(ma, ca, ua, flag):
         flag[0] = 1
 
 
+@kernel("void(int32[::1], {w}[::1], {w}[::1], int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check_global(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost, re-mask and raise the global flag directly."""
@@ -134,9 +140,15 @@ def check_global(ma, ca, ua, flag):
         flag[0] = 1  # benign race: every writer stores 1
 
 
+@kernel({"init": "void(int32[::1], {w}[::1], {w}[::1], int64, {w})",
+         "scatter_global": "void(int32[::1], int32[::1], {w}[::1], int32[::1], {w}[::1], {w}[::1])",
+         "record": "void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], int64, "
+                   "int64, {w}, int64)",
+         "tree_level": "void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[:, ::1], int64, int64, "
+                       "int32[::1])"}, cases=SHAPES)
 @functools.cache
-def _kernels(N: int, B: int):
-    """Kernels for N problems per launch (B only fixes the block shape; these index by cuda.grid)."""
+def group_kernels(N: int, B: int):
+    """Kernels for N problems per launch, by name (B only fixes the block shape; these index by cuda.grid)."""
 
     @cuda.jit(cache=True)
     def init(ma, ca, ua, base, inf):
@@ -218,13 +230,14 @@ def _kernels(N: int, B: int):
                     out_parent[row0 + j, indices[e]] = u
                     grew[0] = 1
 
-    return init, scatter_global, record, tree_level
+    return {"init": init, "scatter_global": scatter_global, "record": record, "tree_level": tree_level}
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], int32[::1], {w}[::1], {w}[::1])", cases=SHAPES)
 @functools.cache
-def _scatter_shared(N: int, B: int, wname: str):
-    """The paper's scatter kernel with edges staged in shared memory (weights of type ``wname``)."""
-    WTYPE = _WTYPES[wname]
+def scatter_shared_kernel(N: int, B: int, w: str):
+    """The paper's scatter kernel with edges staged in shared memory (weights of type ``w``)."""
+    WTYPE = _WTYPES[w]
     SLOTS = B * N
 
     @cuda.jit(cache=True)
@@ -298,8 +311,10 @@ class _NssspSolver(Solver):
                               "validation are derived on the host from tight in-edges, which zero-weight cycles "
                               "can close into loops")
         self.wname = str(graph.dtype)
-        self.init, self.scatter_g, self.record, self.tree_level = _kernels(self.N, self.B)
-        self.scatter = _scatter_shared(self.N, self.B, self.wname) if self.shared else self.scatter_g
+        kernels = group_kernels(self.N, self.B)
+        self.init, self.scatter_g, self.record, self.tree_level = (
+            kernels[k] for k in ("init", "scatter_global", "record", "tree_level"))
+        self.scatter = scatter_shared_kernel(self.N, self.B, self.wname) if self.shared else self.scatter_g
         self.check = check_shared if self.shared else check_global
 
     def upload(self):
@@ -387,30 +402,3 @@ class GlobalSolver(_NssspSolver):
     """nsssp_global: the same N-problem scheme, edges and flag in global memory only."""
 
     shared = False
-
-
-# (N, B) pairs compiled by the offline gate: the paper's default and the ones the tests use.
-COMPILE_SHAPES = ((32, 4), (4, 2), (3, 1))
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        arrays = f"int32[::1], {w}[::1], {w}[::1]"  # Ma, Ca, Ua
-        csr = f"int32[::1], int32[::1], {w}[::1]"
-        out += [(f"check_shared[{w}]", check_shared, f"void({arrays}, int32[::1])"),
-                (f"check_global[{w}]", check_global, f"void({arrays}, int32[::1])")]
-        for N, B in COMPILE_SHAPES:
-            init, scatter_global, record, tree_level = _kernels(N, B)
-            tag = f"N={N},B={B},{w}"
-            out += [
-                (f"init[{tag}]", init, f"void({arrays}, int64, {w})"),
-                (f"scatter_global[{tag}]", scatter_global, f"void({csr}, {arrays})"),
-                (f"scatter_shared[{tag}]", _scatter_shared(N, B, w), f"void({csr}, {arrays})"),
-                (f"record[{tag}]", record, f"void({csr}, {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], "
-                                           f"int64, int64, {w}, int64)"),
-                (f"tree_level[{tag}]", tree_level, f"void({csr}, {w}[::1], int32[::1], int32[:, ::1], int64, "
-                                                   f"int64, int32[::1])"),
-            ]
-    return out

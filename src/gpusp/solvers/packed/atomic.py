@@ -63,6 +63,8 @@ intermediate cost-and-path array, atomic minimum built from atomicCAS on an 8-by
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba import cuda
@@ -70,6 +72,7 @@ from numba import cuda
 from ...errors import SolverError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph
+from ..common.gate import kernel
 from ..common.launch import Launch, NativeRead, launch_grid
 
 _SHIFT = np.uint64(32)
@@ -90,6 +93,7 @@ def unpack(words: np.ndarray):
     return dist, parent
 
 
+@kernel("void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64, uint64, uint64, int32)")
 @cuda.jit(cache=True)
 def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
     """Thread per vertex: word INF/no parent, cost INF, mask clear; the source gets 0/-1 and its mask."""
@@ -108,7 +112,10 @@ def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
         mask[i] = 0
 
 
-def _relax_kernel(method: str):
+@kernel("void(int32[::1], int32[::1], int32[::1], int32[::1], uint8[::1], uint64[::1])",
+        cases=[{"method": "min"}, {"method": "cas"}])
+@functools.cache
+def relax_kernel(method: str):
     """The relax kernel of ``method``: thread per masked vertex u offers (cost[u] + w, u) to word[v] for every
     out-edge u -> v, by a 64-bit atomic min ('min') or a compare-and-swap loop ('cas'). ``method`` is a
     compile-time constant: each kernel holds only its own branch."""
@@ -140,10 +147,11 @@ def _relax_kernel(method: str):
     return cuda.jit(cache=True)(relax)
 
 
-RELAX = {method: _relax_kernel(method) for method in ("min", "cas")}  # by the method parameter
+RELAX = {method: relax_kernel(method) for method in ("min", "cas")}  # by the method parameter
 relax_min, relax_cas = RELAX["min"], RELAX["cas"]
 
 
+@kernel("void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64)")
 @cuda.jit(cache=True)
 def commit_packed(word, cost, mask, changed, stamp):
     """Thread per vertex: cost <- packed distance if it dropped, mask = whether it did, stamp changed."""
@@ -213,15 +221,3 @@ class PackedSolver(Solver):
 
     def download(self):
         return unpack(self.d_word.copy_to_host())
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate (int32 distances only)."""
-    csr = "int32[::1], int32[::1], int32[::1]"
-    return [
-        ("init_packed[int32]", init_packed,
-         "void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64, uint64, uint64, int32)"),
-        ("relax_min[int32]", relax_min, f"void({csr}, int32[::1], uint8[::1], uint64[::1])"),
-        ("relax_cas[int32]", relax_cas, f"void({csr}, int32[::1], uint8[::1], uint64[::1])"),
-        ("commit_packed[int32]", commit_packed, "void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64)"),
-    ]

@@ -29,6 +29,7 @@ import numpy as np
 from numba import cuda
 
 from ...errors import SolverError
+from ..common.gate import kernel
 from ..common.launch import TARGET
 
 KEY_NONE = np.iinfo(np.int64).max  # a key larger than any cell's: the neutral element of the minimum
@@ -39,6 +40,7 @@ def reduce_block() -> int:
     return TARGET.threads(1024, 64)
 
 
+@kernel("void(int32[:, ::1], int32[:, ::1], int32[:, ::1], int64)", cases=[{"T": 8}, {"T": 16}, {"T": 32}])
 @functools.cache
 def matmul_kernel(T: int):
     """The tiled product kernel for T x T tiles (T a compile-time constant)."""
@@ -68,6 +70,7 @@ def matmul_kernel(T: int):
     return matmul
 
 
+@kernel("void(int32[:, ::1], int64[::1], int64)")
 @cuda.jit
 def make_keys(c, keys, n):
     """keys[i] = c[i] << 32 | i for the n x n matrix c read row-major (c >= 0)."""
@@ -77,6 +80,7 @@ def make_keys(c, keys, n):
     keys[i] = (numba.int64(c[i // n, i % n]) << 32) | i
 
 
+@kernel("void(int64[::1], int64[::1], int64)", cases=[{"B": 64}, {"B": 1024}])
 @functools.cache
 def min_kernel(B: int):
     """The reduction kernel for blocks of B threads (B a power of two, a compile-time constant)."""
@@ -106,6 +110,7 @@ def min_kernel(B: int):
     return block_min
 
 
+@kernel("void(int64[::1], int64, int64)")
 @cuda.jit
 def set_key(keys, i, value):
     """keys[i] = value (one thread): hides the first minimum while the second is found, then restores."""
@@ -154,13 +159,3 @@ def two_smallest(d_c, n: int, B: int | None = None) -> list[tuple[int, int]]:
     second = _min_key(keys, count, B)
     set_key[1, 1](keys, first & 0xFFFFFFFF, first)
     return [(k >> 32, k & 0xFFFFFFFF) if k != KEY_NONE else (None, None) for k in (first, second)]
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate."""
-    targets = [(f"matmul[T={T}]", matmul_kernel(T), "void(int32[:, ::1], int32[:, ::1], int32[:, ::1], int64)")
-               for T in (8, 16, 32)]
-    targets.append(("make_keys", make_keys, "void(int32[:, ::1], int64[::1], int64)"))
-    targets += [(f"block_min[B={B}]", min_kernel(B), "void(int64[::1], int64[::1], int64)") for B in (64, 1024)]
-    targets.append(("set_key", set_key, "void(int64[::1], int64, int64)"))
-    return targets

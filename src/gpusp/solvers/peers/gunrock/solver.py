@@ -245,8 +245,3 @@ class GunrockSolver(Solver):
         if "error" in reply:
             raise SolverError(f"gunrock_sssp's driver: {reply['error']}")
         return reply
-
-
-def compile_targets():
-    """No Numba kernels: the device code is Gunrock's, compiled by nvcc (tests/test_gunrock.py's compile gate)."""
-    return []
