@@ -1,11 +1,6 @@
-"""The graph on the device as CSR arrays, and shortest-path trees grown over its tight arcs.
-
-The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an in-edge that is
-tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do, since distances strictly
-decrease along a parent chain, so one pass suffices (O(m) work). With zero or negative weights a zero-weight cycle can
-be all tight and a local pick could close a loop, so the tree is grown level by level from the source over tight
-edges instead (one launch per tree level; the first frontier vertex to claim a vertex with an atomic compare-and-swap
-becomes its parent).
+"""The graph on the device as CSR arrays (:class:`DeviceGraph`), and the shortest-path tree of converged distances
+grown over its tight arcs (:func:`build_parents`: one pass when every weight is positive, level by level otherwise).
+Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations
