@@ -1,54 +1,7 @@
-"""Vertex-parallel Bellman-Ford on the GPU (paper 000, Bodra): naive, grid-stride and stride-with-flag.
-
-Algorithm. Bellman-Ford repeats rounds of edge relaxation until no distance changes. Here a round is
-two launches: a *relax* kernel in which the thread that owns vertex ``u`` reads ``prev[u]`` (the
-distance at the end of the previous round) and lowers ``dist[v]`` for each out-edge ``u -> v`` with an
-atomic minimum (several vertices can share a target), then a *copy* kernel that moves ``dist`` into
-``prev`` and stamps a one-word ``changed`` flag with the round number when anything improved. Reading
-``prev`` and writing ``dist`` keeps a round free of read-after-write races, so after round ``r`` every
-distance is the length of the best walk with at most ``r`` edges (Jacobi-style rounds). The host reads
-the flag once per round (one 4-byte device-to-host copy, a synchronisation). Parents are not tracked
-during relaxation; after convergence :func:`gpusp.solvers.common.csr.build_parents` picks a tight in-edge
-per vertex (paper 000's parent kernel), growing the tree level by level when zero or negative weights
-make tight cycles possible.
-
-Variants (registry names):
-
-* ``bellmanford_naive`` - one thread per vertex, ``ceil(n / block)`` blocks per launch.
-* ``bellmanford_stride`` - the same kernels written as grid-stride loops over a fixed grid (``grid``
-  blocks; 0 means ``rules.STRIDE_BLOCKS_PER_SM`` per multiprocessor), so launch size no longer grows
-  with ``n``.
-* ``bellmanford_flag`` - stride plus a per-vertex ``flag`` byte: the copy kernel sets ``flag[v]`` exactly
-  when ``v`` improved in the round just finished (and clears it otherwise), and the relax kernel skips
-  vertices whose flag is clear, since their out-edges were already relaxed with the same value. One flag
-  array is enough: the relax kernel only reads it and the copy kernel, which runs after it on the same
-  stream, overwrites every entry, so no entry is read and written in the same launch and nothing needs
-  clearing between rounds.
-
-Rounds (``rounds`` parameter). ``'early'`` stops after the first round that changes nothing. ``'fixed'``
-runs the paper's |V| - 1 rounds without reading the flag in between. Both then need round |V| to tell a
-reachable negative cycle apart: without one, shortest walks use at most |V| - 1 edges, so a change in
-round |V| means a negative cycle and raises :class:`~gpusp.errors.NegativeCycleError`. In 'fixed' mode
-this check round is always run, so ``iterations`` is exactly |V| (as for ``bellmanford_cpu``); in 'early'
-mode it is the number of rounds run, the last of which changed nothing (at most |V|).
-
-Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
-kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
-launches through :class:`~gpusp.solvers.common.launch.Launch` (Numba's compiled kernel, its parameter block built once,
-the round stamp written into it per launch) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`:
-the driver's cost, as the paper's C code pays it; ``'numba'`` goes through Numba's dispatcher and
-``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
-
-Counters: ``iterations`` (rounds, including the check round), ``relaxations`` (``rounds * m``, edges
-examined, for naive and stride; not counted for flag, whose work depends on the frontier and would need
-a device counter in the timed path), ``launches`` (kernel launches including the parent tree).
-
-Complexity: O(|V| |E|) work in the worst case and O(|V|) rounds; each round costs O(|V| + |E|) work
-(naive, stride) or O(|V| + edges of changed vertices) (flag). Memory: CSR plus ``dist``, ``prev``,
-``parent`` (and ``flag``), see the registry's formula.
-
-Paper: D. Bodra, "Accelerating Shortest Path Algorithms on the GPU using CUDA" (seed 000), section 2.1
-(naive; stride, after Harris's grid-stride loops; stride with flag, after Agarwal & Dutta).
+"""Vertex-parallel Bellman-Ford on the GPU (paper 000, Bodra): ``bellmanford_naive``, ``bellmanford_stride`` and
+``bellmanford_flag``. A round is a relax kernel (``prev`` into ``dist`` with an atomic minimum) and a copy kernel that
+stamps a changed flag, read by the host once per round; trees from ``csr.build_parents``. Design:
+docs/solvers/bellmanford.md.
 """
 
 from __future__ import annotations

@@ -1,64 +1,7 @@
-"""Frontier SSSP with one 64-bit atomic per relaxation over a packed (distance, parent) word (paper 003).
-
-Algorithm. CUDA has no atomic that updates two variables, so paper 003 (Sudhanan) packs the tentative
-cost and the predecessor of a vertex into one 8-byte word and updates it with a single 64-bit atomic.
-Here ``word[v] = (dist << 32) | parent`` (``uint64``); since distances are non-negative int32 values
-below 2**31, ordering the words as unsigned integers orders them by distance first, parent second.
-Each round runs two kernels over one thread per vertex, as in the paper:
-
-* *relax*: a vertex ``u`` whose ``mask[u]`` is set reads its committed ``cost[u]`` and, for every out-edge
-  ``u -> v`` with ``cost[u] + w < dist(word[v])``, lowers ``word[v]`` to ``(cost[u] + w, u)`` with one
-  64-bit atomic, so the distance and the parent that produced it always travel together;
-* *commit*: every vertex whose packed distance dropped below ``cost[v]`` copies it into ``cost[v]``, sets
-  ``mask[v]`` (it relaxes next round), clears it otherwise, and stamps the one-word ``changed`` flag.
-
-The host reads the flag once per round and stops after a round with no change; without negative
-weights that happens within |V| rounds (the relax kernel reads only ``cost`` from the previous round,
-so after round ``r`` the distances are those of the best walks with at most ``r`` edges).
-
-Launches (``launcher``): 'native' (default) launches the round's kernels through
-:class:`~gpusp.solvers.common.launch.Launch` and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`, at the
-driver's cost per round as the paper's C code pays it; 'numba' goes through Numba's dispatcher every launch.
-
-Variants (``method`` parameter):
-
-* ``'min'`` - ``cuda.atomic.min`` on the ``uint64`` word (one ``atom.global.min.u64``; no retry loop);
-* ``'cas'`` - the paper's compare-and-swap loop: re-read, retry while the new distance is still
-  strictly smaller.
-
-Parents and zero-weight edges. An atomic minimum on the packed word also "improves" a word with an
-equal distance and a larger parent id, which over zero-weight cycles could re-point parents into a
-loop (v's parent switched to a vertex that was itself reached through v). Both methods therefore
-attempt a relaxation only when the new *distance* is strictly smaller than the one just read from
-``word[v]``; the 'cas' loop keeps this test inside the retry loop, so it never replaces an equal
-distance at all. With that guard a word can be rewritten at an equal distance only by another thread
-of the same round (both passed the guard against a larger value), and the argument below shows that
-the recorded parents then form a tree without any post-pass:
-
-  let ``r(v)`` be the round of the last write to ``word[v]`` (0 for the source). The parent ``u`` it
-  names wrote ``cost[u] + w == dist[v]`` with ``cost[u]`` committed at the end of round ``r(v) - 1``.
-  That ``cost[u]`` is final (had it dropped later, ``u`` would have relaxed ``v`` to a strictly smaller
-  distance), and a word whose distance is final is never rewritten in a later round (the guard fails),
-  so ``r(u) <= r(v) - 1``. ``r`` strictly decreases along parent links: every chain ends at the source
-  and every parent edge is tight.
-
-So no :func:`~gpusp.solvers.common.csr.build_parents` pass is needed, even with zero-weight cycles; the
-tests exercise both methods on graphs with them.
-
-Constraints. Distances must fit in 32 bits: the graph must have int32 distances (``graph.dtype``; INF =
-2**30 - 1) and no negative weights (a negative distance would break the unsigned order); the solver
-raises :class:`~gpusp.errors.SolverError` otherwise. ``download`` unpacks on the host: ``dist = word >>
-32`` (INF for unreached vertices), ``parent = low 32 bits`` as int32 (``0xFFFFFFFF``, i.e. -1, for the
-source and unreached vertices).
-
-Counters: ``iterations`` (rounds, the last one changing nothing) and ``launches``; relaxations are not
-counted (they depend on the frontier and would need a device counter in the timed path).
-
-Complexity: O(|V| |E|) work worst case over at most |V| rounds, O(|V| + edges of the frontier) per round;
-8 bytes per vertex for the packed word plus ``cost`` and ``mask``.
-
-Paper: M. Sudhanan, CUDA Single Source Shortest Path (seed 003), sections III.B-III.C (threadMask,
-intermediate cost-and-path array, atomic minimum built from atomicCAS on an 8-byte word).
+"""``packed_atomic`` (paper 003, Sudhanan): frontier SSSP rounds with one 64-bit atomic per relaxation on a word
+that packs (distance << 32 | parent), so a distance and its parent are updated together ('min': an atomic minimum,
+'cas': the paper's compare-and-swap loop); a strict distance guard keeps the parents a tree without a post-pass.
+Design: docs/solvers/packed.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""Paper 003's first half: a tiled matrix product and a block min-reduction for its two smallest cells.
-
-Algorithm (Sudhanan, "CUDA Single Source Shortest Path"): the product ``C = A B`` of two square
-matrices is computed by the classic tiled kernel (each block stages a T x T tile of A and of B in
-shared memory per step along k, one output cell per thread, Theta(n^3) multiply-adds, n/T steps); then
-the smallest entry of C and its position are found by a block reduction in shared memory (half of the
-threads compare their value with the one ``stride`` places away, the stride halves every step,
-log2(B) steps per block), and the second smallest by setting the smallest to the largest value,
-reducing again and restoring it. The paper reduces (value, row, col) structs; here a cell is reduced
-as one int64 key ``value << 32 | index``, so the minimum of the keys is the smallest value and, among
-equal values, the first index in row-major order: ties are broken the same way on every run.
-
-Differences from the paper: integer matrices (the product's entries become arc weights of an SSSP
-that is validated exactly against SciPy, which float sums would not allow; entries are non-negative,
-so the SSSP has no negative cycles); the reduction runs in two launches (per-block minima, then one
-block over those) instead of one block, so any n works. Complexity: n^3 multiply-adds; the reduction
-reads n^2 keys per minimum.
-
-Paper 003's second half, the SSSP on the grid whose arc weights are the product's entries, is
-``packed_atomic`` (:mod:`gpusp.solvers.packed.atomic`); the whole flow is :mod:`gpusp.measure.paper003`.
+"""Paper 003's first half: a tiled matrix product (T x T tiles in shared memory) and a block min-reduction over
+(value << 32 | index) keys for its two smallest cells. The second half, the SSSP over the product's grid, is
+``packed_atomic``; the whole flow is :mod:`gpusp.measure.paper003`. Design: docs/solvers/packed.md.
 """
 
 from __future__ import annotations
