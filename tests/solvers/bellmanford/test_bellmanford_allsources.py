@@ -17,6 +17,7 @@ LANES = ["edgebf_coo", "vertexbf_pull", "vertexbf_push"]
 CASES = [c for c in sssp_cases(negative=True)
          if c[0] in ("n1", "unreachable", "zero-cycle", "duplicates-selfloops", "random-13", "negative",
                      "negative-zero-cycle", "random-neg")]
+ON_STREAMS = [c for c in CASES if c[0] != "random-13"]  # random-neg (n = 17) keeps several rounds of lane reuse
 
 
 def _solve(graph, **kw):
@@ -24,7 +25,7 @@ def _solve(graph, **kw):
 
 
 @pytest.mark.parametrize("sssp", LANES)
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("label,graph,source", ON_STREAMS, ids=[c[0] for c in ON_STREAMS])
 def test_streams_match_one_by_one(sssp, label, graph, source):
     """Three sources in flight (one stream too many for n = 1) give every row of the one-by-one run, and the same
     summed counters (each source runs the same rounds, whichever lane it lands on)."""
