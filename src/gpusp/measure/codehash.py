@@ -114,7 +114,8 @@ def code_hash(spec, root: Path = ROOT) -> str:
         entry = peers.get_peer(spec.family)
         pinned = {key: entry.get(key) for key in ("commit", "sha256", "sha256_content", "targets")}
         if entry.get("driver"):  # gpusp's own driver of the peer (Gunrock's): its source is the peer's code too
-            pinned["driver_sha256"] = hashlib.sha256((root / "data" / entry["driver"]).read_bytes()).hexdigest()
+            driver = root / "solvers" / "peers" / entry["driver"]  # beside peers.yaml (cudabuild.driver_text)
+            pinned["driver_sha256"] = hashlib.sha256(driver.read_bytes()).hexdigest()
         h.update(json.dumps(pinned, sort_keys=True, default=str).encode())
     return h.hexdigest()[:16]
 

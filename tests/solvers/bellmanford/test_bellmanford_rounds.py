@@ -1,8 +1,9 @@
-"""bellmanford_naive / _stride / _flag (paper 000) in the CUDA simulator against SciPy."""
+"""bellmanford_naive / _stride / _flag (paper 000) in the CUDA simulator against SciPy: a pairwise design over the
+awkward cases, the variant, early or fixed rounds and the launcher; negative cycles, grids, repeated runs."""
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, negative_cycle_graph, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, negative_cycle_graph, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
@@ -19,12 +20,22 @@ def small(name, **params):
     return {"block": 32, **({"grid": 1} if name != "bellmanford_naive" else {}), **params}
 
 
-@pytest.mark.parametrize("name", VARIANTS)
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_matches_reference(name, label, graph, source):
-    res = gpusp.solve(graph, name, source, block=32, warmup=0)
+GRAPHS = {label: (graph, source) for label, graph, source in CASES}
+DESIGN = pairwise(graph=list(GRAPHS), name=VARIANTS, rounds=["early", "fixed"], launcher=["native", "numba"])
+
+
+@pytest.mark.parametrize("cell", DESIGN, ids=["-".join(c.values()) for c in DESIGN])
+def test_answers(cell):
+    """Every pair of an awkward case (negative weights included), a variant, the rounds ('fixed': the paper's |V| - 1
+    and the check round, so iterations == |V|) and a launcher meets in some cell."""
+    graph, source = GRAPHS[cell["graph"]]
+    res = gpusp.solve(graph, cell["name"], source, block=32, warmup=0, rounds=cell["rounds"],
+                      launcher=cell["launcher"])
     assert_sssp_ok(graph, source, res)
-    assert 1 <= res.counters["iterations"] <= graph.n
+    if cell["rounds"] == "fixed":
+        assert res.counters["iterations"] == graph.n
+    else:
+        assert 1 <= res.counters["iterations"] <= graph.n
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -60,18 +71,6 @@ def test_prepared_launches_serve_every_source_and_trial(name, launcher):
     for source, res in zip(sources, results):
         assert_sssp_ok(graph, source, res)
         assert res.params["launcher"] == launcher
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_fixed_rounds(name):
-    """'fixed' runs |V| - 1 rounds plus the |V|-th check round: iterations == |V|, same answer."""
-    for label, graph, source in (CASES[-4], CASES[-1]):  # random-37 and random-neg
-        early = gpusp.solve(graph, name, source, warmup=0, **small(name))
-        fixed = gpusp.solve(graph, name, source, warmup=0, **small(name, rounds="fixed"))
-        assert fixed.counters["iterations"] == graph.n
-        assert early.counters["iterations"] < graph.n
-        assert_sssp_ok(graph, source, fixed)
-        np.testing.assert_array_equal(fixed.dist, early.dist)
 
 
 @pytest.mark.parametrize("name", ["bellmanford_stride", "bellmanford_flag"])

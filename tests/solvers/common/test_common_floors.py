@@ -7,6 +7,7 @@ from cases import _g, random_graph, sssp_cases
 from gpusp.data.graph import dense_predecessors, inf_for
 from gpusp.solvers.common import dense
 from gpusp.solvers.common import launch
+from gpusp.solvers.scipy.reference import scipy_matrix, scipy_paths
 
 
 def reference_matrices(graph, n_pad, tie):
@@ -67,3 +68,25 @@ def test_target_in_the_simulator():
     assert real.register_cap(40) == {"max_registers": 40} and real.register_cap(0) == {}
     assert real.launch_bounds(256, 2) == {"launch_bounds": (256, 2)} and real.alignment(16) == 16
     assert real.alignment(4) is None
+
+
+def test_tight_parents_are_derived_per_row_on_demand():
+    """The parents of an APSP answer without recorded paths: a row of the host-derived parents is what the whole
+    matrix holds, every parent is a tight arc, and nothing is derived until a row is asked for (a download stays a
+    copy)."""
+    g = random_graph(13, 40, seed=5)
+    d, _ = scipy_paths(g, scipy_matrix(g))
+    lazy = dense.apsp_tight_parents(g, d, g.inf)
+    assert lazy._full is None and lazy.shape == (g.n, g.n)
+    rows = lazy[[0, 5, 12]]
+    assert lazy._full is None
+    whole = np.asarray(lazy)
+    assert np.array_equal(rows, whole[[0, 5, 12]]) and np.array_equal(lazy[7], whole[7])
+    tails, heads, weights = g.coo()
+    for s in range(g.n):
+        for v in range(g.n):
+            p = whole[s, v]
+            if v == s or d[s, v] == g.inf:
+                assert p == -1
+            else:
+                assert d[s, p] + weights[(tails == p) & (heads == v)].min() == d[s, v]

@@ -1,52 +1,6 @@
-"""APSP as a Bellman-Ford SSSP solver run from every source (paper 004's first APSP idea).
-
-Algorithm
----------
-``bellmanford_allsources`` looks up the SSSP solver named by its ``sssp`` parameter in the registry
-(``bellmanford_naive`` / ``_stride`` / ``_flag``, ``edgebf_coo``, ``vertexbf_pull`` / ``_push``),
-builds one instance of it (the registry is this composite solver's floor: it names, resolves and
-builds the inner solver, so no other family is imported), uploads the graph once, then runs every
-source and stores its two rows in the host n x n result. ``block`` and ``launcher`` are passed to the
-inner solver when it takes them (resolved and checked by the inner spec); its other parameters keep
-their defaults (edgebf_coo and vertexbf_push: rounds launched from the host).
-
-Variants (``streams``, paper 004 Section V.B):
-
-* ``streams`` = 1 - one source after another: the inner ``run(s)`` and ``download()`` per source.
-* ``streams`` = k > 1 - k sources in flight at once (the report's streams version). The inner solver
-  gives k *lanes* (its per-source state - distances, masks, flags, parents, tree buffers - with the
-  launches of a round, each on a CUDA stream of its own, sharing the one uploaded graph). The host
-  queues a round on every lane, then goes round the lanes: it waits for a lane's flag (a read on that
-  stream alone), queues its next round, or, once its source converged, queues its tree, copies its
-  rows out and starts the next source on it; so one source's round runs on the device while the host
-  handles another. Only the edgebf family's solvers have lanes (edgebf_coo, vertexbf_pull,
-  vertexbf_push); the bellmanford_* solvers launch on the default stream and are refused with
-  streams > 1. The report's dynamic-parallelism version (a parent kernel launching a child kernel per
-  source) cannot be built: Numba compiles no device-side launches. In the CUDA simulator the streams
-  run one after another; the answers are the same.
-
-Negative weights are accepted when the inner solver accepts them; the inner solver's
-NegativeCycleError propagates (every vertex on a negative cycle is itself a source, so a negative
-cycle anywhere is found by the time all sources are done).
-
-Timing: ``run`` covers all n inner runs *and* the n row downloads (the inner solver keeps one row on
-the device per lane; the rows have to leave it before the next source overwrites them), so per-row
-transfer time is part of the run time; it is also reported as the counter ``row_download_ms`` (wall
-clock; with streams it includes waiting for the lane's tree, which precedes the copy on its stream).
-``download`` only returns the host matrices.
-
-Complexity: n times the inner solver's, e.g. O(n * n * m) for Bellman-Ford; the device holds one
-graph and one row per lane (``streams`` rows, each with its masks and tree buffers), the host the n x n
-result.
-
-Counters: the inner counters summed over all sources (``iterations``, ``relaxations``,
-``launches``... whichever the inner solver reports; the same with any ``streams``), ``sources`` and
-``row_download_ms``.
-
-This module has no kernels of its own (``compile_targets()`` is empty); the inner modules list theirs.
-
-Paper: seed 004 (An), Section V.B: Bellman-Ford from every source as the first APSP approach, its
-sources overlapped on streams.
+"""``bellmanford_allsources``: APSP as an SSSP solver (named by the ``sssp`` parameter, built through the registry) run
+from every source on one uploaded graph, one source at a time or ``streams`` sources in flight on streams of their
+own (paper 004 sec. V-B). Design: docs/solvers/bellmanford.md.
 """
 
 from __future__ import annotations
@@ -153,8 +107,3 @@ def _add(totals: dict, counters: dict) -> None:
     for key, value in counters.items():
         if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             totals[key] = totals.get(key, 0) + value
-
-
-def compile_targets():
-    """No kernels of its own: the inner SSSP modules list theirs."""
-    return []

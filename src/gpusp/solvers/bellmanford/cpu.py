@@ -1,6 +1,7 @@
 """``bellmanford_cpu``: serial Bellman-Ford over the CSR arcs (paper 000's CPU baseline), compiled with Numba's CPU
 JIT; stops after a quiet round or runs the paper's fixed |V| - 1 rounds, and finds a reachable negative cycle in round
-|V|."""
+|V|. Design: docs/solvers/bellmanford.md.
+"""
 
 from __future__ import annotations
 

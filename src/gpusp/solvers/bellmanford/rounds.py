@@ -1,54 +1,7 @@
-"""Vertex-parallel Bellman-Ford on the GPU (paper 000, Bodra): naive, grid-stride and stride-with-flag.
-
-Algorithm. Bellman-Ford repeats rounds of edge relaxation until no distance changes. Here a round is
-two launches: a *relax* kernel in which the thread that owns vertex ``u`` reads ``prev[u]`` (the
-distance at the end of the previous round) and lowers ``dist[v]`` for each out-edge ``u -> v`` with an
-atomic minimum (several vertices can share a target), then a *copy* kernel that moves ``dist`` into
-``prev`` and stamps a one-word ``changed`` flag with the round number when anything improved. Reading
-``prev`` and writing ``dist`` keeps a round free of read-after-write races, so after round ``r`` every
-distance is the length of the best walk with at most ``r`` edges (Jacobi-style rounds). The host reads
-the flag once per round (one 4-byte device-to-host copy, a synchronisation). Parents are not tracked
-during relaxation; after convergence :func:`gpusp.solvers.common.csr.build_parents` picks a tight in-edge
-per vertex (paper 000's parent kernel), growing the tree level by level when zero or negative weights
-make tight cycles possible.
-
-Variants (registry names):
-
-* ``bellmanford_naive`` - one thread per vertex, ``ceil(n / block)`` blocks per launch.
-* ``bellmanford_stride`` - the same kernels written as grid-stride loops over a fixed grid (``grid``
-  blocks; 0 means ``rules.STRIDE_BLOCKS_PER_SM`` per multiprocessor), so launch size no longer grows
-  with ``n``.
-* ``bellmanford_flag`` - stride plus a per-vertex ``flag`` byte: the copy kernel sets ``flag[v]`` exactly
-  when ``v`` improved in the round just finished (and clears it otherwise), and the relax kernel skips
-  vertices whose flag is clear, since their out-edges were already relaxed with the same value. One flag
-  array is enough: the relax kernel only reads it and the copy kernel, which runs after it on the same
-  stream, overwrites every entry, so no entry is read and written in the same launch and nothing needs
-  clearing between rounds.
-
-Rounds (``rounds`` parameter). ``'early'`` stops after the first round that changes nothing. ``'fixed'``
-runs the paper's |V| - 1 rounds without reading the flag in between. Both then need round |V| to tell a
-reachable negative cycle apart: without one, shortest walks use at most |V| - 1 edges, so a change in
-round |V| means a negative cycle and raises :class:`~gpusp.errors.NegativeCycleError`. In 'fixed' mode
-this check round is always run, so ``iterations`` is exactly |V| (as for ``bellmanford_cpu``); in 'early'
-mode it is the number of rounds run, the last of which changed nothing (at most |V|).
-
-Launches (``launcher`` parameter). A round is two launches and a 4-byte read-back, so at a few microseconds of
-kernel time per round the host's launch path is what a per-round variant measures. ``'native'`` (default)
-launches through :class:`~gpusp.solvers.common.launch.Launch` (Numba's compiled kernel, its parameter block built once,
-the round stamp written into it per launch) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`:
-the driver's cost, as the paper's C code pays it; ``'numba'`` goes through Numba's dispatcher and
-``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
-
-Counters: ``iterations`` (rounds, including the check round), ``relaxations`` (``rounds * m``, edges
-examined, for naive and stride; not counted for flag, whose work depends on the frontier and would need
-a device counter in the timed path), ``launches`` (kernel launches including the parent tree).
-
-Complexity: O(|V| |E|) work in the worst case and O(|V|) rounds; each round costs O(|V| + |E|) work
-(naive, stride) or O(|V| + edges of changed vertices) (flag). Memory: CSR plus ``dist``, ``prev``,
-``parent`` (and ``flag``), see the registry's formula.
-
-Paper: D. Bodra, "Accelerating Shortest Path Algorithms on the GPU using CUDA" (seed 000), section 2.1
-(naive; stride, after Harris's grid-stride loops; stride with flag, after Agarwal & Dutta).
+"""Vertex-parallel Bellman-Ford on the GPU (paper 000, Bodra): ``bellmanford_naive``, ``bellmanford_stride`` and
+``bellmanford_flag``. A round is a relax kernel (``prev`` into ``dist`` with an atomic minimum) and a copy kernel that
+stamps a changed flag, read by the host once per round; trees from ``csr.build_parents``. Design:
+docs/solvers/bellmanford.md.
 """
 
 from __future__ import annotations
@@ -59,6 +12,7 @@ from numba import cuda
 from ...errors import NegativeCycleError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph, build_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, blocks_per_sm, launch_grid
 from .spec import STRIDE_BLOCKS_PER_SM
 
@@ -78,6 +32,7 @@ def _start(prev, dist, i, source, inf):
     return f
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_rounds(prev, dist, changed, source, inf):
     """Grid-stride: every distance INF except the source's 0; clear the round stamp."""
@@ -90,6 +45,7 @@ def init_rounds(prev, dist, changed, source, inf):
         i += stride
 
 
+@kernel("void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_rounds_flag(prev, dist, flag, changed, source, inf):
     """Grid-stride: as init_rounds, and only the source's flag set."""
@@ -113,6 +69,7 @@ def _relax_out(indptr, indices, weights, dist, u, du):
 
 
 # --- naive: one thread per vertex -------------------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_naive(indptr, indices, weights, prev, dist, inf):
     """Thread per vertex u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
@@ -135,6 +92,7 @@ def _improved(prev, dist, i):
     return 0
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_naive(prev, dist, changed, stamp):
     """Thread per vertex: prev <- dist, stamping changed[0] with this round's number on an improvement."""
@@ -146,6 +104,7 @@ def copy_naive(prev, dist, changed, stamp):
 
 
 # --- stride: grid-stride loops over vertices ---------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_stride(indptr, indices, weights, prev, dist, inf):
     """Grid-stride over vertices u: lower dist[v] to prev[u] + w for every out-edge u -> v."""
@@ -159,6 +118,7 @@ def relax_stride(indptr, indices, weights, prev, dist, inf):
         u += stride
 
 
+@kernel("void({w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_stride(prev, dist, changed, stamp):
     """Grid-stride: prev <- dist, stamping changed[0] with this round's number on an improvement."""
@@ -172,6 +132,7 @@ def copy_stride(prev, dist, changed, stamp):
 
 
 # --- stride with flag --------------------------------------------------------------------------------------
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], uint8[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
     """Grid-stride over vertices u whose distance changed last round: relax their out-edges."""
@@ -186,6 +147,7 @@ def relax_flag(indptr, indices, weights, prev, dist, flag, inf):
         u += stride
 
 
+@kernel("void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def copy_flag(prev, dist, flag, changed, stamp):
     """Grid-stride: prev <- dist; flag[i] = whether i improved this round; stamp changed[0] if any did."""
@@ -316,22 +278,3 @@ class FlagSolver(StrideSolver):
         return ((init_rounds_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)),
                 (relax_flag, (dg.indptr, dg.indices, dg.weights, self.d_prev, self.d_dist, self.d_flag, dg.inf)),
                 (copy_flag, (self.d_prev, self.d_dist, self.d_flag, self.d_changed)))
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        csr = f"int32[::1], int32[::1], {w}[::1]"
-        out += [
-            (f"init_rounds[{w}]", init_rounds, f"void({w}[::1], {w}[::1], int32[::1], int64, {w})"),
-            (f"init_rounds_flag[{w}]", init_rounds_flag,
-             f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64, {w})"),
-            (f"relax_naive[{w}]", relax_naive, f"void({csr}, {w}[::1], {w}[::1], {w})"),
-            (f"copy_naive[{w}]", copy_naive, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
-            (f"relax_stride[{w}]", relax_stride, f"void({csr}, {w}[::1], {w}[::1], {w})"),
-            (f"copy_stride[{w}]", copy_stride, f"void({w}[::1], {w}[::1], int32[::1], int64)"),
-            (f"relax_flag[{w}]", relax_flag, f"void({csr}, {w}[::1], {w}[::1], uint8[::1], {w})"),
-            (f"copy_flag[{w}]", copy_flag, f"void({w}[::1], {w}[::1], uint8[::1], int32[::1], int64)"),
-        ]
-    return out

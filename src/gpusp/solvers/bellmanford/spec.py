@@ -39,5 +39,6 @@ SPECS = (
                              "default stream", minimum=1, maximum=32),
                        LAUNCHER),
                negative_weights=True,
-               memory=note(CSR + par("streams") * (2 * W + 16) * N, "on the device; the (w + 4) n^2 result on the host")),
+               memory=note(CSR + par("streams") * (2 * W + 16) * N,
+                           "on the device; the (w + 4) n^2 result on the host")),
 )

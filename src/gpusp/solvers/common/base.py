@@ -1,22 +1,6 @@
-"""The protocol every solver class follows, so that one harness can time them all alike.
-
-A solver is built from a graph and its resolved parameters: the registry (:mod:`gpusp.solvers.registry`) holds
-every parameter's default, allowed values and help, fills in the defaults and checks the values
-(:meth:`~gpusp.solvers.registry.SolverSpec.build`), so a solver's ``__init__`` takes them as keyword-only arguments
-without defaults and checks only what a parameter cannot say alone (a combination, a graph it cannot take).
-``__init__`` does host-side preparation only. The harness then calls:
-
-* ``upload()`` - host to device copies of the graph (timed apart as ``h2d_ms``);
-* ``run(source)`` - the device work of one trial, from resetting the distance arrays to convergence
-  (timed with CUDA events per trial); returns a dict of counters such as ``iterations`` (rounds or
-  launches) and ``relaxations`` (edges examined), or a callable that returns that dict once the trial's
-  clock has stopped (for counters that live on the device: their read-back is not the trial's work), and
-  raises NegativeCycleError when it finds one; APSP solvers receive ``source=None``;
-* ``download()`` - device to host copies (timed apart as ``d2h_ms``); returns ``(dist, parent)``.
-  SSSP: two length-n arrays. APSP: two n x n arrays where ``parent[s, v]`` is the vertex before ``v``
-  on a shortest ``s -> v`` path (-1 for ``v == s`` and unreachable ``v``).
-
-``dist`` uses the graph's distance dtype and marks unreachable vertices with ``graph.inf``.
+"""The protocol every solver class follows, so that one harness times them all alike: ``upload()`` (the graph to the
+device), ``run(source)`` (one trial's device work; returns its counters) and ``download()`` (``(dist, parent)``).
+Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The graph on the device as CSR arrays, and shortest-path trees grown over its tight arcs.
-
-The tree is built after distances converge, as paper 000's parent kernel does: every vertex picks an in-edge that is
-tight (``dist[u] + w == dist[v]``). When all weights are positive any tight edge will do, since distances strictly
-decrease along a parent chain, so one pass suffices (O(m) work). With zero or negative weights a zero-weight cycle can
-be all tight and a local pick could close a loop, so the tree is grown level by level from the source over tight
-edges instead (one launch per tree level; the first frontier vertex to claim a vertex with an atomic compare-and-swap
-becomes its parent).
+"""The graph on the device as CSR arrays (:class:`DeviceGraph`), and the shortest-path tree of converged distances
+grown over its tight arcs (:func:`build_parents`: one pass when every weight is positive, level by level otherwise).
+Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations
@@ -14,9 +9,11 @@ import numpy as np
 from numba import cuda
 
 from ...data.graph import Graph
+from .gate import DISTANCES, kernel
 from .launch import Launch, NativeRead, fill, launch_grid, put
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def tight_parents(indptr, indices, weights, dist, parent, inf):
     """Thread per vertex u: become the parent of each out-neighbour reached over a tight edge."""
@@ -32,6 +29,8 @@ def tight_parents(indptr, indices, weights, dist, parent, inf):
             parent[v] = u  # benign race: every writer holds a tight edge, any one is a valid parent
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1])",
+        cases=DISTANCES)
 @cuda.jit(cache=True)
 def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew):
     """Thread per vertex u on the frontier (level == depth): claim untreed tight out-neighbours."""
@@ -112,14 +111,3 @@ class TreeLaunches:
                 return launches
             depth += 1
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        csr = f"int32[::1], int32[::1], {w}[::1], {w}[::1]"
-        out += [
-            (f"tight_parents[{w}]", tight_parents, f"void({csr}, int32[::1], {w})"),
-            (f"tight_tree_level[{w}]", tight_tree_level, f"void({csr}, int32[::1], int32[::1], int64, int32[::1])"),
-        ]
-    return out

@@ -1,25 +1,6 @@
-"""The n x n state the APSP solvers share: distance and predecessor matrices, their set-up, the hop tie-break, the
-negative-cycle check, device-memory checks, and parents derived on the host.
-
-Matrices. ``d[i][j]`` starts as the lightest arc i -> j (INF without one, 0 on the diagonal, a self-loop only when
-negative: :meth:`~gpusp.data.graph.Graph.to_dense`), ``p[i][j]`` as i for every arc and -1 elsewhere
-(:func:`~gpusp.data.graph.dense_predecessors`). The Floyd-Warshall and min-plus solvers build both on the device
-from the uploaded CSR (:func:`build_matrix`, two launches, no n x n host copy); the blocked solvers pad them to a
-multiple of their tile on the host (:func:`padded_matrices`: padded vertices are isolated) and reset from pristine
-device copies.
-
-Hop tie-break. With a weight <= 0 a cycle of total weight 0 can be entirely tight, and a blocked update order can
-then leave predecessor chains that loop. :func:`hop_tiebreak` runs such graphs on w' = w (n + 1) + 1: ties are broken
-by the number of arcs, every cycle gets a positive length (a negative one stays negative: W (n + 1) + L <= -1 for
-L <= n arcs), a shortest w'-path is a shortest w-path with fewest arcs, so chains strictly lose arcs and end at the
-source; :func:`undo_tiebreak` recovers d = d' // (n + 1).
-
-Negative cycles leave a negative diagonal entry: :func:`check_diagonal` (one block) finds the smallest such vertex
-and :func:`raise_on_negative_cycle` reads it back.
-
-Sums. :func:`plus_fn` is the add of two distances for graphs with non-negative weights (a plain sum: INF + INF and
-INF + w fit the dtype and never win a strict comparison; with ``min`` ptxas makes one DPX ``VIADDMNMX`` of it on
-sm_90) or with negative ones (INF operands stay INF, sums are clamped at -INF so a negative cycle cannot wrap).
+"""The n x n state the APSP solvers share: distance and predecessor matrices and their set-up, the hop tie-break for
+weights <= 0, the negative-cycle check, the add of two distances, device-memory checks, results kept on the device
+or staged to pinned host memory, and parents derived on the host. Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations
@@ -35,6 +16,7 @@ from numba import cuda, njit
 from ...data.graph import choose_dtype, inf_for
 from ...device import free_device_memory
 from ...errors import NegativeCycleError, SolverError
+from .gate import DISTANCES, kernel
 from .launch import TARGET, grid2, launch_grid
 
 DTYPES = ("int32", "int64")
@@ -138,7 +120,7 @@ class Tiebreak:
 
 
 def hop_tiebreak(graph) -> Tiebreak:
-    """The hop tie-break (module docstring) when a zero-weight cycle can exist, else the graph's own weights."""
+    """The hop tie-break (docs/solvers/common.md) when a zero-weight cycle can exist, else the graph's own weights."""
     scale = graph.n + 1 if graph.m and int(graph.weights.min()) <= 0 else 0
     w = graph.weights.astype(np.int64)
     if scale:
@@ -204,10 +186,9 @@ class TightParents:
     """The parent matrix of an APSP answer whose solver records no predecessors (paths off), derived row by row
     when a row is asked for: parent[s][v] is some u with d[s][u] + w(u, v) == d[s][v] (w -> w scale + 1 when
     ``scale``), -1 on the diagonal and for unreachable v; with every (scaled) weight > 0 these tight arcs form
-    shortest-path trees. A row costs Theta(m) in a compiled CPU loop, the whole matrix Theta(n m) (minutes on a
-    complete graph), so validation, which samples rows, pays only for its rows and the solver's download only
-    for its copy. Indexing takes a row, a list or array of rows, or anything else after ``np.asarray`` (the whole
-    matrix, kept once made)."""
+    shortest-path trees. A row costs Theta(m) in a compiled CPU loop, the whole matrix Theta(n m), so validation,
+    which samples rows, pays only for its rows and the solver's download only for its copy. Indexing takes a row, a
+    list or array of rows, or anything else after ``np.asarray`` (the whole matrix, kept once made)."""
 
     dtype = np.dtype(np.int32)
     ndim = 2
@@ -250,6 +231,7 @@ def apsp_tight_parents(graph, d, inf, scale: int = 0) -> TightParents:
 
 
 # --- device kernels -------------------------------------------------------------------------------------------------
+@kernel("void({w}[:, ::1], int32[:, ::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def init_matrix(d, p, inf):
     """Thread per (i, j), j along x: d = 0 on the diagonal and INF elsewhere, p = -1."""
@@ -260,6 +242,7 @@ def init_matrix(d, p, inf):
         p[i, j] = -1
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[:, ::1], int32[:, ::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def scatter_edges(indptr, indices, weights, d, p):
     """Thread per vertex u: lay u's out-edges into row u (lightest parallel edge) and parent their heads."""
@@ -283,6 +266,7 @@ def build_matrix(dg, d, p, inf) -> int:
     return 2
 
 
+@kernel("void({w}[:, ::1], int64, int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def negative_diagonal(d, n, flag):
     """One block: flag[0] = the smallest i < n with d[i, i] < 0, else n."""
@@ -321,7 +305,8 @@ def raise_on_negative_cycle(flag, n: int, stream=0, ids=None) -> None:
 
 @functools.cache
 def plus_fn(dt: str, negative: bool):
-    """Device function ``plus(a, b, inf)``: the candidate a + b in the distance type (module docstring)."""
+    """Device function ``plus(a, b, inf)``: the candidate a + b in the distance type, clamped and INF-preserving
+    when ``negative`` (docs/solvers/common.md)."""
     cast = getattr(numba, dt)
 
     if negative:
@@ -341,15 +326,3 @@ def plus_fn(dt: str, negative: bool):
             return cast(a + b)
     return plus
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in DTYPES:
-        mat = f"{w}[:, ::1], int32[:, ::1]"
-        out += [
-            (f"init_matrix[{w}]", init_matrix, f"void({mat}, {w})"),
-            (f"scatter_edges[{w}]", scatter_edges, f"void(int32[::1], int32[::1], {w}[::1], {mat})"),
-            (f"negative_diagonal[{w}]", negative_diagonal, f"void({w}[:, ::1], int64, int32[::1])"),
-        ]
-    return out

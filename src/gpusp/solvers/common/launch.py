@@ -1,13 +1,6 @@
-"""How the solvers put work on the device: grid sizes, cooperative grids, CUDA graphs, small array kernels, and
-what the CUDA target in use can do (:data:`TARGET`).
-
-Numba's CUDA simulator runs the same kernels as Python threads but lacks part of the hardware: warp intrinsics
-(activemask, shuffles, clz, popc, nanosleep), compile options (register caps, launch bounds, aligned shared arrays),
-CUDA graphs and pre-configured launches, and its grid barrier works for one block only (:func:`cooperative_grid`
-then gives one block); every simulated thread is also expensive. The solvers ask :data:`TARGET` instead of testing the simulator themselves, so that each of these
-differences is decided in one place. Compile-time properties follow ``NUMBA_ENABLE_CUDASIM`` (read when Numba is
-imported; the offline compile gate has no GPU and no simulator and compiles the real kernels), run-time ones ask
-:func:`gpusp.device.mode` whether a GPU is in use.
+"""How the solvers put work on the device: what the CUDA target in use can do (:data:`TARGET`), grid sizes,
+cooperative grids, CUDA graph capture, launches and small reads at the driver's cost (:class:`Launch`,
+:class:`NativeRead`), cluster launches, and the ``fill`` and ``put`` kernels. Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations
@@ -23,6 +16,7 @@ from numba.core import types as numba_types
 
 from ... import device
 from ...errors import SolverError
+from .gate import DISTANCES, kernel
 
 
 @dataclass(frozen=True)
@@ -114,17 +108,13 @@ def capture_graph(issue):
 class Launch:
     """A kernel with its launch configuration, called with its arguments at the driver's cost.
 
-    ``kernel[grid, block](*args)`` spends 50-150 us of host time per launch in Numba's dispatcher (configuring the
-    kernel, typing the arguments, flattening every array into its parameters: meminfo, parent, size, itemsize, data,
-    shape, strides) before the driver's launch. A per-round variant that launches thousands of times then times the
-    dispatcher, not its kernels. Here the first call goes through Numba (compiling, and catching the exact overload
-    it compiled); later calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or
-    ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array
-    arguments (a ping-pong pair costs two), so arrays must be device arrays (a host array would need Numba's copies
-    around every launch) and a new array object costs one rebuild; scalars are written into the block in place and
-    keep the type of their first call. ``native=False``, the simulator (whose ``kernel[...]`` changes the kernel
-    object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call: the
-    path the per-round variants are compared with.
+    The first call goes through Numba's dispatcher (compiling, and catching the exact overload it compiled); later
+    calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a
+    grid-synchronising kernel), as C does. A block is kept per set of array arguments (a ping-pong pair costs two),
+    so arrays must be device arrays and a new array object costs one rebuild; scalars are written into the block in
+    place and keep the type of their first call. ``native=False``, the simulator (whose ``kernel[...]`` changes the
+    kernel object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call:
+    the path the per-round variants are compared with. Why: docs/solvers/common.md.
     """
 
     __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
@@ -259,7 +249,7 @@ def _stream_handle(stream) -> int:
 @functools.cache
 def _libcuda():
     """The driver library with argument types declared for the calls made per round: a ctypes call with prepared
-    arguments costs about a microsecond less than cuda.bindings' converting wrappers."""
+    arguments costs less than cuda.bindings' converting wrappers."""
     lib = ctypes.CDLL("libcuda.so.1")
     u, p = ctypes.c_uint, ctypes.c_void_p
     for name, extra in (("cuLaunchKernel", [p]), ("cuLaunchCooperativeKernel", [])):
@@ -292,8 +282,8 @@ class NativeRead:
     then ``cuStreamSynchronize`` of that stream only): the per-round flag read of a host-driven variant. On the
     legacy default stream (0) the copy is ordered after every launch before it. ``issue()`` queues the copy and
     ``wait()`` returns the host array once it is there, so that several streams' reads can be in flight; calling does
-    both. Numba's ``copy_to_host`` spends tens of microseconds of host time more; ``native=False`` (and the
-    simulator) reads with it. ``host`` defaults to a pinned array shaped like ``device``."""
+    both. ``native=False`` (and the simulator) reads with Numba's ``copy_to_host`` instead. ``host`` defaults to a
+    pinned array shaped like ``device``."""
 
     __slots__ = ("device", "host", "stream", "_lib", "_args")
 
@@ -389,6 +379,7 @@ def event():
     return cuda.event(timing=False) if TARGET.gpu else cuda.event()
 
 
+@kernel("void({w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def fill(arr, value):
     """Set every element of a 1-D array to ``value``."""
@@ -397,6 +388,7 @@ def fill(arr, value):
         arr[i] = value
 
 
+@kernel("void({w}[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def put(arr, index, value):
     """Set one element (e.g. the source's distance) without a host round trip."""
@@ -405,8 +397,8 @@ def put(arr, index, value):
 
 
 def fill_array(arr, value) -> None:
-    """``arr[:] = value`` on the device: a kernel on a GPU, a host copy in the simulator (a thread per element
-    there would take minutes for a large array)."""
+    """``arr[:] = value`` on the device: a kernel on a GPU, a host copy in the simulator (where a thread per element
+    is a Python thread)."""
     if TARGET.gpu:
         fill[launch_grid(arr.size, 256), 256](arr, value)
     else:
@@ -414,10 +406,3 @@ def fill_array(arr, value) -> None:
 
         arr.copy_to_device(np.full(arr.shape, value, dtype=arr.dtype))
 
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate."""
-    out = []
-    for w in ("int32", "int64"):
-        out += [(f"fill[{w}]", fill, f"void({w}[::1], {w})"), (f"put[{w}]", put, f"void({w}[::1], int64, {w})")]
-    return out

@@ -1,7 +1,7 @@
 """The masked Bellman-Ford rounds that paper 004's families ``edgebf`` and ``vertexbf`` share: the state reset, a
 source's lane of device state, the host round loop, device-resident rounds (one cooperative kernel, or CUDA graphs of
-batched rounds) and trees grown from in-edges. The round protocol (mask stamps, flag words, the floor test) is
-described in docs/solvers/edgebf.md.
+batched rounds) and trees grown from in-edges. The round protocol (mask stamps, flag words, the floor test, launch
+modes, lanes): docs/solvers/common.md.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def advance(base, rounds):
         base[0] += rounds
 
 
-# ---- trees from in-edges ----------------------------------------------------------------------------------------------
+# ---- trees from in-edges ---------------------------------------------------------------------------------------------
 @kernel("void(int32[::1], int32[::1], int32[::1], int64)")
 @cuda.jit(cache=True)
 def tree_init(level, parent, grew, source):
@@ -133,7 +133,7 @@ class InEdgeTree:
             depth += 1
 
 
-# ---- the host side ----------------------------------------------------------------------------------------------------
+# ---- the host side ---------------------------------------------------------------------------------------------------
 class Lane:
     """One source's state on the device, with the launches of its rounds: distances, masks, flag words, parents,
     the tree's buffers, all on ``stream`` (0: the legacy default stream). A solver runs one; bellmanford_allsources
@@ -205,10 +205,10 @@ class MaskedBellmanFord(Solver):
     """Shared host loop: reset, one relax launch + one flag copy per round, mask swap, cycle tests.
 
     Every kernel of a host-driven round goes through a :class:`~gpusp.solvers.common.launch.Launch` built once (per
-    :class:`Lane`) and the flag through :class:`~gpusp.solvers.common.launch.NativeRead` on the lane's stream (``launcher``
-    'native'), or through Numba's dispatcher and ``copy_to_host`` every time ('numba'). Solvers that define
-    ``_device_rounds`` also run their rounds without a host round trip per round (``launch='persistent'``: one
-    cooperative kernel; ``launch='graph'``: CUDA graphs of ``BATCH`` rounds, one flag read per replay); the
+    :class:`Lane`) and the flag through :class:`~gpusp.solvers.common.launch.NativeRead` on the lane's stream
+    (``launcher`` 'native'), or through Numba's dispatcher and ``copy_to_host`` every time ('numba'). Solvers that
+    define ``_device_rounds`` also run their rounds without a host round trip per round (``launch='persistent'``:
+    one cooperative kernel; ``launch='graph'``: CUDA graphs of ``BATCH`` rounds, one flag read per replay); the
     relaxation body is the same device function in all three.
     """
 

@@ -36,7 +36,8 @@ def _coo_edges(src, dst, weights, dist, mask, nxt, flag, r, inf, floor, e, strid
         e += stride
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, {w})",
+        cases=DISTANCES)
 @cuda.jit(cache=True)
 def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
     """Thread t relaxes edges t, t + T, ... (T threads in all) whose source changed in round r - 1."""
@@ -45,19 +46,22 @@ def coo_relax(src, dst, weights, dist, mask, nxt, flag, r, inf, floor):
 
 @cuda.jit(device=True)
 def _coo_round(src, dst, weights, dist, mask_a, mask_b, flag, r, inf, floor, start, stride):
-    """Round r of coo_persistent: edges start, start + stride, ...; the masks alternate alternate between odd and even rounds."""
+    """Round r of coo_persistent: edges start, start + stride, ...; the masks swap roles between odd and even
+    rounds."""
     if r % 2 == 1:
         _coo_edges(src, dst, weights, dist, mask_a, mask_b, flag, r, inf, floor, start, stride)
     else:
         _coo_edges(src, dst, weights, dist, mask_b, mask_a, flag, r, inf, floor, start, stride)
 
 
-coo_persistent = kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], {w}, {w}, int64, int64[::1])", cases=DISTANCES)(
+coo_persistent = kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], "
+                        "{w}, {w}, int64, int64[::1])", cases=DISTANCES)(
     persistent_rounds("coo_persistent", _coo_round, "Every round of coo_relax in one cooperative launch; "
-                             "out[0] = rounds."))
+                      "out[0] = rounds."))
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64, {w}, {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64, "
+        "{w}, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def coo_batched(src, dst, weights, dist, mask, nxt, flag, base, offset, inf, floor):
     """coo_relax for round base[0] + offset, exiting at once after convergence (a CUDA-graph node)."""

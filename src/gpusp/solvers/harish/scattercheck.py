@@ -1,36 +1,6 @@
-"""Paper 001 (Okuyama, Ino & Hagihara, sec. 4, Fig. 3-5): the Harish-Narayanan SSSP with scatter and check.
-
-Three arrays of length |V| describe the state: ``Ma`` (mask: the vertices whose cost changed and whose
-neighbours must be revisited), ``Ca`` (current cost) and ``Ua`` (updating cost). Initially every cost is
-INF except the source's 0, and only the source is masked. Each round runs two kernels, one thread per
-vertex, because CUDA has no grid-wide barrier between the two phases:
-
-* scatter: a masked vertex ``v`` removes itself from the mask and, for each out-edge ``(v, n, w)``, lowers
-  ``Ua[n]`` to ``Ca[v] + w`` with ``cuda.atomic.min`` (several vertices may update one ``n``). It reads
-  only ``Ca`` and writes only ``Ua``, so every round sees the costs of the previous round (a Jacobi step).
-* check: a vertex whose ``Ua[v]`` fell below ``Ca[v]`` commits it (``Ca[v] = Ua[v]``), re-enters the mask
-  and sets the flag. The paper's final ``Ua[v] = Ca[v]`` needs no store here: ``Ua`` starts equal to
-  ``Ca`` and scatter only lowers it, so after the commit the two are already equal.
-
-The host reads the flag after every check (one 4-byte copy into pinned memory) and stops when a round
-sets nothing. The flag holds a round stamp (``flag == r`` means "changed in round r"), so it needs no
-reset launch: two launches and one copy per round. At a few microseconds of kernel time per round the host's
-launch path is part of what is measured, so ``launcher`` chooses it: ``'native'`` (default) launches through
-:class:`~gpusp.solvers.common.launch.Launch` objects built once at upload (the driver's cost per launch, as the paper's
-C code pays it) and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`; ``'numba'`` goes through
-Numba's dispatcher and ``copy_to_host`` every round (tens of microseconds of host time each), for comparison.
-Both give the same answer. Rounds are at most the largest number of edges on a
-shortest path plus one (<= |V|); each costs O(|V| + sum of out-degrees of masked vertices). Memory:
-CSR + 2w|V| + |V| bytes (+ the parent array).
-
-The registry refuses negative weights (the harness checks before ``run``). Called directly on such a
-graph the algorithm is still a correct Jacobi Bellman-Ford; a change in round |V| (a negative cycle)
-raises NegativeCycleError rather than looping forever. Tails at INF never scatter.
-
-Parents come from :func:`~gpusp.solvers.common.csr.build_parents` after convergence (the paper's recording
-kernel picks a tight in-edge on the inverted graph; the shared helper does the same from the forward
-CSR and also copes with zero-weight cycles). Counters: ``iterations`` (rounds, including the final quiet
-one) and ``launches``; edges relaxed depend on the mask and are not counted.
+"""``harish_scattercheck``: Harish and Narayanan's SSSP as paper 001 (Okuyama, Ino & Hagihara, sec. 4) restates it:
+per round a scatter kernel relaxes the masked vertices' out-arcs into an update array and a check kernel commits the
+lowered costs, re-masks their vertices and stamps the flag the host reads. Design: docs/solvers/harish.md.
 """
 
 from __future__ import annotations
@@ -41,9 +11,11 @@ from numba import cuda
 from ...errors import NegativeCycleError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph, build_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, launch_grid
 
 
+@kernel("void(uint8[::1], {w}[::1], {w}[::1], int32[::1], int64, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def reset(Ma, Ca, Ua, flag, source, inf):
     """Thread per vertex: cost INF (0 at the source) in Ca and Ua, only the source masked, flag cleared."""
@@ -62,6 +34,7 @@ def reset(Ma, Ca, Ua, flag, source, inf):
         flag[0] = 0
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], uint8[::1], {w}[::1], {w}[::1], {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
     """Thread per vertex v: if masked, unmask it and atomic-min Ca[v] + w into Ua of each out-neighbour."""
@@ -83,6 +56,7 @@ def scatter(indptr, indices, weights, Ma, Ca, Ua, inf):
         e += 1
 
 
+@kernel("void(uint8[::1], {w}[::1], {w}[::1], int32[::1], int64)", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check(Ma, Ca, Ua, flag, r):
     """Thread per vertex v: commit Ua[v] < Ca[v] into Ca, re-mask v and stamp the flag with round r."""
@@ -140,16 +114,3 @@ class ScatterCheckSolver(Solver):
 
     def download(self):
         return self.d_cost.copy_to_host(), self.d_parent.copy_to_host()
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        d = f"{w}[::1]"
-        out += [
-            (f"reset[{w}]", reset, f"void(uint8[::1], {d}, {d}, int32[::1], int64, {w})"),
-            (f"scatter[{w}]", scatter, f"void(int32[::1], int32[::1], {d}, uint8[::1], {d}, {d}, {w})"),
-            (f"check[{w}]", check, f"void(uint8[::1], {d}, {d}, int32[::1], int64)"),
-        ]
-    return out

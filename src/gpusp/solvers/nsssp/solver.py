@@ -1,86 +1,7 @@
-"""Task-parallel APSP: N single-source problems per launch (paper 001, Okuyama, Ino and Hagihara).
-
-Algorithm
----------
-Harish and Narayanan's SSSP alternates two kernels until nothing changes: *scatter* (every vertex in
-the modification mask ``Ma`` relaxes its out-edges from its cost ``Ca`` into the update array ``Ua``
-with an atomic min) and *check* (every vertex whose ``Ua`` fell below ``Ca`` commits it, re-enters the
-mask and raises a convergence flag). Paper 001 solves N of these problems in one launch: the sources
-are taken in groups ``k*N .. k*N + N - 1`` (the last group is partial when N does not divide n) and
-thread ``t(v, j)`` handles vertex ``v`` in problem ``j`` (source ``k*N + j``). ``Ma``, ``Ca`` and
-``Ua`` hold N values per vertex, interleaved at index ``v*N + j`` so that the N threads of a vertex
-touch consecutive words; a block holds B such groups of N threads (B consecutive vertices), so the
-global thread id *is* the interleaved index. Per group of sources:
-
-1. *init*: ``Ca = Ua = INF`` except ``Ca[s][j] = 0`` and ``Ma[s][j] = 1`` for ``s = k*N + j``;
-2. repeat *scatter*, *check* until the check kernel leaves the flag at 0 (the flag is copied to
-   the host once per round, as in the paper);
-3. *record*: thread ``(v, j)`` writes ``Ca[v][j]`` into row ``s`` of the n x n distance result and
-   picks its parent ``u`` from the inverted graph (``graph.reverse()``, uploaded as CSR): the first
-   in-edge ``u -> v``, ``u != v``, with ``Ca[u][j] + w == Ca[v][j]``.
-
-With strictly positive weights any tight in-edge is a valid parent (costs strictly decrease along a
-parent chain, so no cycle can form). With zero weights (this solver refuses negative ones) a cycle of
-zero-weight edges can be entirely tight, and a local pick may close a loop. When the graph has any
-weight <= 0 the record kernel therefore only copies the distances, and the tree is grown level by
-level from the N sources at once over tight out-edges (``tree_level``: a frontier vertex claims an
-untreed tight neighbour with an atomic compare-and-swap on its level; one launch per tree level, the
-level array reuses ``Ma``, which is all zero after convergence). This is
-:func:`gpusp.solvers.common.csr.build_parents` for N sources at once.
-
-Variants
---------
-* ``nsssp_shared`` (the paper's kernel): the N threads of a vertex reduce their mask bits in shared
-  memory; if any of them is active, the group stages the vertex's edge targets and weights in shared
-  memory, N edges at a time (each thread loads one), and every active thread relaxes from the staged
-  copy. The paper relies on N = 32 being one warp and stages at most N edges; Numba gives no
-  warp-synchronous guarantee, so this kernel uses ``cuda.syncthreads()`` with block-uniform control
-  flow (the number of N-edge chunks is the block-wide maximum over its B groups) and works for any N
-  and any degree. The check kernel collects a per-block change flag in shared memory and one thread
-  per block writes the global flag.
-* ``nsssp_global``: the same scheme without shared memory: each active thread reads its vertex's
-  edges from global memory and each changing thread writes the global flag (Harish's kernels, N
-  problems per launch).
-
-``paths`` (default on) runs the recording step as above; off, the record kernel only copies the costs into
-the result, so the run times the cost computation alone and the two runs give paper 001's path-recording
-overhead (its Figure 14). Parents for validation are then derived on the host, untimed, from tight in-edges
-(positive weights only: zero-weight cycles could close a loop there).
-
-Launches (``launcher``): a group's rounds are three launches (flag reset, scatter, check) and a 4-byte flag
-read each, so on small graphs the host's launch path is part of what is measured. ``'native'`` (default) builds
-every launch once at upload as a :class:`~gpusp.solvers.common.launch.Launch` (init, the ``put`` flag reset, scatter,
-check, record and the tree-level loop: the driver's cost per launch, as the paper's C code pays it) and reads the
-flag through :class:`~gpusp.solvers.common.launch.NativeRead`; ``'numba'`` goes through Numba's dispatcher and
-``copy_to_host`` every time (tens of microseconds of host time each), for comparison. Both give the same answer.
-
-N (``sources_per_launch``) and B (``groups_per_block``) are compile-time constants (kernel factories
-under ``functools.cache``); a block has B*N <= 1024 threads.
-
-Result and timing
------------------
-The n x n result (graph dtype with ``graph.inf``, int32 parents with -1 on the diagonal and for
-unreachable pairs) is accumulated on the device when it fits beside the working arrays (the record
-kernel writes each group's rows straight into it; ``download`` copies it once, timed as d2h). When
-it does not fit, each group's rows are written to an N x n device staging area (distances reuse
-``Ua``'s memory as in the paper, parents an N x n int32 array) and copied into a pinned host n x n
-matrix inside ``run``: the copies are then part of the run time and also reported as the counter
-``host_copy_ms``. The counter ``result_on_device`` says which was used. ``run`` always covers the
-device work of every group.
-
-Complexity
-----------
-Per group, a round costs O(N (n + m)) work; the number of rounds is at most the largest number of
-edges on a shortest path (plus one), so the total is O(n/N * rounds * N (n + m)) = O(n (n + m) D).
-Device memory: ``(3N + 1) n + 2 m`` words for the graph and the per-group arrays (paper), plus the
-inverted graph ``n + 2 m`` words, plus the result (device n^2 (w + 4) bytes, or an N x n int32
-staging array in host mode).
-
-Counters: ``iterations`` (scatter/check rounds summed over all groups), ``launches``, ``groups``,
-``tree_levels`` (level launches when the graph has zero weights), ``result_on_device``.
-
-Paper: T. Okuyama, F. Ino, K. Hagihara, "A task parallel algorithm for finding all-pairs shortest
-paths using the GPU", IJHPCN 2012 (seed 001), sections 4-5.
+"""Paper 001's task-parallel APSP (Okuyama, Ino & Hagihara): N single-source scatter / check problems per launch on
+interleaved per-source arrays, sources taken N at a time, each group's rows recorded with parents from the inverted
+graph (or trees grown level by level when a weight is zero). ``nsssp_shared`` stages a vertex's arcs in shared
+memory, ``nsssp_global`` reads them from global memory. Design: docs/solvers/nsssp.md.
 """
 
 from __future__ import annotations
@@ -95,13 +16,18 @@ from ...errors import SolverError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph
 from ..common.dense import Result, apsp_tight_parents
+from ..common.gate import DISTANCES, kernel
 from ..common.launch import Launch, NativeRead, launch_grid, put
 
 MAX_BLOCK = 1024  # threads per block (B N) the hardware allows
+# (N, B) pairs compiled by the offline gate: the paper's default and the ones the tests use
+COMPILE_SHAPES = ((32, 4), (4, 2), (3, 1))
+SHAPES = [{"N": N, "B": B, "w": w} for w in ("int32", "int64") for N, B in COMPILE_SHAPES]
 
 _WTYPES = {"int32": numba.int32, "int64": numba.int64}
 
 
+@kernel("void(int32[::1], {w}[::1], {w}[::1], int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check_shared(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost and re-mask; one global flag write per block."""
@@ -121,6 +47,7 @@ def check_shared(ma, ca, ua, flag):
         flag[0] = 1
 
 
+@kernel("void(int32[::1], {w}[::1], {w}[::1], int32[::1])", cases=DISTANCES)
 @cuda.jit(cache=True)
 def check_global(ma, ca, ua, flag):
     """Thread per (v, j): commit a lowered cost, re-mask and raise the global flag directly."""
@@ -134,9 +61,15 @@ def check_global(ma, ca, ua, flag):
         flag[0] = 1  # benign race: every writer stores 1
 
 
+@kernel({"init": "void(int32[::1], {w}[::1], {w}[::1], int64, {w})",
+         "scatter_global": "void(int32[::1], int32[::1], {w}[::1], int32[::1], {w}[::1], {w}[::1])",
+         "record": "void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], int64, "
+                   "int64, {w}, int64)",
+         "tree_level": "void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[:, ::1], int64, int64, "
+                       "int32[::1])"}, cases=SHAPES)
 @functools.cache
-def _kernels(N: int, B: int):
-    """Kernels for N problems per launch (B only fixes the block shape; these index by cuda.grid)."""
+def group_kernels(N: int, B: int):
+    """Kernels for N problems per launch, by name (B only fixes the block shape; these index by cuda.grid)."""
 
     @cuda.jit(cache=True)
     def init(ma, ca, ua, base, inf):
@@ -218,13 +151,14 @@ def _kernels(N: int, B: int):
                     out_parent[row0 + j, indices[e]] = u
                     grew[0] = 1
 
-    return init, scatter_global, record, tree_level
+    return {"init": init, "scatter_global": scatter_global, "record": record, "tree_level": tree_level}
 
 
+@kernel("void(int32[::1], int32[::1], {w}[::1], int32[::1], {w}[::1], {w}[::1])", cases=SHAPES)
 @functools.cache
-def _scatter_shared(N: int, B: int, wname: str):
-    """The paper's scatter kernel with edges staged in shared memory (weights of type ``wname``)."""
-    WTYPE = _WTYPES[wname]
+def scatter_shared_kernel(N: int, B: int, w: str):
+    """The paper's scatter kernel with edges staged in shared memory (weights of type ``w``)."""
+    WTYPE = _WTYPES[w]
     SLOTS = B * N
 
     @cuda.jit(cache=True)
@@ -298,8 +232,10 @@ class _NssspSolver(Solver):
                               "validation are derived on the host from tight in-edges, which zero-weight cycles "
                               "can close into loops")
         self.wname = str(graph.dtype)
-        self.init, self.scatter_g, self.record, self.tree_level = _kernels(self.N, self.B)
-        self.scatter = _scatter_shared(self.N, self.B, self.wname) if self.shared else self.scatter_g
+        kernels = group_kernels(self.N, self.B)
+        self.init, self.scatter_g, self.record, self.tree_level = (
+            kernels[k] for k in ("init", "scatter_global", "record", "tree_level"))
+        self.scatter = scatter_shared_kernel(self.N, self.B, self.wname) if self.shared else self.scatter_g
         self.check = check_shared if self.shared else check_global
 
     def upload(self):
@@ -387,30 +323,3 @@ class GlobalSolver(_NssspSolver):
     """nsssp_global: the same N-problem scheme, edges and flag in global memory only."""
 
     shared = False
-
-
-# (N, B) pairs compiled by the offline gate: the paper's default and the ones the tests use.
-COMPILE_SHAPES = ((32, 4), (4, 2), (3, 1))
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate, for int32 and int64 distances."""
-    out = []
-    for w in ("int32", "int64"):
-        arrays = f"int32[::1], {w}[::1], {w}[::1]"  # Ma, Ca, Ua
-        csr = f"int32[::1], int32[::1], {w}[::1]"
-        out += [(f"check_shared[{w}]", check_shared, f"void({arrays}, int32[::1])"),
-                (f"check_global[{w}]", check_global, f"void({arrays}, int32[::1])")]
-        for N, B in COMPILE_SHAPES:
-            init, scatter_global, record, tree_level = _kernels(N, B)
-            tag = f"N={N},B={B},{w}"
-            out += [
-                (f"init[{tag}]", init, f"void({arrays}, int64, {w})"),
-                (f"scatter_global[{tag}]", scatter_global, f"void({csr}, {arrays})"),
-                (f"scatter_shared[{tag}]", _scatter_shared(N, B, w), f"void({csr}, {arrays})"),
-                (f"record[{tag}]", record, f"void({csr}, {w}[::1], int32[::1], {w}[:, ::1], int32[:, ::1], "
-                                           f"int64, int64, {w}, int64)"),
-                (f"tree_level[{tag}]", tree_level, f"void({csr}, {w}[::1], int32[::1], int32[:, ::1], int64, "
-                                                   f"int64, int32[::1])"),
-            ]
-    return out

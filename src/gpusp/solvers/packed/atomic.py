@@ -1,67 +1,12 @@
-"""Frontier SSSP with one 64-bit atomic per relaxation over a packed (distance, parent) word (paper 003).
-
-Algorithm. CUDA has no atomic that updates two variables, so paper 003 (Sudhanan) packs the tentative
-cost and the predecessor of a vertex into one 8-byte word and updates it with a single 64-bit atomic.
-Here ``word[v] = (dist << 32) | parent`` (``uint64``); since distances are non-negative int32 values
-below 2**31, ordering the words as unsigned integers orders them by distance first, parent second.
-Each round runs two kernels over one thread per vertex, as in the paper:
-
-* *relax*: a vertex ``u`` whose ``mask[u]`` is set reads its committed ``cost[u]`` and, for every out-edge
-  ``u -> v`` with ``cost[u] + w < dist(word[v])``, lowers ``word[v]`` to ``(cost[u] + w, u)`` with one
-  64-bit atomic, so the distance and the parent that produced it always travel together;
-* *commit*: every vertex whose packed distance dropped below ``cost[v]`` copies it into ``cost[v]``, sets
-  ``mask[v]`` (it relaxes next round), clears it otherwise, and stamps the one-word ``changed`` flag.
-
-The host reads the flag once per round and stops after a round with no change; without negative
-weights that happens within |V| rounds (the relax kernel reads only ``cost`` from the previous round,
-so after round ``r`` the distances are those of the best walks with at most ``r`` edges).
-
-Launches (``launcher``): 'native' (default) launches the round's kernels through
-:class:`~gpusp.solvers.common.launch.Launch` and reads the flag through :class:`~gpusp.solvers.common.launch.NativeRead`, at the
-driver's cost per round as the paper's C code pays it; 'numba' goes through Numba's dispatcher every launch.
-
-Variants (``method`` parameter):
-
-* ``'min'`` - ``cuda.atomic.min`` on the ``uint64`` word (one ``atom.global.min.u64``; no retry loop);
-* ``'cas'`` - the paper's compare-and-swap loop: re-read, retry while the new distance is still
-  strictly smaller.
-
-Parents and zero-weight edges. An atomic minimum on the packed word also "improves" a word with an
-equal distance and a larger parent id, which over zero-weight cycles could re-point parents into a
-loop (v's parent switched to a vertex that was itself reached through v). Both methods therefore
-attempt a relaxation only when the new *distance* is strictly smaller than the one just read from
-``word[v]``; the 'cas' loop keeps this test inside the retry loop, so it never replaces an equal
-distance at all. With that guard a word can be rewritten at an equal distance only by another thread
-of the same round (both passed the guard against a larger value), and the argument below shows that
-the recorded parents then form a tree without any post-pass:
-
-  let ``r(v)`` be the round of the last write to ``word[v]`` (0 for the source). The parent ``u`` it
-  names wrote ``cost[u] + w == dist[v]`` with ``cost[u]`` committed at the end of round ``r(v) - 1``.
-  That ``cost[u]`` is final (had it dropped later, ``u`` would have relaxed ``v`` to a strictly smaller
-  distance), and a word whose distance is final is never rewritten in a later round (the guard fails),
-  so ``r(u) <= r(v) - 1``. ``r`` strictly decreases along parent links: every chain ends at the source
-  and every parent edge is tight.
-
-So no :func:`~gpusp.solvers.common.csr.build_parents` pass is needed, even with zero-weight cycles; the
-tests exercise both methods on graphs with them.
-
-Constraints. Distances must fit in 32 bits: the graph must have int32 distances (``graph.dtype``; INF =
-2**30 - 1) and no negative weights (a negative distance would break the unsigned order); the solver
-raises :class:`~gpusp.errors.SolverError` otherwise. ``download`` unpacks on the host: ``dist = word >>
-32`` (INF for unreached vertices), ``parent = low 32 bits`` as int32 (``0xFFFFFFFF``, i.e. -1, for the
-source and unreached vertices).
-
-Counters: ``iterations`` (rounds, the last one changing nothing) and ``launches``; relaxations are not
-counted (they depend on the frontier and would need a device counter in the timed path).
-
-Complexity: O(|V| |E|) work worst case over at most |V| rounds, O(|V| + edges of the frontier) per round;
-8 bytes per vertex for the packed word plus ``cost`` and ``mask``.
-
-Paper: M. Sudhanan, CUDA Single Source Shortest Path (seed 003), sections III.B-III.C (threadMask,
-intermediate cost-and-path array, atomic minimum built from atomicCAS on an 8-byte word).
+"""``packed_atomic`` (paper 003, Sudhanan): frontier SSSP rounds with one 64-bit atomic per relaxation on a word
+that packs (distance << 32 | parent), so a distance and its parent are updated together ('min': an atomic minimum,
+'cas': the paper's compare-and-swap loop); a strict distance guard keeps the parents a tree without a post-pass.
+Design: docs/solvers/packed.md.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numba
 import numpy as np
@@ -70,6 +15,7 @@ from numba import cuda
 from ...errors import SolverError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph
+from ..common.gate import kernel
 from ..common.launch import Launch, NativeRead, launch_grid
 
 _SHIFT = np.uint64(32)
@@ -90,6 +36,7 @@ def unpack(words: np.ndarray):
     return dist, parent
 
 
+@kernel("void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64, uint64, uint64, int32)")
 @cuda.jit(cache=True)
 def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
     """Thread per vertex: word INF/no parent, cost INF, mask clear; the source gets 0/-1 and its mask."""
@@ -108,7 +55,10 @@ def init_packed(word, cost, mask, changed, source, inf_word, src_word, inf):
         mask[i] = 0
 
 
-def _relax_kernel(method: str):
+@kernel("void(int32[::1], int32[::1], int32[::1], int32[::1], uint8[::1], uint64[::1])",
+        cases=[{"method": "min"}, {"method": "cas"}])
+@functools.cache
+def relax_kernel(method: str):
     """The relax kernel of ``method``: thread per masked vertex u offers (cost[u] + w, u) to word[v] for every
     out-edge u -> v, by a 64-bit atomic min ('min') or a compare-and-swap loop ('cas'). ``method`` is a
     compile-time constant: each kernel holds only its own branch."""
@@ -140,10 +90,11 @@ def _relax_kernel(method: str):
     return cuda.jit(cache=True)(relax)
 
 
-RELAX = {method: _relax_kernel(method) for method in ("min", "cas")}  # by the method parameter
+RELAX = {method: relax_kernel(method) for method in ("min", "cas")}  # by the method parameter
 relax_min, relax_cas = RELAX["min"], RELAX["cas"]
 
 
+@kernel("void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64)")
 @cuda.jit(cache=True)
 def commit_packed(word, cost, mask, changed, stamp):
     """Thread per vertex: cost <- packed distance if it dropped, mask = whether it did, stamp changed."""
@@ -213,15 +164,3 @@ class PackedSolver(Solver):
 
     def download(self):
         return unpack(self.d_word.copy_to_host())
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate (int32 distances only)."""
-    csr = "int32[::1], int32[::1], int32[::1]"
-    return [
-        ("init_packed[int32]", init_packed,
-         "void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64, uint64, uint64, int32)"),
-        ("relax_min[int32]", relax_min, f"void({csr}, int32[::1], uint8[::1], uint64[::1])"),
-        ("relax_cas[int32]", relax_cas, f"void({csr}, int32[::1], uint8[::1], uint64[::1])"),
-        ("commit_packed[int32]", commit_packed, "void(uint64[::1], int32[::1], uint8[::1], int32[::1], int64)"),
-    ]

@@ -1,23 +1,6 @@
-"""Paper 003's first half: a tiled matrix product and a block min-reduction for its two smallest cells.
-
-Algorithm (Sudhanan, "CUDA Single Source Shortest Path"): the product ``C = A B`` of two square
-matrices is computed by the classic tiled kernel (each block stages a T x T tile of A and of B in
-shared memory per step along k, one output cell per thread, Theta(n^3) multiply-adds, n/T steps); then
-the smallest entry of C and its position are found by a block reduction in shared memory (half of the
-threads compare their value with the one ``stride`` places away, the stride halves every step,
-log2(B) steps per block), and the second smallest by setting the smallest to the largest value,
-reducing again and restoring it. The paper reduces (value, row, col) structs; here a cell is reduced
-as one int64 key ``value << 32 | index``, so the minimum of the keys is the smallest value and, among
-equal values, the first index in row-major order: ties are broken the same way on every run.
-
-Differences from the paper: integer matrices (the product's entries become arc weights of an SSSP
-that is validated exactly against SciPy, which float sums would not allow; entries are non-negative,
-so the SSSP has no negative cycles); the reduction runs in two launches (per-block minima, then one
-block over those) instead of one block, so any n works. Complexity: n^3 multiply-adds; the reduction
-reads n^2 keys per minimum.
-
-Paper 003's second half, the SSSP on the grid whose arc weights are the product's entries, is
-``packed_atomic`` (:mod:`gpusp.solvers.packed.atomic`); the whole flow is :mod:`gpusp.measure.paper003`.
+"""Paper 003's first half: a tiled matrix product (T x T tiles in shared memory) and a block min-reduction over
+(value << 32 | index) keys for its two smallest cells. The second half, the SSSP over the product's grid, is
+``packed_atomic``; the whole flow is :mod:`gpusp.measure.paper003`. Design: docs/solvers/packed.md.
 """
 
 from __future__ import annotations
@@ -29,6 +12,7 @@ import numpy as np
 from numba import cuda
 
 from ...errors import SolverError
+from ..common.gate import kernel
 from ..common.launch import TARGET
 
 KEY_NONE = np.iinfo(np.int64).max  # a key larger than any cell's: the neutral element of the minimum
@@ -39,6 +23,7 @@ def reduce_block() -> int:
     return TARGET.threads(1024, 64)
 
 
+@kernel("void(int32[:, ::1], int32[:, ::1], int32[:, ::1], int64)", cases=[{"T": 8}, {"T": 16}, {"T": 32}])
 @functools.cache
 def matmul_kernel(T: int):
     """The tiled product kernel for T x T tiles (T a compile-time constant)."""
@@ -68,6 +53,7 @@ def matmul_kernel(T: int):
     return matmul
 
 
+@kernel("void(int32[:, ::1], int64[::1], int64)")
 @cuda.jit
 def make_keys(c, keys, n):
     """keys[i] = c[i] << 32 | i for the n x n matrix c read row-major (c >= 0)."""
@@ -77,6 +63,7 @@ def make_keys(c, keys, n):
     keys[i] = (numba.int64(c[i // n, i % n]) << 32) | i
 
 
+@kernel("void(int64[::1], int64[::1], int64)", cases=[{"B": 64}, {"B": 1024}])
 @functools.cache
 def min_kernel(B: int):
     """The reduction kernel for blocks of B threads (B a power of two, a compile-time constant)."""
@@ -106,6 +93,7 @@ def min_kernel(B: int):
     return block_min
 
 
+@kernel("void(int64[::1], int64, int64)")
 @cuda.jit
 def set_key(keys, i, value):
     """keys[i] = value (one thread): hides the first minimum while the second is found, then restores."""
@@ -154,13 +142,3 @@ def two_smallest(d_c, n: int, B: int | None = None) -> list[tuple[int, int]]:
     second = _min_key(keys, count, B)
     set_key[1, 1](keys, first & 0xFFFFFFFF, first)
     return [(k >> 32, k & 0xFFFFFFFF) if k != KEY_NONE else (None, None) for k in (first, second)]
-
-
-def compile_targets():
-    """(label, kernel, signature) for the offline sm_90 compile gate."""
-    targets = [(f"matmul[T={T}]", matmul_kernel(T), "void(int32[:, ::1], int32[:, ::1], int32[:, ::1], int64)")
-               for T in (8, 16, 32)]
-    targets.append(("make_keys", make_keys, "void(int32[:, ::1], int64[::1], int64)"))
-    targets += [(f"block_min[B={B}]", min_kernel(B), "void(int64[::1], int64[::1], int64)") for B in (64, 1024)]
-    targets.append(("set_key", set_key, "void(int64[::1], int64, int64)"))
-    return targets

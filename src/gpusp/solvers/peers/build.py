@@ -1,34 +1,7 @@
-"""Peer baselines: external reference codes built from pinned, verified source archives.
-
-A peer is listed in ``gpusp/data/peers.yaml`` (name, commit, URL, sha256, the targets, how it is built). There
-are two: GAPBS (the GAP Benchmark Suite), whose ``sssp`` binary is the ``gapbs_sssp`` solver, and Gunrock, whose
-header-only SSSP gpusp's own driver compiles into the ``gunrock_sssp`` solver's binary.
-
-:func:`build` makes a build folder in four steps:
-
-1. **fetch** the archive with the datasets' verifying downloader: the offline mirror first
-   (``<mirror>/peers/<filename>`` or ``<mirror>/<filename>``; ``$GPUSP_MIRROR``), then the URL, the
-   sha256 checked either way (or the sha256 of the decompressed tar, which GitHub's archive shares);
-2. **extract** it safely: only regular files and folders under the expected top folder, no links,
-   no absolute paths, no ``..``;
-3. **probe** the tools: for GAPBS the C++ compiler (``$CXX``, default ``g++``) with a tiny OpenMP program, and
-   ``make``; for Gunrock nvcc with a tiny kernel for the target architecture (:mod:`gpusp.solvers.peers.cudabuild`). When
-   one is missing the peer is *unavailable* (:class:`~gpusp.errors.SolverUnavailable`, a recorded skip), not
-   broken;
-4. **make** the targets: GAPBS's with the archive's own Makefile (its ``CXX_FLAGS``: ``-std=c++11 -O3 -Wall``
-   plus ``-fopenmp``; ``CXX`` passed on the make command line, ``SERIAL`` removed from the environment);
-   Gunrock's driver with nvcc (:func:`gpusp.solvers.peers.cudabuild.compile_driver`, its compile time recorded). Either
-   way in a temporary folder beside the destination that is renamed onto it at the end, so a build folder is
-   either absent or complete. ``BUILD.json`` in it records the commit, the archive's sha256, the compiler and
-   its version, the flags and the binaries (for Gunrock also the architecture, the driver's sha256, whether the
-   device-pass fix is in, and the compile time).
-
-Where the binary is found (:func:`locate`): ``$GPUSP_<NAME>`` (``GPUSP_GAPBS``, ``GPUSP_GUNROCK``) names a build
-folder (the workflow's ``build_gapbs`` and ``build_gunrock`` rules make them under ``results/peers/`` and pass
-them to the solve jobs); without it, ``$GPUSP_CACHE/peers/<name>-<commit>`` (default ``~/.cache/gpusp``) is
-used, built on first use. A build of another commit, or of another version of gpusp's driver, is not used. With
-``unavailable_ok`` a build folder may hold only a ``BUILD.json`` saying why the peer is unavailable; the solver
-then raises SolverUnavailable with that reason.
+"""Peer baselines built from pinned, verified source archives: the list (``peers.yaml`` beside this module), and
+:func:`build` (fetch the archive like a dataset, extract it safely, probe the tools, make the targets into a build
+folder that is complete or absent, with its ``BUILD.json``) and :func:`locate` (the build a solve uses:
+``$GPUSP_<NAME>``, else the cache folder, built on first use). Design: docs/peers.md.
 """
 
 from __future__ import annotations
@@ -56,6 +29,7 @@ from ...errors import BuildError, DownloadError, GpuspError, SolverUnavailable
 
 log = logging.getLogger(__name__)
 
+PINNED = "peers.yaml"  # beside this module: every peer's pinned archive and how it is built
 CACHE_ENV = "GPUSP_CACHE"
 BUILD_INFO = "BUILD.json"
 DEFAULT_CXX = "g++"
@@ -67,13 +41,13 @@ REQUIRED_KEYS = ("name", "commit", "url", "filename", "prefix", "sha256", "sha25
 
 @functools.lru_cache(maxsize=1)
 def _registry() -> dict[str, dict]:
-    text = resources.files("gpusp").joinpath("data/peers.yaml").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath(PINNED).read_text(encoding="utf-8")
     entries = (yaml.safe_load(text) or {}).get("peers") or []
     out = {}
     for i, entry in enumerate(entries):
         missing = [k for k in REQUIRED_KEYS if k not in entry]
         if missing:
-            raise GpuspError(f"gpusp/data/peers.yaml: peers[{i}] ({entry.get('name')}): missing keys {missing}")
+            raise GpuspError(f"gpusp/solvers/peers/{PINNED}: peers[{i}] ({entry.get('name')}): missing keys {missing}")
         out[entry["name"]] = entry
     return out
 
@@ -126,7 +100,8 @@ def _archive_problem(path: Path, entry: dict) -> str | None:
         return f"{path}: not a complete gzip file ({exc})"
     if h.hexdigest() == entry["sha256_content"]:
         return None
-    return f"{path}: sha256 is not {entry['sha256']} and its tar content sha256 {h.hexdigest()} is not {entry['sha256_content']}"
+    return (f"{path}: sha256 is not {entry['sha256']} and its tar content sha256 {h.hexdigest()} is not "
+            f"{entry['sha256_content']}")
 
 
 def _copy_from_mirror(entry: dict, dest: Path, mirror) -> bool:

@@ -1,22 +1,7 @@
-"""A peer's CUDA driver compiled by nvcc against a header-only archive (Gunrock's, for ``gunrock_sssp``).
-
-Gunrock is header-only CUDA C++: nothing of its archive is built on its own. gpusp's driver
-(``gpusp/data/gunrock_sssp.cu``, gpusp's code, not Gunrock's) includes ``gunrock/algorithms/sssp.hxx`` and nvcc
-compiles it with what Gunrock's own CMake gives its NVIDIA backend: C++17, extended lambdas, relaxed constexpr,
-the include folders ``include`` and ``include/gunrock/compat`` and the definitions ``SM_TARGET=<arch>``,
-``ESSENTIALS_BACKEND="NVIDIA"``, ``__HIP_PLATFORM_NVIDIA__`` and ``HIP_BACKEND=1``, for one architecture
-(``-arch=sm_<arch>``, default 90: H100 and H200; ``$GPUSP_CUDA_ARCH`` or ``--arch`` for another). No warning is
-suppressed (upstream's CMake hides #20014, the one that points at the device-pass problem the driver fixes).
-
-nvcc is ``$NVCC``, else ``nvcc`` on PATH, else ``$CUDA_HOME/bin/nvcc``, else ``/usr/local/cuda/bin/nvcc``. Before the
-driver, :func:`probe` compiles a small kernel for the architecture: without nvcc, or with one that cannot compile
-C++17 for it, the peer is unavailable (a recorded skip), not broken.
-
-The build keeps the driver's PTX (``-keep``, the rest of nvcc's intermediate files dropped) and counts its
-``atom.global.min`` instructions: the relaxations of Gunrock's SSSP are atomic minima, so a driver built with the
-device-pass fix has them and one built without (``device_fix=False``, ``-DGPUSP_GUNROCK_NO_DEVICE_FIX``) has none;
-a fixed build without them is refused (BuildError). The compile time of the driver is recorded apart
-(``compile_s`` in ``BUILD.json``).
+"""A peer's CUDA driver compiled by nvcc against a header-only archive (Gunrock's, for ``gunrock_sssp``): finding nvcc,
+probing it for the architecture, the driver source shipped beside this module (``gunrock_sssp.cu``), its flags, and
+the compile that keeps the driver's PTX and refuses a device-pass-fixed build without atomic minima. Design:
+docs/peers.md.
 """
 
 from __future__ import annotations
@@ -101,10 +86,10 @@ def nvcc_version(nvcc: str) -> str:
 
 
 def driver_text(filename: str) -> bytes:
-    """The driver source shipped in the package (``gpusp/data/<filename>``)."""
-    source = resources.files("gpusp").joinpath("data", filename)
+    """The driver source shipped in the package, beside this module (``gpusp/solvers/peers/<filename>``)."""
+    source = resources.files(__package__).joinpath(filename)
     if not source.is_file():
-        raise GpuspError(f"gpusp/data/{filename}: the peer's driver source is missing from the package")
+        raise GpuspError(f"gpusp/solvers/peers/{filename}: the peer's driver source is missing from the package")
     return source.read_bytes()
 
 

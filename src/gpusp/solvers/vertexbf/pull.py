@@ -13,7 +13,8 @@ from ..common.launch import Launch, launch_grid
 from ..common.maskedbf import InEdgeTree, MaskedBellmanFord
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, "
+        "{w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def pull_relax(rindptr, rindices, rweights, dist, dist_next, mask, nxt, flag, r, inf, floor):
     """Thread per vertex v: dist_next[v] = min(dist[v], dist[u] + w over in-edges from masked u); no atomics."""
@@ -64,7 +65,8 @@ def pull_tight_parents(rindptr, rindices, rweights, dist, parent, inf):
     parent[v] = found  # the source has no tight in-edge when every weight is positive
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1], {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1], {w})",
+        cases=DISTANCES)
 @cuda.jit(cache=True)
 def pull_tree_level(rindptr, rindices, rweights, dist, level, parent, depth, grew, inf):
     """Thread per vertex v not yet in the tree: join under an in-neighbour on level depth over a tight edge."""

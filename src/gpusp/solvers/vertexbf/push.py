@@ -37,7 +37,8 @@ def _push_vertex(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor,
         e += 1
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64, {w}, {w})",
+        cases=DISTANCES)
 @cuda.jit(cache=True)
 def push_relax(indptr, indices, weights, dist, mask, nxt, flag, r, inf, floor):
     """Thread per vertex u that changed in round r - 1: atomic-min dist[u] + w into every out-neighbour."""
@@ -59,12 +60,14 @@ def _push_round(indptr, indices, weights, dist, mask_a, mask_b, flag, r, inf, fl
         u += stride
 
 
-push_persistent = kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], {w}, {w}, int64, int64[::1])", cases=DISTANCES)(
+push_persistent = kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], "
+                         "{w}, {w}, int64, int64[::1])", cases=DISTANCES)(
     persistent_rounds("push_persistent", _push_round, "Every round of push_relax in one cooperative "
-                              "launch (grid-stride over vertices); out[0] = rounds."))
+                      "launch (grid-stride over vertices); out[0] = rounds."))
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64, {w}, {w})", cases=DISTANCES)
+@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int32[::1], int64[::1], int64, "
+        "{w}, {w})", cases=DISTANCES)
 @cuda.jit(cache=True)
 def push_batched(indptr, indices, weights, dist, mask, nxt, flag, base, offset, inf, floor):
     """push_relax for round base[0] + offset, exiting at once after convergence (a CUDA-graph node)."""

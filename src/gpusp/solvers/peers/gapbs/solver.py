@@ -1,39 +1,7 @@
-"""``gapbs_sssp``: the GAP Benchmark Suite's ``sssp`` binary run as an external peer baseline.
-
-GAPBS (Beamer, Asanovic and Patterson, "The GAP Benchmark Suite", arXiv:1508.03619, 2015) is the
-reference CPU code of the GAP graph benchmark. Its SSSP kernel is delta-stepping (Meyer and Sanders,
-J. Algorithms 49(1), 2003) parallelised with OpenMP: vertices sit in buckets of width delta by
-tentative distance; the lowest non-empty bucket is the shared frontier, relaxed in parallel with
-compare-and-swap on the distances into thread-local bins; with the bucket-fusion optimisation (Zhang
-et al., GraphIt, CGO 2020) a thread keeps draining its own copy of the current bucket while it is
-small, saving barriers on long road networks. Work is O(n + m) plus the re-relaxations of vertices
-settled in a bucket more than once (few when delta is near the mean edge weight over the mean
-degree); the number of rounds is about (longest path / delta) x (phases per bucket).
-
-How gpusp drives it (the code is never copied here: :mod:`gpusp.solvers.peers.build` builds the pinned archive):
-
-* the graph GAPBS reads is our graph made simple (self-loops dropped, the lightest of parallel arcs
-  kept: exactly what GAPBS's builder would keep), written once per solver as DIMACS ``.gr`` and turned
-  into GAPBS's serialized ``.wsg`` by its own ``converter -f g.gr -w -b g.wsg`` (``upload``, timed as
-  ``h2d_ms``); ``.gr`` is 1-based, GAPBS ids are 0-based after loading, so ``-r`` gets our source
-  unchanged. GAPBS sizes the graph by the largest id it sees, so an isolated last vertex gets a
-  self-loop (dropped by GAPBS) to keep n equal; the run checks the "Graph has n nodes" line.
-* each harness trial runs ``sssp -f g.wsg -r SOURCE -n 2 -d DELTA -v -a`` with ``OMP_NUM_THREADS``:
-  GAPBS's first trial in a fresh process also pays for starting the OpenMP thread pool (GAPBS itself
-  runs many trials per process), so it is kept only as the counter ``cold_trial_ms`` and the recorded
-  sample is GAPBS's own "Trial Time" of the second (its clock around the kernel only; 10 us
-  resolution). The wall time of the whole process (start, graph load, both trials, verification) is
-  kept as the counter ``wall_ms``. ``-v`` runs GAPBS's verifier (a serial Dijkstra inside the binary)
-  after each trial: its PASS/FAIL verdicts (both must pass) are the validation of this solver (method
-  "peer verifier"), since the binary prints no distances for gpusp's own SciPy comparison. ``-a``
-  reports the vertices reached.
-* weights and distances are GAPBS's int32 ``WeightT`` with INF = 2^30 - 1. A graph whose worst-case
-  simple path needs int64 distances in gpusp (e.g. the 16.8 M-vertex grid) may still fit GAPBS from a
-  given source: before the first trial from a source, the hop eccentricity h of the source (a
-  level-synchronous BFS) bounds every distance by h x w_max (a shortest path is no longer than the BFS
-  tree's path), and every tentative distance delta-stepping holds by that plus one bucket and one arc;
-  a source whose bound reaches 2^30 - 1 is refused (SolverUnavailable, a recorded skip), as are
-  negative weights (delta-stepping needs non-negative weights).
+"""``gapbs_sssp``: the GAP Benchmark Suite's ``sssp`` binary (OpenMP delta-stepping) run as an external CPU peer on
+our graph made simple (DIMACS ``.gr`` converted to GAPBS's ``.wsg``); the sample is GAPBS's own time of its second
+trial in a process, validated by its own verifier; a source whose distances could overflow GAPBS's int32 is refused.
+Design: docs/peers.md.
 """
 
 from __future__ import annotations
@@ -94,7 +62,8 @@ def hop_eccentricity(graph: Graph, source: int) -> int:
 
 
 def source_refusal(graph: Graph, source: int, delta: int) -> str | None:
-    """Why GAPBS's int32 distances could overflow from ``source`` (see the module docstring), or None."""
+    """Why GAPBS's int32 distances could overflow from ``source`` (the hop eccentricity times the heaviest arc, plus
+    a bucket and an arc, reaches 2^30 - 1; docs/peers.md), or None."""
     if graph.dtype == np.int32:  # every simple path is below 2^30 - 1
         return None
     w_max = int(graph.weights.max())
@@ -153,7 +122,7 @@ def parse_output(text: str, n: int, trials: int = PROCESS_TRIALS) -> dict:
 
 
 class GapbsSolver(Solver):
-    """Drives the GAPBS ``sssp`` binary (see the module docstring); a peer: it times itself."""
+    """Drives the GAPBS ``sssp`` binary (docs/peers.md); a peer: it times itself."""
 
     device = "cpu"
 

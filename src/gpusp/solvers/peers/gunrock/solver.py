@@ -1,45 +1,7 @@
-"""``gunrock_sssp``: Gunrock's GPU SSSP, built from its pinned archive, run as an external GPU peer.
-
-Gunrock (Wang, Davidson, Pan, Wu, Riffel and Owens, "Gunrock: A High-Performance Graph Processing Library on the
-GPU", PPoPP 2016; here its "essentials" rewrite, Osama, Porumbescu and Owens, 2.1.0) expresses graph algorithms as
-bulk-synchronous steps over a frontier of active vertices. Its SSSP (``gunrock/algorithms/sssp.hxx``) is
-frontier-based Bellman-Ford: the frontier starts as the source; each iteration an *advance* visits every out-arc
-of every frontier vertex and relaxes it with an atomic minimum on the target's distance, putting the target in the
-output frontier when the minimum lowered it; a *filter* then drops the vertices already taken into the frontier in
-this iteration (a visited stamp per vertex; optionally a *uniquify* step removes duplicates by hashing), and the
-loop stops when the frontier is empty. There are no buckets: a vertex is re-expanded every time its distance
-drops, so the work is O(m) per iteration in the worst case and the number of iterations is the largest number of
-arcs on a shortest path (with re-relaxations: up to n - 1); on road graphs that is about a thousand iterations
-per source, each an advance and a filter launched from the host and the frontier's size tested there, where
-``deltastep_gpu`` runs a similar number of phases inside one cooperative kernel. The
-advance's *load balance* decides how a frontier's arcs are spread over threads: ``block_mapped`` (a block per
-chunk of the frontier, its arcs shared by the block), ``thread_mapped`` (a thread per frontier vertex),
-``merge_path`` and ``merge_path_v2`` (Merrill and Garland's merge-path split of vertices and arcs).
-
-How gpusp drives it (Gunrock's code is never copied here: :mod:`gpusp.solvers.peers.build` builds the pinned archive with
-gpusp's own driver, ``gpusp/data/gunrock_sssp.cu``; ``docs/peers.md``):
-
-* the graph Gunrock gets is exactly gpusp's CSR, the arcs every gpusp solver gets: parallel arcs and self-loops are
-  kept (an atomic minimum over parallel arcs keeps the lightest; a self-loop of weight w >= 0 never lowers a
-  distance), written once per solver in gpusp's binary CSR (:func:`write_csr`) by ``upload``. The driver process
-  starts there, reads it, copies it to the GPU and builds Gunrock's graph once (all of ``upload``, timed as
-  ``h2d_ms``), and then serves runs over a pipe;
-* distances are the graph's own integer type, int32 or int64 (gpusp's dtype rule keeps every path length below
-  2^30 - 1, resp. 2^61, so a distance plus an arc weight never overflows), both native to CUDA's atomicMin: exact,
-  never float. Unreachable vertices come back as the type's largest value, Gunrock's infinity, and become
-  ``graph.inf``. Negative weights are refused (the registry; the frontier loop never ends on a negative cycle);
-* each harness trial is one run: what a user pays for one ``gunrock::sssp::run`` call with a context kept across
-  calls (the problem's set-up and allocations, the enactor's frontiers, the enact loop, the frees), timed in the
-  driver with CUDA events on Gunrock's stream; that time is the recorded sample (``peer_trial_ms``). Gunrock's own
-  time of its enact loop (``gunrock_enact_ms``) and the driver's host clock around the call (``host_ms``) are kept
-  for every trial, and ``iterations`` counts the advance/filter iterations. Warm-up runs are the harness's, as for
-  every solver (the first run in the process also loads the kernels); the driver's compile time is in its
-  ``BUILD.json`` (``compile_s``), apart;
-* ``download`` copies the last run's distances to the host, which gpusp checks against SciPy like any solver's
-  (exact distances). Gunrock's SSSP computes no predecessors, so ``parent`` is None and the tree checks are skipped
-  with that reason;
-* no GPU (or the CUDA simulator, which cannot run compiled CUDA code), no nvcc at build time, or a GPU older than
-  the build's architecture: SolverUnavailable, a recorded skip.
+"""``gunrock_sssp``: Gunrock's frontier SSSP (advance with atomic minima, then filter) run as an external GPU peer
+through gpusp's driver (``gunrock_sssp.cu``, built by :mod:`gpusp.solvers.peers.build`): the graph written in gpusp's
+binary CSR, the driver serving runs over a pipe, each run timed by the driver with CUDA events, the distances read
+back and checked against SciPy (no predecessors). Design: docs/peers.md.
 """
 
 from __future__ import annotations
@@ -171,7 +133,7 @@ def _stop(proc: subprocess.Popen, stderr) -> None:
 
 
 class GunrockSolver(Solver):
-    """Drives gpusp's Gunrock driver over a pipe (see the module docstring); a peer: it times itself."""
+    """Drives gpusp's Gunrock driver over a pipe (docs/peers.md); a peer: it times itself."""
 
     device = "gpu"
 
@@ -245,8 +207,3 @@ class GunrockSolver(Solver):
         if "error" in reply:
             raise SolverError(f"gunrock_sssp's driver: {reply['error']}")
         return reply
-
-
-def compile_targets():
-    """No Numba kernels: the device code is Gunrock's, compiled by nvcc (tests/test_gunrock.py's compile gate)."""
-    return []

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
@@ -20,10 +20,16 @@ CASES = sssp_cases() + [
 ]
 
 
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
-def test_matches_reference(method, label, graph, source):
-    res = gpusp.solve(graph, "packed_atomic", source, block=32, warmup=0, method=method)
+GRAPHS = {label: (graph, source) for label, graph, source in CASES}
+DESIGN = pairwise(graph=list(GRAPHS), method=METHODS, launcher=["native", "numba"])
+
+
+@pytest.mark.parametrize("cell", DESIGN, ids=["-".join(c.values()) for c in DESIGN])
+def test_matches_reference(cell):
+    """Every pair of an awkward case (zero-weight ties among them), a method and a launcher meets in some cell."""
+    graph, source = GRAPHS[cell["graph"]]
+    res = gpusp.solve(graph, "packed_atomic", source, block=32, warmup=0, method=cell["method"],
+                      launcher=cell["launcher"])
     assert_sssp_ok(graph, source, res)
     assert res.dist.dtype == np.int32 and res.parent.dtype == np.int32
     assert 1 <= res.counters["iterations"] <= graph.n

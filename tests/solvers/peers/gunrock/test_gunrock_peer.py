@@ -156,6 +156,22 @@ def test_a_build_of_another_driver_is_refused(tmp_path, monkeypatch):
         peers.locate("gunrock")
 
 
+def test_the_pinned_list_and_the_driver_ship_beside_the_build_code():
+    """peers.yaml and gpusp's driver live in gpusp/solvers/peers (where build and cudabuild read them), the wheel's
+    package data names them, and the code hash of gunrock_sssp reads the same driver."""
+    import tomllib
+
+    from gpusp.measure import codehash
+
+    here = Path(peers.__file__).parent
+    assert (here / peers.PINNED).is_file() and (here / ENTRY["driver"]).is_file()
+    assert cudabuild.driver_text(ENTRY["driver"]) == (here / ENTRY["driver"]).read_bytes()
+    pyproject = tomllib.loads((REPO_TINY.parents[3] / "pyproject.toml").read_text())
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["gpusp"]
+    assert {"solvers/peers/*.yaml", "solvers/peers/*.cu"} <= set(shipped)
+    assert len(codehash.code_hash(registry.get("gunrock_sssp"))) == 16
+
+
 def test_without_device_fix_only_for_gunrock():
     with pytest.raises(GpuspError, match="no device-pass fix"):
         peers.build("gapbs", device_fix=False)

@@ -1,0 +1,40 @@
+"""The SciPy reference (scipy_dijkstra, scipy_apsp) on the awkward cases, negative weights and negative cycles, and
+scipy_apsp's rows split over forked workers."""
+
+import pytest
+from cases import assert_apsp_ok, assert_sssp_ok, negative_cycle_graph, sssp_cases
+
+import gpusp
+from gpusp.errors import NegativeCycleError
+
+CASES = sssp_cases(negative=True)
+
+
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_sssp_matches_the_checks(label, graph, source):
+    """Distances (Dijkstra, Johnson with negative weights) and parents that pass the five tree checks."""
+    assert_sssp_ok(graph, source, gpusp.solve(graph, "scipy_dijkstra", source))
+
+
+@pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
+def test_apsp_matches_the_checks(label, graph, source):
+    assert_apsp_ok(graph, gpusp.solve(graph, "scipy_apsp"))
+
+
+@pytest.mark.parametrize("name", ["scipy_dijkstra", "scipy_apsp"])
+def test_negative_cycle_detected(name):
+    with pytest.raises(NegativeCycleError):
+        gpusp.solve(negative_cycle_graph(), name, 0)
+
+
+@pytest.mark.parametrize("label,graph,source", CASES[-5:], ids=[c[0] for c in CASES[-5:]])
+def test_apsp_workers_split_the_sources(label, graph, source):
+    """Three forked workers (more than one row each on n >= 13, fewer rows than workers on n = 4/5)."""
+    res = gpusp.solve(graph, "scipy_apsp", workers=3)
+    assert_apsp_ok(graph, res)
+    assert res.counters["workers"] == min(3, graph.n)
+
+
+def test_apsp_workers_negative_cycle():
+    with pytest.raises(NegativeCycleError):
+        gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=2)
