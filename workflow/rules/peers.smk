@@ -22,7 +22,7 @@ rule build_gapbs:
 
 
 rule build_gunrock:
-    """Build the Gunrock peer: gpusp's driver (src/gpusp/data/gunrock_sssp.cu) compiled by nvcc against Gunrock's pinned
+    """Build the Gunrock peer: gpusp's driver (src/gpusp/solvers/peers/gunrock_sssp.cu) compiled by nvcc against Gunrock's pinned
     archive (mirror first, sha256 checked), for sm_90 unless $GPUSP_CUDA_ARCH says otherwise.
 
     Without nvcc, BUILD.json says why and gunrock_sssp jobs are skipped; the driver's compile time is in BUILD.json.
