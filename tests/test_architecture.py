@@ -224,6 +224,18 @@ def test_modules_and_functions_stay_small(name):
     assert not long, f"{path}: functions over {MAX_FUNCTION_LINES} lines: {long}"
 
 
+MAX_DOCSTRING_LINES = 30
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_docstring_says_what_the_module_is_in_a_few_lines(name):
+    """Design essays live in docs/ (a family's in docs/solvers/<family>.md), not in module docstrings."""
+    text = ast.get_docstring(ast.parse(MODULES[name].read_text()), clean=False) or ""
+    lines = text.count("\n") + 1 if text else 0
+    assert lines <= MAX_DOCSTRING_LINES, f"{MODULES[name]}: a module docstring of {lines} lines (at most " \
+                                         f"{MAX_DOCSTRING_LINES}): move the design to docs/"
+
+
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 
 

@@ -1,47 +1,6 @@
-"""Download one file over HTTP(S), robustly: resume, retry, verify, then rename into place.
-
-``download(url, dest)`` streams the body into ``<dest>.part`` beside ``dest`` and renames it onto
-``dest`` only after the transfer is complete and verified, so ``dest`` is either absent or a whole,
-checked file.
-
-Behaviour, in detail:
-
-* **Raw bytes.** The request asks for ``Accept-Encoding: identity`` and the body is read without
-  content decoding, so a ``.gz`` served with ``Content-Encoding: gzip`` is stored as the ``.gz``.
-* **Retries** (``retries`` = extra attempts after the first) with exponential backoff
-  ``min(backoff_cap, backoff * 2**(k-1))`` before the k-th retry (a numeric ``Retry-After`` raises
-  the wait, still capped), on: connection errors, connect/read timeouts, HTTP 5xx, 408 and 429,
-  and truncated bodies (fewer bytes than ``Content-Length``, or the connection dropped).
-  ``sleep`` is injectable so tests need not wait.
-* **No retry** on other 4xx (404, 403, 410, ...) or on bad URLs: a ``DownloadError`` naming the URL and
-  status is raised at once.
-* **Resume.** When the server answered with ``Accept-Ranges: bytes`` and a retry finds bytes in the
-  ``.part`` file, the retry sends ``Range: bytes=<have>-`` (plus ``If-Range`` with the ETag or
-  Last-Modified seen, so a changed file is sent whole). A ``206`` whose ``Content-Range`` starts at
-  ``<have>`` is appended; a ``200`` (Range ignored, or the file changed) restarts from zero; a
-  ``206`` at the wrong offset discards the partial file and retries. A ``416`` for a ``.part`` that
-  already holds the whole file counts as complete. A server that did not advertise ranges gets no
-  ``Range`` header: the retry starts from zero.
-* **Left-over ``.part`` from an earlier run** is resumed (with a ``Range`` request; a ``200``
-  restarts) only when the result can be verified (a hash, ``accept`` or ``expected_size`` given);
-  otherwise it is discarded, since nothing could catch a stale prefix.
-* **Verification** after completion: size (``expected_size``), then the sha256 of the file must be
-  ``sha256`` or one of ``sha256_alternatives``; if it is not, and ``accept`` is given, ``accept(path)``
-  may still accept it (used for "the decompressed content matches"). With no hash, ``accept(path)``
-  alone decides; with neither, any complete transfer is accepted.
-* **Checksum failure policy.** A mismatch deletes the ``.part`` file and raises ``DownloadError``
-  naming the expected and actual hashes. If the file was assembled from more than one transfer
-  (a resumed download), a mismatch could come from stitching two versions of the file, so the
-  download is restarted once from zero before giving up; a mismatch of a single uninterrupted
-  transfer is deterministic and fails at once.
-* **Failure leaves.** ``dest`` is never created or replaced unless verified. After a network
-  failure (retries exhausted) or an interrupt, the ``.part`` is kept for a later resume only when the
-  download is verifiable; otherwise, and after any checksum failure or non-retryable HTTP error, it
-  is removed.
-* **Progress:** a tqdm bar on stderr, only when ``progress`` is true and stderr is a terminal.
-
-Two processes must not download to the same ``dest`` at once (they would share ``dest.part``);
-Snakemake never runs one output twice concurrently.
+"""Download one file over HTTP(S), robustly: stream into ``<dest>.part``, retry with backoff, resume with ranges,
+verify size and sha256, then rename onto ``dest`` (absent or whole and checked, never half-written). The policy in
+full (what is retried, resumed, kept or removed): docs/data.md.
 """
 
 from __future__ import annotations

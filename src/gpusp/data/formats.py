@@ -1,66 +1,6 @@
-"""Graph file formats: strict, vectorised readers and atomic writers.
-
-Formats (picked from the file extension, a trailing ``.gz`` ignored, or from ``format=``):
-
-``gr`` (``.gr``)
-    9th DIMACS Implementation Challenge shortest-path graphs: ``c`` comment lines, exactly one
-    ``p sp N M`` problem line before the arcs, then exactly ``M`` lines ``a u v w``. Node ids are
-    1-based (1..N) and become 0-based. Weights must be integers ``>= 0`` (the challenge files use
-    ``>= 1``; zero is accepted because generators and tests use it; negative weights are refused,
-    write such graphs as ``plain``, ``snap`` or ``npz``).
-``co`` (``.co``)
-    DIMACS coordinates: ``p aux sp co N`` then exactly ``N`` lines ``v id x y`` (ids 1..N, each once).
-    Not a graph: read it with :func:`read_coordinates`, which gives an ``(N, 2)`` int64 array whose
-    row ``i`` belongs to vertex ``i`` (DIMACS id ``i + 1``).
-``snap`` (``.txt``, ``.tsv``, ``.edges``, ``.el``, ``.snap``)
-    SNAP edge lists: ``#`` comment lines, then ``from to`` or ``from to weight`` per line (tabs or
-    spaces; every data line must have the same number of fields). Ids are non-negative integers that
-    need not be contiguous. When the ``# Nodes: N Edges: M`` header is present (and ``check_header``),
-    ``M`` must equal the number of edge lines; if every id is below ``N`` the ids are kept as they are
-    and ``n = N`` (so isolated vertices survive); otherwise, or without a header, the distinct ids are
-    mapped to ``0..n-1`` in sorted order and the original ids are kept in ``Graph.id_map`` (``None``
-    when the ids already are exactly ``0..n-1``). Two columns give unit weights (``weight_kind
-    'unit'``); a third column holds integer weights, negative ones allowed. ``symmetrize=True`` adds
-    the reverse of every edge whose reverse (same weight) is not already there (undirected graphs).
-``plain`` (``.plain``)
-    The papers' C++ tools' format: a first line ``N M``, then ``M`` lines ``u v w`` with 0-based ids
-    and integer weights (negative allowed). A header without a trailing newline is accepted; gpusp
-    writes a newline after every line. ``#`` comment lines and blank lines are tolerated on reading
-    (never written). ``plain -> Graph -> plain`` is byte-identical for files gpusp wrote.
-``npz`` (``.npz``)
-    Binary cache: an uncompressed ``np.savez`` archive of ``n``, ``indptr``, ``indices``,
-    ``weights``, optional ``id_map`` and ``header`` (a JSON string with the format version, name,
-    weight_kind and meta). Loads in milliseconds and keeps every attribute. It is checked on load
-    as a text file is (:func:`_load_npz`): exactly these arrays, integer dtypes, CSR shapes and
-    ranges, a known header; the weights then take the distance dtype the text file of the same graph
-    gets (an int32 archive whose paths need int64 is widened), never the stored one.
-
-Every reader accepts gzip input, recognised by its magic bytes (``1f 8b``) whatever the name; a file
-named ``.gz`` that is not gzip is a :class:`~gpusp.errors.GraphFormatError`. Writers compress when
-the path ends with ``.gz`` (level 6, no name, mtime 0: the same graph always gives the same bytes;
-``npz`` archives hold zip timestamps, so only text formats are byte-reproducible).
-
-Text lines may end with ``\\n`` or ``\\r\\n``; a missing final newline is accepted, blank lines are
-skipped, a leading UTF-8 byte order mark is ignored. Duplicate edges and self-loops are kept
-(``Graph.stats()`` counts them). Numbers must be plain decimal integers (``1.0``, ``1e3``, ``0x10``
-are refused). Every problem raises
-``GraphFormatError(path, line, problem)`` with the 1-based line number where one applies: missing
-or duplicate ``p`` lines, header counts that disagree with the body (fewer lines: reported at the
-header line, more lines: at the first surplus line), ids out of range (0 in DIMACS), non-numeric
-fields, wrong field counts, negative ``gr`` weights, binary content (an archive, compressed data,
-UTF-16/32 text, NUL or control bytes: refused as such before any line is read), stray ``\\r``,
-empty files, corrupt or fake gzip. Problems of the graph itself (a vertex count beyond int32 ids or
-beyond memory) are named by :class:`Graph` and raised with the file; paths too long for int64
-distances raise :class:`~gpusp.errors.WeightOverflowError`, the file named.
-
-Parsing is vectorised: the whole (decompressed) file is split into lines with NumPy, the data lines
-are checked byte-wise and handed to pandas' C parser; only when that fast path finds a problem does a
-slower per-line scan run to name the first bad line. Writers build the text with NumPy digit
-arithmetic and write through :func:`gpusp.atomic.atomic_path`, so a failed write leaves nothing under
-the final name. The whole file is held in memory while reading.
-
-:func:`load_cached` parses a text graph once and afterwards loads an ``.npz`` cache stamped with the
-source's size, mtime and the read options; a cache that fails the archive's checks is rebuilt.
+"""Graph file formats: strict, vectorised readers and atomic writers for DIMACS ``.gr``/``.co``, SNAP edge lists, the
+papers' ``plain`` format and the ``.npz`` binary cache (:func:`load_cached`), gzip on either side. Every problem
+raises ``GraphFormatError(path, line, problem)``. The formats' rules in full: docs/data.md.
 """
 
 from __future__ import annotations

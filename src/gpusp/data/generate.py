@@ -1,62 +1,7 @@
-"""Seeded synthetic graph generators for the benchmark experiments.
-
-Every generator is deterministic: the same arguments and ``seed`` give identical CSR arrays (and so
-byte-identical graph files). All randomness comes from one ``numpy.random.default_rng(seed)`` per
-call (never the global random state): the topology is drawn first, then the weights, in CSR order
-(vertex 0's edges first, see :mod:`gpusp.data.weights`). Because the weights come last, changing only
-``wmin``/``wmax`` never changes the topology. For the fixed topologies (``complete``, ``ring``,
-``grid``) the weights are exactly ``random_weights(m, wmin, wmax, seed)``, i.e. what
-:func:`gpusp.data.weights.replace_weights` would give the unweighted graph.
-
-Generators (all vectorised NumPy; ``m`` is the number of edges produced):
-
-``complete(n)``
-    Paper 000's ``random N`` input (a dense graph): all ``n(n-1)`` ordered pairs
-    ``i != j`` in row-major order (``i``, then ``j`` ascending) with random weights in ``[1, 100]``.
-    ``n == 1`` gives a vertex without edges. O(n^2) time and memory.
-``random_sparse(n, k, wmax, seed)`` (kind ``"random"``)
-    Paper 001's random graph (DIMACS-challenge style): ``|E| = k |V|`` edges with uniformly random
-    endpoints. Rule: exactly ``k*n`` *distinct* ordered pairs, no self-loops, i.e. a uniformly random
-    simple digraph with ``k*n`` edges (duplicates and loops are rejected and resampled). This needs
-    ``k <= n - 1``. O(m log m) expected time.
-``rmat(scale)`` / ``powerlaw(n, m)``
-    Power-law R-MAT / Kronecker graph with the Graph500 parameters (A=0.57, B=0.19, C=0.19,
-    D=0.05), ``n = 2**scale``, ``m = edge_factor * n``: the scale-free (skewed-degree) synthetic
-    input, next to the uniform random, ring and grid ones. Follows
-    the Graph500 reference ``kronecker_generator``: one vectorised pass per scale bit (in blocks of
-    65536 edges), then a random relabelling of the vertices. As in Graph500, self-loops
-    and parallel edges are kept (``simple=True`` drops them, leaving fewer than ``m`` edges).
-    :func:`powerlaw` handles any ``n``: it generates on ``2**ceil(log2 n)`` vertices, relabels
-    randomly and folds every id ``>= n`` onto ``id - n`` (so ``2**S - n`` randomly chosen vertices
-    absorb a second R-MAT vertex each): a config's ``generate: powerlaw`` with ``params: {n, m}``, e.g.
-    paper 001's power-law graph of |V| = 4677, |E| = 16K. O(m * scale) time.
-``ring(n)``
-    Paper 001's ring topology: the directed cycle ``i -> (i + 1) mod n``; every vertex has exactly
-    one out-edge, so SSSP needs ``n - 1`` rounds (worst case for frontier methods). ``n == 1`` gives
-    the self-loop ``0 -> 0``. O(n).
-``grid(rows, cols)``
-    Paper 003's 2-D grid graph: vertex ``r*cols + c`` connects to its up/down/left/right neighbours
-    in both directions (``2 * (2*rows*cols - rows - cols)`` edges), each direction with its own
-    independent weight; each vertex's edges are listed by ascending target (up, left, right, down).
-    ``directed_both_ways=False`` keeps only the right and down edges (a DAG with
-    ``2*rows*cols - rows - cols`` edges). O(rows * cols).
-
-Each generator returns a :class:`~gpusp.data.graph.Graph` with ``weight_kind='generated'``, a descriptive
-``name`` (e.g. ``rmat-s10-ef16-seed1``; a non-default weight range adds ``-w{wmin}_{wmax}`` and other
-non-default options add their own part before the seed) and ``meta``::
-
-    {"generator": kind, "params": {every argument, defaults included},
-     "weights": {"min": wmin, "max": wmax, "seed": seed}}
-
-:data:`GENERATORS` maps each kind to its function and :func:`generate` dispatches with checked
-parameters; :func:`check_params` is that check alone (with the n and m it implies), so a config is refused
-before any graph is drawn. Bad parameters raise :class:`GeneratorError` (a ``ValueError``). No generator produces
-more than :data:`MAX_EDGES` edges (a guard against accidental multi-gigabyte requests).
-
-The numbers come from NumPy's ``PCG64`` ``Generator``; they are reproducible for a given NumPy
-version (NumPy does not promise the same ``Generator`` streams across releases - record the version
-next to generated data) and do not reproduce the original papers' generators' numbers, only their
-distributions.
+"""Seeded synthetic graph generators (complete, random, R-MAT / power-law, ring, grid): the same arguments and seed
+give the same CSR arrays, the topology drawn before the weights from one ``numpy.random.default_rng(seed)``.
+:func:`generate` dispatches with checked parameters, :func:`check_params` is the check alone. Each generator's
+rule: docs/data.md.
 """
 
 from __future__ import annotations

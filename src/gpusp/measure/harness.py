@@ -1,37 +1,6 @@
-"""Run a registered solver with honest timing and return its answer (:func:`solve`, :func:`path`).
-
-Timing follows GAPBS/gunrock practice: the graph is uploaded once (``h2d_ms``); ``warmup`` untimed
-trials run first, the first of which includes JIT compilation; then ``trials`` timed trials each
-bracket only device work with CUDA events; the answer is downloaded once (``d2h_ms``). JIT time is
-reported apart as the first warm-up's excess over the median trial (``compile_s``); Numba's on-disk
-cache makes it near zero in a second process. Every sample is kept.
-
-End to end (``end_to_end`` runs, default 0): paper 000 times a solve from the device allocations through the
-host-to-device copies and the kernels to the device-to-host copies; the timed trials above hold the device work
-alone. After a source's timed trials, each end-to-end run builds a fresh solver from the same spec and parameters
-(host-side preparation, e.g. a dense matrix, stays outside, as the paper reads its file before its clock starts;
-the kernels are already compiled), flushes Numba's pending device frees, and times ``upload`` + ``run`` +
-``download`` and a device synchronise on the host clock (``perf_counter``): allocations, pinned buffers, copies
-both ways, the launches and, where a solver's ``download`` derives something on the host, that too. The samples
-go to ``Timings.end_to_end_ms`` (clock ``end_to_end_clock``); each run holds a second copy of the solver's device
-memory beside the first.
-
-Peer solvers (registry ``peer=True``: ``gapbs_sssp``, ``gunrock_sssp``) run an external binary that times
-itself: their ``run`` returns the binary's own time of the trial as the counter ``peer_trial_ms``, and that time is
-the recorded sample; the harness's wall clock around the whole call (for GAPBS process start, graph load,
-verification; for Gunrock the round trip to its driver) is kept per trial in the counter ``wall_ms``, as are the
-counters a peer names in ``peer_series`` (Gunrock's own enact time). A peer that verifies its own answer (GAPBS)
-returns the verdict as ``peer_verified``, true only when every timed trial of the source passed, and hands back no
-distances (``Result.dist`` is None); one that returns distances (Gunrock) is validated like every solver. Peers
-have no JIT (``compile_s`` is 0; a driver's compile time is in its build's ``BUILD.json``), check for a GPU
-themselves (a missing one is a skip, not an error) and run no end-to-end runs.
-
-Batched solvers (registry ``batched=True``: ``multisource_sssp``, ``phast_gpu``) solve every source of a job in
-one ``run``: the warm-ups and each timed trial run the whole list of K sources, ``download`` returns K rows.
-Every source then gets a :class:`Result` of its own (its row, validated as any SSSP answer) whose samples are its
-share of the batch's (batch sample / K, so that per-source times compare with one-source-at-a-time solvers), with
-the whole batch's samples beside them (``Timings.batch_ms``, ``batch_sources`` = K); the upload and compile time go
-with the first source, the download's share with each, end-to-end runs time the whole batch and are shared alike.
+"""Run a registered solver with honest timing and return its answer (:func:`solve`, :func:`solve_many`, :func:`path`):
+upload timed apart, warm-ups (the first holds the JIT), CUDA events around each trial's device work, download timed
+apart, every sample kept; end-to-end runs, peers that time themselves and batched solvers as docs/timing.md says.
 """
 
 from __future__ import annotations

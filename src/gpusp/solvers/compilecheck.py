@@ -44,29 +44,25 @@ def module_targets(name: str) -> list[tuple[str, object, str]]:
     (:mod:`gpusp.solvers.common.gate`); ImportError where it does not import."""
     from .common import gate
 
-    module = importlib.import_module(name)
-    legacy = getattr(module, "compile_targets", None)
-    return list(legacy()) if legacy is not None else gate.targets(name)
+    importlib.import_module(name)
+    return gate.targets(name)
 
 
 def listing(only=()) -> tuple[list[tuple[str, str]], list[str]]:
     """(module, label) of every kernel the gate compiles, in order, and one line per module that cannot list its
-    kernels (it does not import, has no ``compile_targets()``, repeats a label)."""
+    kernels (it does not import, or its records repeat a label)."""
     pairs, problems = [], []
     for name in modules():
         if only and name not in only:
             continue
         try:
             labels = [label for label, _, _ in module_targets(name)]
-        except LookupError as exc:
-            problems.append(str(exc))
-            continue
         except Exception as exc:  # an import or a list that fails is reported, not raised: every module is tried
             problems.append(f"{name}: import failed: {type(exc).__name__}: {exc}")
             continue
         repeated = sorted({label for label in labels if labels.count(label) > 1})
         if repeated:
-            problems.append(f"{name}: compile_targets() repeats the labels {repeated}")
+            problems.append(f"{name}: its @kernel records repeat the labels {repeated}")
         pairs += [(name, label) for label in labels]
     return pairs, problems
 
@@ -91,9 +87,6 @@ def compile_share(share: int, shares: int, only=()) -> tuple[int, list[str], lis
             targets = module_targets(name)
         except ImportError as exc:
             failures += [f"{name}: import failed: {exc}"] if share == 0 else []
-            continue
-        except LookupError as exc:
-            failures += [str(exc)] if share == 0 else []
             continue
         for label, kernel, sig in targets:
             index += 1
