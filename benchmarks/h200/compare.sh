@@ -2,14 +2,19 @@
 # One config timed with the working tree's code and with a baseline tree, in one device call on one card, so that a
 # change is judged against its own baseline (benchmarks/README.md).
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> BASE_COMMIT=<sha> benchmarks/h200/compare.sh CONFIG BASE_DIR
-#   BASE_DIR holds the baseline's src/ (here: `git archive <sha> src | tar -x -C .old`, carried as .old).
-# Needs, carried along: .whl/ (numpy 2.4.6 cp312 and jsonschema with its three dependencies: the image has
-# NumPy 2.5, which breaks numba-cuda 0.30.4, and no jsonschema) and .devdata/ (the graphs of the config).
+#   [GRAPH ...]   (only these graphs of CONFIG, on both sides)
+#   BASE_DIR holds the baseline's src/ and workflow/ (here: `git archive <sha> src workflow | tar -x -C .old`, carried
+#   as .old).
+# Needs, carried along: .whl/ (numpy 2.4.6 cp312: the image's NumPy 2.5 breaks numba-cuda 0.30.4; Snakemake 9 and its
+# dependencies, which `gpusp bench` runs and the image lacks) and .devdata/ (the graphs of the config).
 # Writes to $OUT: gpu.txt, <side>-log.txt, <side>-summary.csv, <side>-samples.csv for side = base, new (in the order
 # ORDER gives, default "base new"; run it both ways to tell a code effect from an order effect), and compare.txt
 # (median of per-source medians, both sides, one row per job).
 set -u
 cfg=$1 base=$2
+shift 2
+graphs=()
+[ $# -gt 0 ] && graphs=(--graphs "$@")
 out=${OUT:-/tmp/out}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0 NUMBA_CACHE_DIR=/tmp/numba-cache
@@ -18,7 +23,7 @@ for side in ${ORDER:-base new}; do
     if [ "$side" = base ]; then src=$base/src commit=${BASE_COMMIT:-unknown}; else src=$PWD/src commit=${GPUSP_COMMIT:-unknown}; fi
     echo "=== $side ($src, $commit)"
     GPUSP_COMMIT=$commit PYTHONPATH=/tmp/site:$src python3 -m gpusp.cli bench --config "$cfg" --out "/tmp/cmp-$side" \
-        --set mirror=.devdata 2>&1 | tee "$out/$side-log.txt"
+        --set mirror=.devdata "${graphs[@]}" 2>&1 | tee "$out/$side-log.txt"
     cp "/tmp/cmp-$side/tables/summary.csv" "$out/$side-summary.csv"
     cp "/tmp/cmp-$side/tables/samples.csv" "$out/$side-samples.csv"
 done
