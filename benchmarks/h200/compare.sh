@@ -22,6 +22,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 for side in ${ORDER:-base new}; do
     if [ "$side" = base ]; then src=$base/src commit=${BASE_COMMIT:-unknown}; else src=$PWD/src commit=${GPUSP_COMMIT:-unknown}; fi
     echo "=== $side ($src, $commit)"
+    rm -rf "/tmp/cmp-$side"  # a fresh run: a workflow's results left by an earlier call would not be measured again
     GPUSP_COMMIT=$commit PYTHONPATH=/tmp/site:$src python3 -m gpusp.cli bench --config "$cfg" --out "/tmp/cmp-$side" \
         --set mirror=.devdata "${graphs[@]}" 2>&1 | tee "$out/$side-log.txt"
     cp "/tmp/cmp-$side/tables/summary.csv" "$out/$side-summary.csv"
