@@ -35,18 +35,25 @@ VARIANT = ("p12", "inner", "unroll", "stage")
 
 
 def records(runs) -> list[dict]:
-    """Every record (a JSON object naming a solver) under the folders or in the tarballs, oldest first."""
+    """Every record (a JSON object naming a solver) under the folders or in the tarballs, oldest first, each with the
+    verdict of ``gpusp validate`` written beside it (``NAME.verdict.json``, as the workflow writes them) as
+    ``_verdict`` where there is one."""
     out = []
     for run in runs:
         path = Path(run)
         if path.is_dir():
-            texts = (p.read_text() for p in sorted(path.rglob("*.json")))
+            texts = {str(p): p.read_text() for p in sorted(path.rglob("*.json"))}
         else:
             with tarfile.open(path) as tar:
-                texts = [tar.extractfile(m).read() for m in tar.getmembers() if m.isfile() and m.name.endswith(".json")]
-        for text in texts:
+                texts = {m.name: tar.extractfile(m).read() for m in tar.getmembers()
+                         if m.isfile() and m.name.endswith(".json")}
+        for name, text in texts.items():
+            if name.endswith(".verdict.json"):
+                continue
             record = json.loads(text)
             if isinstance(record, dict) and "solver" in record:
+                verdict = texts.get(name.removesuffix(".json") + ".verdict.json")
+                record["_verdict"] = json.loads(verdict) if verdict else None
                 out.append(record)
     return sorted(out, key=lambda r: r["created"])
 
@@ -92,7 +99,8 @@ def row_of(record: dict, ceiling: dict, resources: dict) -> dict:
     row.update(median_ms=med, min_ms=float(samples.min()), q1_ms=float(np.quantile(samples, 0.25)),
                q3_ms=float(np.quantile(samples, 0.75)), rate_per_s=rate,
                frac_dpx_ceiling=rate / ceiling["dpx"] if ceiling.get("dpx") else None,
-               valid=bool(record["summary"]["validated"]) and record["status"] == "ok",
+               valid=bool(record["_verdict"]["ok"] if record["_verdict"] else record["summary"]["validated"])
+               and record["status"] == "ok",
                samples_ms=";".join(f"{x:.6g}" for x in samples))
     if fast:
         kind = counters["arith"]
