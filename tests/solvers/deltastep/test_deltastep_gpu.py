@@ -40,7 +40,7 @@ def _grid_id(c):
 
 @pytest.mark.parametrize("cell", GRID_CELLS, ids=[_grid_id(c) for c in GRID_CELLS])
 def test_deltastep_matches_reference(cell):
-    (label, graph, source), (push, launch, registers) = cell["case"], cell["mode"]
+    (_, graph, source), (push, launch, registers) = cell["case"], cell["mode"]
     repeat = dict(trials=2, warmup=1) if launch != "direct" else {}  # a replay after the first, direct launch
     res = _solve(graph, "deltastep_gpu", source, delta=cell["delta"], lanes=cell["lanes"], chain=cell["chain"],
                  split=cell["split"], push=push, launch=launch, registers=registers, **repeat)
@@ -143,7 +143,7 @@ FUSED_CELLS = pairwise(case=CASES, delta=[0, 1, 10**9], fuse=[(1, 1), (4, 2), (0
                          ids=[f"{c['case'][0]}-d{c['delta']}-l{c['fuse'][0]}q{c['fuse'][1]}-c{c['chain']}"
                               for c in FUSED_CELLS])
 def test_deltastep_fused_matches_reference(cell):
-    (label, graph, source), (limit, queue) = cell["case"], cell["fuse"]
+    (_, graph, source), (limit, queue) = cell["case"], cell["fuse"]
     res = _solve(graph, "deltastep_gpu", source, delta=cell["delta"], lanes=4, chain=cell["chain"], fuse="block",
                  fuse_limit=limit, fuse_queue=queue)
     assert_sssp_ok(graph, source, res)

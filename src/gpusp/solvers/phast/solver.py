@@ -363,7 +363,7 @@ class PhastSolver(Solver):
         sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         if sources.size == 0:
             raise SolverError("phast_gpu: no sources given")
-        k, n = sources.size, self.graph.n
+        k = sources.size
         self._setup(k)
         t0 = time.perf_counter()
         space, settled = self._upward(sources)
