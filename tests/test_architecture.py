@@ -168,6 +168,20 @@ def test_every_solver_lives_in_the_folder_its_name_names():
     assert not empty, f"family folders that register no solver: {empty}"
 
 
+def test_every_family_has_its_design_document():
+    """docs/solvers/<family>.md (the peers: docs/peers.md) exists and names each of the family's solvers."""
+    from gpusp.solvers.registry import FAMILIES, SPECS
+
+    docs = Path(__file__).parents[1] / "docs"
+    for family in FAMILIES:
+        folder = family.rsplit(".", 1)[1]
+        doc = docs / "peers.md" if ".peers." in family else docs / "solvers" / f"{folder}.md"
+        assert doc.is_file(), f"{family}: no design document {doc}"
+        text = doc.read_text()
+        missing = [s.name for s in SPECS if s.family == folder and s.name not in text]
+        assert not missing, f"{doc} does not name {missing}"
+
+
 def test_a_kernel_signature_is_written_at_its_kernel():
     """Every `void(...)` signature string in the package is an argument of an `@kernel(...)` record (the compile
     gate's list is made from those), and no module keeps a hand-written compile_targets()."""
