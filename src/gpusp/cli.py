@@ -35,6 +35,12 @@ def cmd_generate(args):
     data_commands.write(graph, args, f"{graph.name} n={graph.n:,} m={graph.m:,}")
 
 
+def cmd_plot(args):
+    from .report.paperfigs.command import plot  # plotting libraries only for the command that draws
+
+    return plot(args)
+
+
 def cmd_peers(args):
     if args.action == "list":
         return print("\n".join(f"{n:<8} {peers.get_peer(n)['commit']}  {peers.get_peer(n)['url']}"
@@ -227,7 +233,7 @@ COMMANDS = {
                       "help": "a change smaller than this factor counts as the same (asv's --factor)"}),
         (SEED[0], {**SEED[1], "help": "seed of the bootstrap"}),
         ("--only-changed", {**FLAG, "help": "list only the configurations that got faster or slower"})]),
-    "plot": (report_commands.plot, "seaborn figures from the aggregated tables",
+    "plot": (cmd_plot, "seaborn figures from the aggregated tables",
              [("--samples", REQUIRED), ("--summary", REQUIRED), ("--out-dir", REQUIRED),
               ("--peak", {"type": POSITIVE, "help": "measured peak relaxations/s for the rate plot"}),
               ("--papers-dir", {"help": "also redraw the papers' figures from these tables here "

@@ -15,7 +15,6 @@ from cases import assert_apsp_ok, negative_cycle_graph, pairwise, random_graph, 
 import gpusp
 from gpusp.errors import NegativeCycleError, SolverError
 from gpusp.solvers import registry
-from gpusp.solvers.blockedfw import spec
 from gpusp.solvers.blockedfw.fast import kernels, variants
 from gpusp.solvers.blockedfw.fast.solver import FastSolver
 from gpusp.measure.validate import reference_distances
@@ -296,6 +295,7 @@ def test_variants_import_without_numba_and_parameters_are_required():
         FastSolver(g, 0, 0, **{k: v for k, v in SPEC.defaults().items() if k not in ("tile", "regblock")})
     assert variants.tile_shape(100, True, 0, 0) == variants.pick(100)
     assert variants.tile_shape(100, True, 32, 0) == (32, 2)  # a tile given: 16 x 16 threads
-    shape = dict(tile=64, regblock=4)  # spec.FAST_MEMORY: the matrices and their pristine copies, n padded to T
-    assert spec.FAST_MEMORY(60, 0, dict(shape, paths=True), 4) == 2 * 64 * 64 * 8
-    assert spec.FAST_MEMORY(60, 0, dict(shape, paths=False), 4) == 2 * 64 * 64 * 4
+    shape = dict(tile=64, regblock=4)  # variants.MEMORY: the matrices and their pristine copies, n padded to T
+    assert variants.MEMORY(60, 0, dict(shape, paths=True), 4) == 2 * 64 * 64 * 8
+    assert variants.MEMORY(60, 0, dict(shape, paths=False), 4) == 2 * 64 * 64 * 4
+    assert registry.get("blockedfw_fast").memory is variants.MEMORY

@@ -18,16 +18,6 @@ CAPTURE = Param("capture", "once", "'once': the CUDA graph is captured and insta
 # n_pad: n rounded up to the block (w = 8 where zero or negative weights force the hop tie-break's wider keys)
 PADDED = derived("n_pad", lambda n, m, p, w: layout.padded(n, p["block_size"]), "n rounded up to B")
 VERSION_MEMORY = choose("paths", lambda p: p["paths"], 2 * (W + 4) * (PADDED * PADDED), 2 * W * (PADDED * PADDED))
-FAST_PADDED = derived("n_pad", lambda n, m, p, w: -(-n // _fast_tile(n, p)) * _fast_tile(n, p),
-                      "n rounded up to the tile it runs with")
-FAST_MEMORY = choose("paths", lambda p: p["paths"], 2 * (W + 4) * (FAST_PADDED * FAST_PADDED),
-                     2 * W * (FAST_PADDED * FAST_PADDED))
-
-
-def _fast_tile(n: int, params: dict) -> int:
-    return fast.tile_shape(n, params["paths"], params["tile"], params["regblock"])[0]
-
-
 def _fast_table() -> str:
     """blockedfw_fast's table of (tile, regblock) per n, in words."""
     parts = []
@@ -101,5 +91,5 @@ SPECS = (
                              "barrier each, the papers' phase 2); 'product': as min-plus products with the closed pivot "
                              "tile by phase 3's kernel; 'auto': product where the packed-key kernels and host or graph "
                              "launches run", choices=fast.PHASE2S)),
-               negative_weights=True, memory=FAST_MEMORY),
+               negative_weights=True, memory=fast.MEMORY),
 )

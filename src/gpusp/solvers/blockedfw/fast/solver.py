@@ -11,9 +11,9 @@ from ...common.base import Solver
 from ...common.dense import (apsp_tight_parents, check_diagonal, hop_tiebreak, padded_matrices, raise_on_negative_cycle,
                      require_device_memory, undo_tiebreak)
 from ...common.launch import TARGET, capture_graph, cooperative_grid
-from ..spec import FAST_MEMORY
 from .kernels import kernels
-from .variants import AUTO_LAUNCH, check_variant, kernel_kind, phase2_mode, resolve_variant, tile_shape, useful_first
+from .variants import (AUTO_LAUNCH, MEMORY, check_variant, kernel_kind, phase2_mode, resolve_variant, tile_shape,
+                       useful_first)
 
 
 class FastSolver(Solver):
@@ -78,8 +78,8 @@ class FastSolver(Solver):
             return
         w = np.dtype(self.device_dtype()).itemsize
         shape = dict(tile=self.T, regblock=self.R, paths=self.paths)
-        require_device_memory("blockedfw_fast", self.n, FAST_MEMORY(self.n, self.graph.m, shape, w),
-                              FAST_MEMORY.formula())
+        require_device_memory("blockedfw_fast", self.n, MEMORY(self.n, self.graph.m, shape, w),
+                              MEMORY.formula())
         d0, p0 = self.host_matrices()
         if self.kind == "float32":
             d0 = np.where(d0 == self.inf, np.float32(np.inf), d0).astype(np.float32)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ....data.graph import INF32
 from ....errors import SolverError
+from ...common.spec import W, choose, derived
 
 ARITHS = ("dpx", "int32", "float32")  # phase 3's inner add-min on packed keys (the general kernels: gen32 / gen64)
 LAUNCHES = ("auto", "host", "graph", "persistent")
@@ -149,3 +150,12 @@ def useful_first(graph) -> tuple[np.ndarray, int]:
     useful = has_out & has_in
     order = np.concatenate([np.flatnonzero(useful), np.flatnonzero(~useful)]).astype(np.int64)
     return order, int(useful.sum())
+
+
+def _tile(n: int, params: dict) -> int:
+    return tile_shape(n, params["paths"], params["tile"], params["regblock"])[0]
+
+
+# the padded matrices and their pristine copies at the tile blockedfw_fast runs with
+PADDED = derived("n_pad", lambda n, m, p, w: -(-n // _tile(n, p)) * _tile(n, p), "n rounded up to the tile it runs with")
+MEMORY = choose("paths", lambda p: p["paths"], 2 * (W + 4) * (PADDED * PADDED), 2 * W * (PADDED * PADDED))
