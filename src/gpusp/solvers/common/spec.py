@@ -72,8 +72,10 @@ class Bytes:
         if self.text == o.text and self.prec == 2:
             text = f"{self.text}^2"
         else:
-            left, right = (x.text if x.prec else f"({x.text})" for x in (self, o))
-            text = f"{left}{'' if left.isdigit() and not right[0].isdigit() else ' '}{right}"
+            first, second = (o, self) if o.text.isdigit() and not self.text.isdigit() else (self, o)  # 4(n + 1)
+            left, right = (x.text if x.prec else f"({x.text})" for x in (first, second))
+            tight = left.isdigit() and (right[0] == "(" or (len(right) == 1 or not right[1].isalnum()))
+            text = f"{left}{'' if tight else ' '}{right}"
         return Bytes(lambda *a: self.fn(*a) * o.fn(*a), text, 1, _defs(self, o))
 
     def __rmul__(self, other):
@@ -155,7 +157,7 @@ NOTHING = lift(0)
 # The graph on the device as CSR arrays with a distance and a parent array (int32 parents, a stamp each).
 CSR = named("CSR", 4 * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
 # The n x n distance matrix and its int32 predecessor matrix.
-MATRIX = (W + 4) * N * N
+MATRIX = (W + 4) * (N * N)
 
 
 # --- the spec ----------------------------------------------------------------------------------------------------------
