@@ -1,13 +1,13 @@
 """Offline compile gate: compile every GPU kernel to PTX for sm_90 without a GPU.
 
 The CUDA simulator does no typing, so a kernel can pass every simulator test and still fail to
-compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles
-every kernel recorded with ``@kernel`` (:mod:`gpusp.solvers.common.gate`) in any module of ``gpusp.solvers`` with
+compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). This module compiles every kernel
+recorded with ``@kernel`` (:mod:`gpusp.solvers.common.gate`) in any module of ``gpusp.solvers`` with
 ``cuda.compile_ptx(..., cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
 ``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: the kernels are spread over N processes, one per
-core by default. The test suite (tests/test_compile_gate.py) has one test per kernel instead, so that pytest-xdist
-spreads the compiles with the other tests; each pytest process compiles through one helper process without the
-simulator, ``python -m gpusp.solvers.compilecheck --serve``.
+core by default. The test suite (tests/solvers/test_compile_gate.py) has one test per kernel instead, so that
+pytest-xdist spreads the compiles with the other tests; each pytest process compiles through one helper process
+without the simulator, ``python -m gpusp.solvers.compilecheck --serve``.
 """
 
 from __future__ import annotations
