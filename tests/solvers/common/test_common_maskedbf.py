@@ -117,3 +117,14 @@ def test_int64_distances(name):
     graph = random_graph(9, 25, seed=5, wmin=2**27, wmax=2**28)
     assert graph.dtype == np.int64
     assert_sssp_ok(graph, 1, _solve(graph, name, 1))
+
+
+@pytest.mark.parametrize("name", MASKED)
+def test_launcher_numba_matches_native(name):
+    """launcher='numba' (Numba's dispatcher every launch) gives the native launcher's answers and counters."""
+    graph, source = NEGATIVE[-1][1], NEGATIVE[-1][2]
+    native = _solve(graph, name, source, launcher="native", trials=2)
+    numba = _solve(graph, name, source, launcher="numba", trials=2)
+    assert_sssp_ok(graph, source, numba)
+    assert np.array_equal(native.dist, numba.dist) and native.counters == numba.counters
+    assert registry.get(name).build(graph, launcher="numba").native is False

@@ -1,6 +1,5 @@
 """edgebf_coo (paper 004's thread per arc on COO arrays, masked rounds) in the CUDA simulator."""
 
-import numpy as np
 import pytest
 from cases import _g, assert_sssp_ok, negative_cycle_graph, sssp_cases
 
@@ -45,16 +44,6 @@ def test_edges_per_thread(k):
         assert_sssp_ok(graph, source, res)
         assert res.params["edges_per_thread"] == k
         assert res.counters["relaxations"] == res.counters["iterations"] * graph.m
-
-
-def test_launcher_numba_matches_native():
-    """launcher='numba' (Numba's dispatcher every launch) gives the native launcher's answers and counters."""
-    graph, source = CASES[-1][1], CASES[-1][2]
-    native = _solve(graph, source, launcher="native", trials=2)
-    numba = _solve(graph, source, launcher="numba", trials=2)
-    assert_sssp_ok(graph, source, numba)
-    assert np.array_equal(native.dist, numba.dist) and native.counters == numba.counters
-    assert registry.get(NAME).build(graph, launcher="numba").native is False
 
 
 def test_parameters():

@@ -110,16 +110,6 @@ def test_grid_shrinks_by_edges_per_thread(k, block, grid):
         assert gx * gy * block * k >= 64 * 64
 
 
-def test_launcher_numba_matches_native():
-    """launcher='numba' (Numba's dispatcher every launch) gives the native launcher's answers and counters."""
-    graph, source = CASES[-1][1], CASES[-1][2]
-    native = _solve(graph, source, launcher="native", trials=2)
-    numba = _solve(graph, source, launcher="numba", trials=2)
-    assert_sssp_ok(graph, source, numba)
-    assert np.array_equal(native.dist, numba.dist) and native.counters == numba.counters
-    assert registry.get(NAME).build(graph, launcher="numba").native is False
-
-
 def test_parameters():
     """The class takes the registry's parameters, every one named and without a default of its own; it has no launch
     parameter (rounds always from the host) and refuses an unknown transfer."""

@@ -1,7 +1,6 @@
 """vertexbf_pull and vertexbf_push (paper 004's thread per vertex over in-arcs or out-arcs, masked rounds) in the CUDA
 simulator."""
 
-import numpy as np
 import pytest
 from cases import _g, assert_sssp_ok, negative_cycle_graph, sssp_cases
 
@@ -39,17 +38,6 @@ def test_negative_self_loop_hits_the_floor(name):
         _solve(_g(1, [(0, 0, -2)], "neg-loop"), name)
     with pytest.raises(NegativeCycleError):
         _solve(_g(3, [(0, 1, 1), (1, 1, -1), (1, 2, 1)], "neg-loop-3"), name)
-
-
-@pytest.mark.parametrize("name", SOLVERS)
-def test_launcher_numba_matches_native(name):
-    """launcher='numba' (Numba's dispatcher every launch) gives the native launcher's answers and counters."""
-    graph, source = CASES[-1][1], CASES[-1][2]
-    native = _solve(graph, name, source, launcher="native", trials=2)
-    numba = _solve(graph, name, source, launcher="numba", trials=2)
-    assert_sssp_ok(graph, source, numba)
-    assert np.array_equal(native.dist, numba.dist) and native.counters == numba.counters
-    assert registry.get(name).build(graph, launcher="numba").native is False
 
 
 def test_counters():
