@@ -74,8 +74,7 @@ def cmd_solve(args):
 def cmd_bench(args):
     from .bench import run_bench
 
-    written = run_bench(args.config, args.out, args.set, args.graphs)
-    print("wrote " + ", ".join(str(p) for p in written))
+    report_commands.wrote(run_bench(args.config, args.out, args.set, args.graphs))
 
 
 # --- argument types: each range is checked where it is parsed, and argparse names the option ---------------

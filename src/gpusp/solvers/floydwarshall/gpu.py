@@ -129,8 +129,12 @@ def _row_kernels(dt: str, negative: bool):
     return dict(supernaive=supernaive, supernaiveshared=supernaiveshared, naive=naive)
 
 
-@kernel(dict.fromkeys(("phase1", "phase2", "phase3"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
-        cases=[dict(tile=T, dt=w, negative=g) for w in DTYPES for g in (False, True) for T in MATRIX_TILES])
+# the tiled variants' three phases, in global or in shared memory: one signature, every tile, type and sign
+_TILED = kernel(dict.fromkeys(("phase1", "phase2", "phase3"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
+                cases=[dict(tile=T, dt=w, negative=g) for w in DTYPES for g in (False, True) for T in MATRIX_TILES])
+
+
+@_TILED
 @functools.cache
 def _tiled_global_kernels(tile: int, dt: str, negative: bool):
     """Three-phase blocked FW in global memory with TILE x TILE blocks."""
@@ -198,8 +202,7 @@ def _tiled_global_kernels(tile: int, dt: str, negative: bool):
     return dict(phase1=phase1, phase2=phase2, phase3=phase3)
 
 
-@kernel(dict.fromkeys(("phase1", "phase2", "phase3"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
-        cases=[dict(tile=T, dt=w, negative=g) for w in DTYPES for g in (False, True) for T in MATRIX_TILES])
+@_TILED
 @functools.cache
 def _tiled_shared_kernels(tile: int, dt: str, negative: bool):
     """Three-phase blocked FW with the tiles staged in shared memory (INF-padded past the matrix)."""
