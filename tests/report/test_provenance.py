@@ -97,18 +97,20 @@ def test_records_carry_the_machine_and_no_peer_block_for_a_solver_of_ours(sweep)
 
 def test_a_peer_record_names_the_build_it_ran(tmp_path, monkeypatch):
     """GAPBS: the commit its runs report, the pinned one, and the compiler of the build in use."""
-    from gpusp.solvers.peers import build as peers
+    from gpusp.solvers.peers import build as peers, cudabuild
     from gpusp.data.formats import read_graph
     from gpusp.measure.records import make_record
     from gpusp.report.aggregate import environment_table
     from gpusp.solvers import registry
 
     pinned = peers.get_peer("gapbs")["commit"]
+    driver = cudabuild.driver_sha256(peers.get_peer("gapbs")["driver"])
     build = tmp_path / "gapbs"
     build.mkdir()
     (build / "BUILD.json").write_text(json.dumps({"peer": "gapbs", "commit": pinned, "ok": True, "cxx": "g++",
                                                   "cxx_version": "g++ (Debian 12.2.0-14) 12.2.0",
-                                                  "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp"}))
+                                                  "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp",
+                                                  "driver_sha256": driver, "compile_s": 12.5}))
     monkeypatch.setenv("GPUSP_GAPBS", str(build))
     run = {"source": 0, "timings": {"samples_ms": [1.0], "clock": "peer:gapbs", "compile_s": 0.0, "h2d_ms": 0.1,
                                     "d2h_ms": 0.0, "median_ms": 1.0},
@@ -116,7 +118,8 @@ def test_a_peer_record_names_the_build_it_ran(tmp_path, monkeypatch):
     rec = make_record(spec=registry.get("gapbs_sssp"), params={"threads": 2, "delta": 0}, graph=read_graph(TINY),
                       runs=[run], trials=1, warmup=0)
     assert rec["peer"] == {"name": "gapbs", "commit": pinned, "pinned_commit": pinned, "cxx": "g++",
-                           "cxx_version": "g++ (Debian 12.2.0-14) 12.2.0", "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp"}
+                           "cxx_version": "g++ (Debian 12.2.0-14) 12.2.0", "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp",
+                           "driver_sha256": driver, "compile_s": 12.5}
     env = environment_table([rec])
     assert env["peers"].tolist() == [f"gapbs {pinned} (g++ (Debian 12.2.0-14) 12.2.0)"]
     monkeypatch.setenv("GPUSP_GAPBS", str(tmp_path / "nothing-built-here"))

@@ -1,9 +1,11 @@
 rule build_gapbs:
-    """Build the GAPBS peer (sssp, converter) from its pinned archive: mirror first, sha256 checked.
+    """Build the GAPBS peer (sssp, converter, and gpusp's driver gapbs_sssp_many compiled against the archive) from its
+    pinned archive: mirror first, sha256 checked.
 
     Without a C++ compiler with OpenMP (or make), BUILD.json says why and gapbs_sssp jobs are skipped. A local
     rule: the archive comes from the mirror ($GPUSP_MIRROR) or GitHub, so it builds where snakemake runs (a login
-    node with internet and the same compiler as the compute nodes) and never on a compute node.
+    node with internet and the same compiler as the compute nodes) and never on a compute node. The source parameter
+    names the commit and the driver's sha256, so an edited driver is rebuilt.
     """
     output:
         build=f"{peer_build_dir('gapbs')}/{peers.BUILD_INFO}",
@@ -16,6 +18,7 @@ rule build_gapbs:
     params:
         dest=lambda wc, output: os.path.dirname(output.build),
         downloads=f"{RESULTS}/downloads/peers",
+        source=peers.source_key("gapbs"),
     shell:
         "gpusp peers build gapbs --dest {params.dest:q} --downloads {params.downloads:q} "
         "--unavailable-ok > {log:q} 2>&1"

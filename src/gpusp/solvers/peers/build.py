@@ -1,7 +1,8 @@
 """Peer baselines built from pinned, verified source archives: the list (``peers.yaml`` beside this module), and
-:func:`build` (fetch the archive like a dataset, extract it safely, probe the tools, make the targets into a build
-folder that is complete or absent, with its ``BUILD.json``) and :func:`locate` (the build a solve uses:
-``$GPUSP_<NAME>``, else the cache folder, built on first use). Design: docs/peers.md.
+:func:`build` (fetch the archive like a dataset, extract it safely, probe the tools, make the targets and compile
+gpusp's own driver against the archive, into a build folder that is complete or absent, with its ``BUILD.json``) and
+:func:`locate` (the build a solve uses: ``$GPUSP_<NAME>``, else the cache folder, built on first use). Design:
+docs/peers.md.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
@@ -33,6 +35,7 @@ PINNED = "peers.yaml"  # beside this module: every peer's pinned archive and how
 CACHE_ENV = "GPUSP_CACHE"
 BUILD_INFO = "BUILD.json"
 DEFAULT_CXX = "g++"
+CXX_FLAGS = ("-std=c++11", "-O3", "-Wall", "-fopenmp")  # the archive's Makefile: its CXX_FLAGS and PAR_FLAG
 PROBE = "#include <omp.h>\nint main() { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
 REQUIRED_KEYS = ("name", "commit", "url", "filename", "prefix", "sha256", "sha256_content", "targets")
 
@@ -229,6 +232,35 @@ def _make(tree: Path, cxx: str, targets, log_path: Path) -> None:
         raise BuildError(f"`{shlex.join(cmd)}` exited {proc.returncode} (log {log_path}): {tail}")
 
 
+def _driver_target(entry: dict) -> str | None:
+    """The target that is gpusp's own driver of a make peer (its file's stem: ``gapbs_sssp_many``), or None."""
+    return Path(entry["driver"]).stem if entry.get("driver") else None
+
+
+def _compile_cxx_driver(tree: Path, staging: Path, entry: dict, cxx: str, log_path: Path) -> dict:
+    """Compile gpusp's C++ driver of a make peer (its source copied beside the binary) against the extracted archive
+    ``tree`` (its ``src/`` headers and kernels) with the archive's own flags; what BUILD.json records of it.
+    Raises BuildError with the log's tail when the compiler fails."""
+    target = _driver_target(entry)
+    source = staging / entry["driver"]
+    source.write_bytes(cudabuild.driver_text(entry["driver"]))
+    cmd = [*shlex.split(cxx), *CXX_FLAGS, "-I", str(tree / "src"), "-o", str(staging / target), str(source)]
+    with open(log_path, "a") as fh:
+        fh.write("$ " + shlex.join(cmd) + "\n")
+        fh.flush()
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=1800)
+        except subprocess.TimeoutExpired:
+            raise BuildError(f"{cxx} did not finish the {target} driver in 1800 s (log {log_path})") from None
+        compile_s = time.perf_counter() - t0
+    if proc.returncode != 0:
+        tail = "".join(log_path.read_text().splitlines(keepends=True)[-8:]).strip()
+        raise BuildError(f"`{shlex.join(cmd)}` exited {proc.returncode} (log {log_path}): {tail}")
+    return {"driver": entry["driver"], "driver_sha256": cudabuild.driver_sha256(entry["driver"]),
+            "driver_flags": shlex.join(CXX_FLAGS), "compile_s": round(compile_s, 2), "binaries": {target: target}}
+
+
 # ---------------------------------------------------------------------------------------------- build
 
 def read_build(folder) -> dict | None:
@@ -249,7 +281,8 @@ def _write_info(folder: Path, info: dict) -> None:
 
 
 def _builder(entry: dict) -> str:
-    """How a peer is built: ``make`` (the archive's Makefile, the default) or ``nvcc`` (gpusp's driver)."""
+    """How a peer is built: ``make`` (the archive's Makefile, the default; then gpusp's C++ driver, where the entry
+    names one, compiled against the archive) or ``nvcc`` (gpusp's CUDA driver alone)."""
     return entry.get("builder", "make")
 
 
@@ -264,7 +297,7 @@ def _tools(entry: dict, *, cxx=None, nvcc=None, arch=None, device_fix: bool = Tr
 
 def _identity(entry: dict) -> dict:
     """What a build must have been built from to be used: the pinned commit and, for a driver, its source."""
-    if _builder(entry) == "nvcc":
+    if entry.get("driver"):
         return {"commit": entry["commit"], "driver_sha256": cudabuild.driver_sha256(entry["driver"])}
     return {"commit": entry["commit"]}
 
@@ -298,14 +331,18 @@ def _stage(entry: dict, staging: Path, tools: dict, archive: Path) -> dict:
         return {**_base_info(entry, tools), "ok": True,
                 **cudabuild.compile_driver(tree, staging, entry, nvcc=tools["nvcc"], arch=tools["arch"],
                                            device_fix=tools["device_fix"])}
-    _make(tree, tools["cxx"], entry["targets"], staging / "build.log")
+    driver = _driver_target(entry)
+    made = [target for target in entry["targets"] if target != driver]
+    _make(tree, tools["cxx"], made, staging / "build.log")
     binaries = {}
-    for target in entry["targets"]:
+    for target in made:
         os.replace(tree / target, staging / target)
         binaries[target] = target
+    compiled = _compile_cxx_driver(tree, staging, entry, tools["cxx"], staging / "build.log") if driver else {}
+    binaries.update(compiled.pop("binaries", {}))
     return {**_base_info(entry, tools), "ok": True, "cxx_version": compiler_version(tools["cxx"]),
-            "cxx_flags": "-std=c++11 -O3 -Wall -fopenmp (the archive's Makefile)", "binaries": binaries,
-            "sources": entry["prefix"]}
+            "cxx_flags": f"{shlex.join(CXX_FLAGS)} (the archive's Makefile)", "binaries": binaries,
+            "sources": entry["prefix"], **compiled}
 
 
 def _install(staging: Path, dest: Path) -> None:

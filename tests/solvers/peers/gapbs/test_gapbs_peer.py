@@ -1,8 +1,11 @@
-"""The GAPBS peer (gapbs_sssp): pinned archive from the mirror, safe extraction, the build, runs on
-awkward graphs from several sources with GAPBS's own times and verifier verdict recorded, the skip
-reasons (no compiler, no OpenMP, negative weights, distances beyond int32), and the workflow's build_gapbs
-rule end to end. Needs g++ (or $CXX) with OpenMP and make, and the pinned archive (the offline mirror's, else a
-download: tests/conftest.py's needs_mirror); without them the tests that need them skip with the reason. About 30 s.
+"""The GAPBS peer (gapbs_sssp): pinned archive from the mirror, safe extraction, the build (GAPBS's own binaries and
+gpusp's driver gapbs_sssp_many compiled against the archive), the driver alone (many sources in one process, its
+timings, distances equal to SciPy's on awkward graphs, GAPBS's verifier, clear errors for bad sources and graphs), the
+solver through the harness and the CLI (one driver per job, load time apart, distances or GAPBS's verifier), the skip
+reasons (no compiler, no OpenMP, negative weights, distances beyond int32), and the workflow's build_gapbs rule end to
+end. Needs g++ (or $CXX) with OpenMP and make, and the pinned archive (the offline mirror's, else a download:
+tests/conftest.py's needs_mirror); without them the tests that need them skip with the reason. A few minutes (the
+build alone takes about 40 s).
 """
 
 from __future__ import annotations
@@ -11,26 +14,30 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cases import random_graph
 from conftest import failing_tool, mirror_with
 from test_workflow import snakemake, write_config
 
 from gpusp.solvers.peers import build as peers
+from gpusp.solvers.peers import cudabuild
 from gpusp.solvers import registry
 from gpusp.measure.harness import solve_many
 from gpusp.cli import main
 from gpusp.data.download import sha256_file
-from gpusp.errors import BuildError, DownloadError, SolverUnavailable
+from gpusp.errors import BuildError, DownloadError, GpuspError, SolverError, SolverUnavailable
 from gpusp.data.graph import Graph
-from gpusp.solvers.peers.gapbs.solver import hop_eccentricity, parse_output, refusal, source_refusal
-from gpusp.measure.validate import reference_distances
+from gpusp.solvers.peers.gapbs import solver as gapbs_solver
+from gpusp.measure.validate import NO_PARENTS, reference_distances
 
 pytestmark = pytest.mark.timeout(300)
 ENTRY = peers.get_peer("gapbs")
+DRIVER = "gapbs_sssp_many"
 REPO_TINY = Path(__file__).resolve().parents[4] / "src" / "gpusp" / "data" / "tiny.gr"
 
 
@@ -102,12 +109,25 @@ def test_extract_refuses_unsafe_members(tmp_path, member):
 def test_build_is_complete_and_reused(gapbs_build, tmp_path):
     info = peers.read_build(gapbs_build)
     assert info["ok"] and info["commit"] == ENTRY["commit"] and info["archive_sha256"] == ENTRY["sha256"]
-    for target in ("sssp", "converter"):
-        assert os.access(gapbs_build / target, os.X_OK)
+    for target in ("sssp", "converter", DRIVER):
+        assert os.access(gapbs_build / target, os.X_OK) and info["binaries"][target] == target
+    driver = cudabuild.driver_sha256(ENTRY["driver"])
+    assert info["driver_sha256"] == driver == sha256_file(gapbs_build / ENTRY["driver"])
+    assert info["driver_flags"] == "-std=c++11 -O3 -Wall -fopenmp" and info["compile_s"] > 0
     assert not list(gapbs_build.parent.glob(".*.build")), "a staging folder was left behind"
     stamp = (gapbs_build / peers.BUILD_INFO).stat().st_mtime_ns
     assert peers.build("gapbs", gapbs_build, mirror=str(tmp_path / "no-mirror"), offline=True) == gapbs_build
     assert (gapbs_build / peers.BUILD_INFO).stat().st_mtime_ns == stamp
+    assert peers.source_key("gapbs") == f"commit={ENTRY['commit']} driver_sha256={info['driver_sha256']}"
+
+
+def test_a_build_of_another_driver_is_refused(tmp_path, monkeypatch):
+    """A build made before gpusp's driver changed (or without it) is not used: the error names the rebuild."""
+    (tmp_path / peers.BUILD_INFO).write_text(json.dumps({"peer": "gapbs", "commit": ENTRY["commit"], "ok": True,
+                                                          "binaries": {"sssp": "sssp", "converter": "converter"}}))
+    monkeypatch.setenv("GPUSP_GAPBS", str(tmp_path))
+    with pytest.raises(GpuspError, match="gapbs_sssp_many.cc.*--force"):
+        peers.locate("gapbs")
 
 
 def fake_cxx(tmp_path) -> str:
@@ -142,50 +162,220 @@ def test_unavailable_build_makes_the_solver_skip(tmp_path, monkeypatch, capsys, 
     assert "skipped" in capsys.readouterr().err
 
 
-# --- runs: GAPBS's own times and verdict, on awkward graphs from several sources -------------------------
+# --- the driver alone: many sources in one process, its lines, its distances, its errors --------------------------
+def drive(build: Path, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(build / DRIVER), *map(str, args)], input=stdin, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def lines_of(proc: subprocess.CompletedProcess) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def gapbs_distances(raw: np.ndarray, graph: Graph) -> np.ndarray:
+    """The driver's int32 distances in gpusp's terms (GAPBS's infinity 2^30 - 1 is graph.inf)."""
+    return np.where(raw == gapbs_solver.GAPBS_INF, graph.inf, raw.astype(np.int64))
+
+
+def write_raw_gr(graph: Graph, path: Path) -> Path:
+    """Every arc of ``graph`` as DIMACS .gr, parallel arcs and self-loops included (GAPBS's builder drops the
+    heavier duplicates and the loops itself), and a weightless loop on the last vertex so that GAPBS counts it."""
+    src, dst, w = graph.coo()
+    rows = [f"a {u + 1} {v + 1} {x}" for u, v, x in zip(src, dst, w)] + [f"a {graph.n} {graph.n} 0"]
+    path.write_text(f"p sp {graph.n} {len(rows)}\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def located(build: Path) -> dict:
+    return {**peers.read_build(build), "folder": str(build)}
+
+
+@pytest.mark.parametrize("kind", ["wsg", "gr"])
+def test_the_driver_runs_every_source_in_one_process(gapbs_build, tmp_path, kind):
+    """Distances of every source equal SciPy's on graphs with parallel arcs, self-loops and unreachable vertices, read
+    from the serialized .wsg the solver writes or from a .gr GAPBS builds itself; the lines parse."""
+    for graph in (awkward_graph(), random_graph(40, 160, seed=5, wmin=0, wmax=30)):
+        folder = tmp_path / f"{kind}-{graph.name}"
+        folder.mkdir()
+        path = (gapbs_solver.write_input(graph, folder, located(gapbs_build)) if kind == "wsg"
+                else write_raw_gr(graph, folder / "g.gr"))
+        sources = [0, 3, graph.n - 1, 3]
+        (folder / "sources.txt").write_text("# seeded\n" + "".join(f" {s}\n" for s in sources) + "\n")
+        proc = drive(gapbs_build, path, "--sources", folder / "sources.txt", "--warmup", 2, "--trials", 3,
+                     "--delta", 4, "--threads", 2, "--verify", "--distances", folder / "dist")
+        assert proc.returncode == 0, proc.stderr
+        out = lines_of(proc)
+        ready, done = out[0], out[-1]
+        assert ready["ready"] and ready["n"] == graph.n and ready["m"] == graph.simple().m and ready["load_ms"] >= 0
+        assert ready["threads"] == 2 and ready["delta"] == 4
+        trials = [x for x in out if "trial_ms" in x]
+        assert [(x["source"], x["warmup"]) for x in trials] == [(0, True)] * 2 + [(s, False) for s in sources
+                                                                                  for _ in range(3)]
+        assert all(isinstance(x["trial_ms"], float) and x["trial_ms"] >= 0 for x in trials)
+        assert done == {"done": True, "sources": 4, "wall_ms": done["wall_ms"]}
+        assert done["wall_ms"] >= sum(x["trial_ms"] for x in trials)
+        ref = reference_distances(graph, sources)
+        verdicts = [x for x in out if "verified" in x]
+        saved = [x for x in out if "saved" in x]
+        assert [x["source"] for x in verdicts] == [x["source"] for x in saved] == sources
+        for i, s in enumerate(sources):
+            raw = np.fromfile(folder / "dist" / f"source-{s}.int32", dtype="<i4")
+            assert np.array_equal(gapbs_distances(raw, graph), ref[i]), (graph.name, s)
+            reached = int(np.count_nonzero(ref[i] != graph.inf))
+            assert verdicts[i]["verified"] is True and verdicts[i]["mismatch_count"] == 0
+            assert verdicts[i]["reached"] == saved[i]["reached"] == reached
+            assert saved[i]["max_distance"] == int(ref[i][ref[i] != graph.inf].max())
+        assert not list((folder / "dist").glob("*.part"))
+        assert "Read Time" in proc.stderr  # GAPBS's own prints go to stderr, never among the answers
+
+
+def test_the_served_driver_answers_runs_checks_and_saves(gapbs_build, tmp_path):
+    graph = awkward_graph()
+    path = gapbs_solver.write_input(graph, tmp_path, located(gapbs_build))
+    commands = ["save early.bin", "run 6", "verify", f"save {tmp_path / 'six.bin'}", "run 9", "run x", "bogus",
+                "run 0", f"save {tmp_path / 'zero.bin'}", "quit", "run 1"]
+    proc = drive(gapbs_build, path, "--serve", "--delta", 2, "--threads", 1, stdin="\n".join(commands) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    ready, early, six, verdict, saved, nine, x, bogus, zero, saved0 = lines_of(proc)  # nothing after quit
+    assert ready["threads"] == 1 and "before any run" in early["error"]
+    assert six["source"] == 6 and six["trial_ms"] >= 0 and verdict["verified"] and verdict["reached"] == 2
+    assert saved["reached"] == 2 and saved["max_distance"] == 2
+    assert "no vertex of 0..8" in nine["error"] and "'x'" in x["error"] and "unknown command" in bogus["error"]
+    assert zero["source"] == 0 and saved0["reached"] == 6
+    for source, name in ((6, "six.bin"), (0, "zero.bin")):
+        raw = np.fromfile(tmp_path / name, dtype="<i4")
+        assert np.array_equal(gapbs_distances(raw, graph), reference_distances(graph, [source])[0])
+
+
+@pytest.mark.parametrize("text, said", [
+    ("0\n3\nx\n", ":3: 'x' is no vertex of 0..8"),
+    ("0\n9\n", ":2: '9' is no vertex of 0..8"),
+    ("-1\n", ":1: '-1' is no vertex"),
+    ("2 3\n", ":1: '2 3' is no vertex"),
+    ("# nothing\n\n", ": no sources"),
+])
+def test_a_bad_sources_file_is_named_with_its_line(gapbs_build, tmp_path, text, said):
+    path = gapbs_solver.write_input(awkward_graph(), tmp_path, located(gapbs_build))
+    sources = tmp_path / "sources.txt"
+    sources.write_text(text)
+    proc = drive(gapbs_build, path, "--sources", sources)
+    assert proc.returncode == 2 and f"gapbs_sssp_many: error: {sources}{said}" in proc.stderr, proc.stderr
+    assert not [x for x in lines_of(proc) if "trial_ms" in x]
+
+
+def test_bad_graphs_and_arguments_are_refused_with_reasons(gapbs_build, tmp_path):
+    wsg = gapbs_solver.write_input(awkward_graph(), tmp_path, located(gapbs_build))
+    sources = tmp_path / "s.txt"
+    sources.write_text("0\n")
+    cut = tmp_path / "cut.wsg"
+    cut.write_bytes(wsg.read_bytes()[:-4])
+    other = tmp_path / "g.txt"
+    other.write_text("a 1 2 3\n")
+    cases = [((tmp_path / "none.wsg", "--sources", sources), "none.wsg: cannot open"),
+             ((cut, "--sources", sources), f"{wsg.stat().st_size - 4} bytes; a directed .wsg of n = 9"),
+             ((other, "--sources", sources), "not '.txt'"),
+             ((wsg, "--sources", tmp_path / "missing.txt"), "missing.txt: cannot open"),
+             ((wsg,), "usage:"), ((wsg, "--serve", "--verify"), "go with --sources"),
+             ((wsg, "--serve", "--delta", 0), "--delta 0: expected an integer from 1"),
+             ((wsg, "--serve", "--frobnicate"), "unknown option --frobnicate")]
+    for args, said in cases:
+        proc = drive(gapbs_build, *args, stdin="")
+        assert proc.returncode == 2 and said in proc.stderr, (args, proc.stderr)
+    loops = tmp_path / "loops.gr"
+    loops.write_text("p sp 2 2\na 1 1 3\na 2 2 1\n")
+    proc = drive(gapbs_build, loops, "--serve", stdin="")
+    assert proc.returncode == 2 and "no arc that is not a self-loop" in proc.stderr
+
+
+# --- the solver: one driver per job, GAPBS's own times, distances or its verifier's verdict ----------------------
+@pytest.fixture
+def drivers(monkeypatch) -> list:
+    """Every driver process the solver starts."""
+    started = []
+
+    class Counted(gapbs_solver.Served):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(gapbs_solver, "Served", Counted)
+    return started
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_runs_from_several_sources(gapbs, threads):
+def test_runs_from_several_sources_in_one_driver(gapbs, drivers, threads):
     g = awkward_graph()
-    sources = [0, 3, 6, 8]
+    sources = [0, 3, 6, 8, 3]
     results = list(solve_many(g, "gapbs_sssp", sources, trials=2, warmup=1, threads=threads))
+    assert len(drivers) == 1 and drivers[0].proc.poll() is None  # one process, still serving
     ref = reference_distances(g, sources)
+    load = results[0].counters["driver_load_ms"]
     for i, r in enumerate(results):
         c, t = r.counters, r.timings
-        assert r.source == sources[i] and r.dist is None
-        assert c["peer_verified"] is True and c["peer_mismatches"] == []
-        assert c["reachable"] == int(np.count_nonzero(ref[i] != g.inf)), (r.source, c)
+        assert r.source == sources[i] and np.array_equal(r.dist, ref[i]) and r.parent is None
         assert c["arcs"] == g.simple().m and c["threads"] == threads and c["delta"] == g.default_delta()
-        assert t.clock == "peer:gapbs" and len(t.samples_ms) == 2 and t.compile_s == 0.0
+        assert c["driver_load_ms"] == load >= 0 and "peer_verified" not in c and c["gapbs_commit"] == ENTRY["commit"]
+        assert t.clock == "peer:gapbs" and len(t.samples_ms) == 2 and t.compile_s == 0.0 and t.d2h_ms > 0
         assert all(0 <= s <= w for s, w in zip(t.samples_ms, c["wall_ms"])), (t.samples_ms, c["wall_ms"])
     assert results[0].timings.h2d_ms > 0 and len(results[0].timings.warmup_ms) == 1
+    assert all(r.timings.h2d_ms == 0 and not r.timings.warmup_ms for r in results[1:])
 
 
-def test_cli_records_times_and_verdict(gapbs, tmp_path, capsys):
-    rec, ans, verdict = tmp_path / "r.json", tmp_path / "a.npz", tmp_path / "v.json"
-    assert main(["solve", "--graph", str(REPO_TINY), "--solver", "gapbs_sssp", "--num-sources", "3",
-                 "--trials", "2", "--param", "threads=2", "--param", "delta=50", "--record", str(rec),
-                 "--answer", str(ans)]) == 0
-    r = json.loads(rec.read_text())
-    assert r["status"] == "ok" and r["summary"]["validated"] is True and len(r["runs"]) == 3
-    for run in r["runs"]:
-        assert run["validation"]["method"] == "peer verifier" and run["validation"]["ok"] is True
-        assert run["timings"]["clock"] == "peer:gapbs" and len(run["counters"]["wall_ms"]) == 2
-        assert run["counters"]["delta"] == 50 and run["reachable"] == 20
-    assert main(["validate", "--graph", str(REPO_TINY), "--answer", str(ans), "--output", str(verdict)]) == 0
-    v = json.loads(verdict.read_text())
-    assert v["ok"] is True and v["method"] == "peer verifier" and len(v["verdicts"]) == 3
-    assert "peer verifier" in capsys.readouterr().out
+def test_the_verifier_checks_every_trial_apart(gapbs, drivers):
+    g = awkward_graph()
+    results = list(solve_many(g, "gapbs_sssp", [0, 6, 8], trials=3, warmup=1, threads=1, check="verifier"))
+    assert len(drivers) == 1
+    for r, reached in zip(results, (6, 2, 1)):
+        c = r.counters
+        assert r.dist is None and c["peer_verified"] is True and c["peer_mismatches"] == []
+        assert c["peer_trials_verified"] == 3 and len(c["verify_ms"]) == 3 and c["reachable"] == reached
 
 
-def test_failed_verification_is_parsed():
-    text = ("Graph has 4 nodes and 3 directed edges for degree: 0\nTrial Time:          0.00002\n"
-            "Verification:           PASS\nTrial Time:          0.00001\nSSSP Tree reaches 3 nodes\n"
-            "2: 9 != 7\nVerification:           FAIL\n")
-    c = parse_output(text, 4)
-    assert c["peer_verified"] is False and c["peer_mismatches"] == ["dist[2] = 9, gapbs verifier 7"]
-    assert c["peer_trial_ms"] == pytest.approx(0.01) and c["cold_trial_ms"] == pytest.approx(0.02)
-    with pytest.raises(Exception, match="vertices"):
-        parse_output(text, 5)
+def test_cli_validates_distances_or_records_the_verifier(gapbs, tmp_path, capsys):
+    for check, method in (("distances", "distances"), ("verifier", "peer verifier")):
+        rec, ans, verdict = tmp_path / f"{check}.json", tmp_path / f"{check}.npz", tmp_path / f"{check}.v.json"
+        assert main(["solve", "--graph", str(REPO_TINY), "--solver", "gapbs_sssp", "--num-sources", "3", "--trials",
+                     "2", "--param", "threads=2", "--param", "delta=50", "--param", f"check={check}", "--validate",
+                     "--record", str(rec), "--answer", str(ans)]) == 0
+        r = json.loads(rec.read_text())
+        assert r["status"] == "ok" and r["summary"]["validated"] is True and len(r["runs"]) == 3
+        for run in r["runs"]:
+            assert run["validation"]["method"] == method and run["validation"]["ok"] is True
+            assert run["timings"]["clock"] == "peer:gapbs" and len(run["counters"]["wall_ms"]) == 2
+            assert run["counters"]["delta"] == 50 and run["reachable"] == 20 and run["counters"]["driver_load_ms"] >= 0
+        if check == "distances":
+            assert all(run["validation"]["reason"] == NO_PARENTS for run in r["runs"])
+        assert r["peer"]["driver_sha256"] == cudabuild.driver_sha256(ENTRY["driver"])
+        assert main(["validate", "--graph", str(REPO_TINY), "--answer", str(ans), "--output", str(verdict)]) == 0
+        v = json.loads(verdict.read_text())
+        assert v["ok"] is True and len(v["verdicts"]) == 3 and all(x["method"] == method for x in v["verdicts"])
+    capsys.readouterr()
+
+
+def test_a_driver_that_stops_says_why(gapbs_build, tmp_path, monkeypatch):
+    """A stand-in driver that exits at once: the error names its exit status and its last words."""
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    shutil.copy(gapbs_build / peers.BUILD_INFO, stand_in)
+    shutil.copy(gapbs_build / "converter", stand_in)
+    failing_tool(stand_in, DRIVER, "gapbs_sssp_many: failed: std::bad_alloc")
+    monkeypatch.setenv("GPUSP_GAPBS", str(stand_in))
+    with pytest.raises(SolverError, match="exited 1: gapbs_sssp_many: failed: std::bad_alloc"):
+        list(solve_many(awkward_graph(), "gapbs_sssp", [0]))
+
+
+def test_distance_files_and_verifier_lines_are_read_back(tmp_path):
+    g = awkward_graph()
+    path = tmp_path / "d.int32"
+    np.array([0, 5, gapbs_solver.GAPBS_INF, 7, 1, 2, 3, 4, gapbs_solver.GAPBS_INF], dtype="<i4").tofile(path)
+    dist = gapbs_solver.read_distances(path, g)
+    assert dist.dtype == g.dtype and dist[2] == dist[8] == g.inf and dist[1] == 5
+    path.write_bytes(path.read_bytes()[:-4])
+    with pytest.raises(GpuspError, match=f"{path}: 32 bytes, not the 9 int32"):
+        gapbs_solver.read_distances(path, g)
+    verdict = {"mismatches": ["2: 9 != 7", "5: 1073741823 != 12"], "mismatch_count": 14}
+    assert gapbs_solver.mismatches(verdict) == ["dist[2] = 9, gapbs verifier 7",
+                                                "dist[5] = 1073741823, gapbs verifier 12", "and 12 more"]
 
 
 # --- refusals: negative weights, distances beyond GAPBS's int32 ------------------------------------------
@@ -196,13 +386,17 @@ def test_negative_weights_and_long_distances_are_skipped_with_reason(gapbs, tmp_
     with pytest.raises(SolverUnavailable, match="negative weights"):
         list(solve_many(neg, "gapbs_sssp", [0]))
     long = long_path_graph()
-    assert long.dtype == np.int64 and refusal(long) is None and spec.why_not(4, 3, itemsize=8) is None
-    assert hop_eccentricity(long, 0) == 3 and hop_eccentricity(long, 3) == 0
-    assert "int32" in source_refusal(long, 0, 1) and source_refusal(long, 3, 1) is None
-    with pytest.raises(SolverUnavailable, match="int32"):
-        list(solve_many(long, "gapbs_sssp", [0]))
+    assert long.dtype == np.int64 and gapbs_solver.refusal(long) is None and spec.why_not(4, 3, itemsize=8) is None
+    for check in ("distances", "verifier"):
+        with pytest.raises(SolverUnavailable, match="int32.*reached distance 536870912"):
+            list(solve_many(long, "gapbs_sssp", [0], delta=1, check=check))
     (res,) = solve_many(long, "gapbs_sssp", [3], delta=1)  # int64 in gpusp, but vertex 3 reaches nothing
-    assert res.counters["peer_verified"] and res.counters["reachable"] == 1
+    assert np.array_equal(res.dist, [long.inf] * 3 + [0])
+    assert long.default_delta() > gapbs_solver.GAPBS_INF  # the default delta is narrowed to what GAPBS takes
+    (res,) = solve_many(long, "gapbs_sssp", [3])
+    assert res.counters["delta"] == gapbs_solver.GAPBS_INF
+    with pytest.raises(SolverError, match="delta 1073741824 is beyond"):
+        list(solve_many(long, "gapbs_sssp", [3], delta=2**30))
     gfile, rec = tmp_path / "long.npz", tmp_path / "r.json"
     from gpusp.data.formats import write_graph
 
@@ -213,16 +407,14 @@ def test_negative_weights_and_long_distances_are_skipped_with_reason(gapbs, tmp_
     assert record["status"] == "skipped" and "int32" in record["reason"]
 
 
-def test_hop_eccentricity_bounds_the_distances():
-    """h x w_max bounds every distance from the source on a seeded random graph (the bound GAPBS needs)."""
-    rng = np.random.default_rng(3)
-    g = Graph.from_edges(60, rng.integers(0, 60, 150), rng.integers(0, 60, 150), rng.integers(0, 50, 150))
-    for s in (0, 7, 59):
-        d = reference_distances(g, [s])[0]
-        h = hop_eccentricity(g, s)
-        assert d[d != g.inf].max() <= h * int(g.weights.max())
-        hops = reference_distances(g.with_weights(np.ones(g.m, dtype=g.weights.dtype)), [s])[0]
-        assert h == hops[hops != g.inf].max()
+def test_an_answer_is_whole_when_one_more_arc_fits_below_infinity():
+    """The certificate (docs/peers.md): the largest distance plus the heaviest arc below 2^30 - 1; checked against a
+    graph whose true distances pass 2^30 - 1, where GAPBS would leave the far vertex at infinity."""
+    g = long_path_graph()
+    w = int(g.weights.max())
+    assert gapbs_solver.answer_refusal(g, 0, gapbs_solver.GAPBS_INF - 1 - w, w) is None
+    assert "one more arc of up to" in gapbs_solver.answer_refusal(g, 0, gapbs_solver.GAPBS_INF - w, w)
+    assert reference_distances(g, [0])[0][2] >= gapbs_solver.GAPBS_INF  # what the refusal guards against
 
 
 # --- the workflow: build_gapbs builds, the solve jobs find it through GPUSP_GAPBS ------------------------
@@ -241,8 +433,9 @@ def test_workflow_builds_and_runs_gapbs(tmp_path, mirror):
     assert peers.read_build(build)["ok"] and (results / "logs" / "build_gapbs.log").exists()
     run = results / "runs" / "grid" / "gapbs_sssp" / "threads-1"
     record = json.loads(run.with_suffix(".json").read_text())
-    assert record["status"] == "ok" and all(r["validation"]["method"] == "peer verifier" for r in record["runs"])
-    assert json.loads(Path(f"{run}.verdict.json").read_text())["ok"] is True
+    assert record["status"] == "ok" and all(r["counters"]["driver_load_ms"] >= 0 for r in record["runs"])
+    verdict = json.loads(Path(f"{run}.verdict.json").read_text())
+    assert verdict["ok"] is True and all(v["method"] == "distances" for v in verdict["verdicts"])
     summary = (results / "tables" / "summary.csv").read_text()
     assert "gapbs_sssp" in summary
     shutil.rmtree(results / "peers")  # a few MB of build output

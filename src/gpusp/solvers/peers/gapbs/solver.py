@@ -1,7 +1,8 @@
-"""``gapbs_sssp``: the GAP Benchmark Suite's ``sssp`` binary (OpenMP delta-stepping) run as an external CPU peer on
-our graph made simple (DIMACS ``.gr`` converted to GAPBS's ``.wsg``); the sample is GAPBS's own time of its second
-trial in a process, validated by its own verifier; a source whose distances could overflow GAPBS's int32 is refused.
-Design: docs/peers.md.
+"""``gapbs_sssp``: the GAP Benchmark Suite's delta-stepping (OpenMP) run as an external CPU peer through gpusp's driver
+``gapbs_sssp_many`` (GAPBS's own ``sssp.cc`` compiled into one process that loads the graph once and serves every
+source of a job over a pipe): the graph is ours made simple, as GAPBS's serialized ``.wsg``; the sample is GAPBS's own
+time of each trial; the distances come back to gpusp's checks, or GAPBS's verifier checks them (``check=verifier``);
+a source whose answer GAPBS's int32 distances cannot hold is refused. Design: docs/peers.md.
 """
 
 from __future__ import annotations
@@ -15,22 +16,16 @@ from pathlib import Path
 import numpy as np
 
 from .. import build as peers
+from ..served import Served
 from ....atomic import atomic_open, atomic_path
-from ....errors import SolverError, SolverUnavailable
+from ....errors import GpuspError, SolverError, SolverUnavailable
 from ....data.graph import Graph
 from ...common.base import Solver
 
 PEER = "gapbs"
-_GRAPH = re.compile(r"^Graph has (\d+) nodes and (\d+) directed edges", re.MULTILINE)
-_TRIAL = re.compile(r"^Trial Time:\s+([0-9.]+)\s*$", re.MULTILINE)
-_VERDICT = re.compile(r"^Verification:\s+(PASS|FAIL)\s*$", re.MULTILINE)
-_REACHED = re.compile(r"^SSSP Tree reaches (\d+) nodes", re.MULTILINE)
-_MISMATCH = re.compile(r"^(\d+): (-?\d+) != (-?\d+)$", re.MULTILINE)
-MAX_MISMATCHES = 10
-PROCESS_TRIALS = 2  # GAPBS trials per process: the first warms the thread pool, the last is the sample
-
-
+TARGET = "gapbs_sssp_many"  # gpusp's driver in the GAPBS build (src/gpusp/solvers/peers/gapbs_sssp_many.cc)
 GAPBS_INF = 2**30 - 1  # GAPBS's infinite distance for its int32 WeightT
+_MISMATCH = re.compile(r"^(\d+): (-?\d+) != (-?\d+)$")
 
 
 def refusal(graph: Graph) -> str | None:
@@ -45,32 +40,13 @@ def refusal(graph: Graph) -> str | None:
     return None
 
 
-def hop_eccentricity(graph: Graph, source: int) -> int:
-    """Hops from ``source`` to the farthest vertex it reaches (level-synchronous BFS over the CSR)."""
-    seen = np.zeros(graph.n, dtype=bool)
-    seen[source] = True
-    frontier, depth = np.array([source]), 0
-    while True:
-        starts, counts = graph.indptr[frontier], np.diff(graph.indptr)[frontier]
-        arcs = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-        reached = np.unique(graph.indices[arcs])
-        reached = reached[~seen[reached]]
-        if not len(reached):
-            return depth
-        seen[reached] = True
-        frontier, depth = reached, depth + 1
-
-
-def source_refusal(graph: Graph, source: int, delta: int) -> str | None:
-    """Why GAPBS's int32 distances could overflow from ``source`` (the hop eccentricity times the heaviest arc, plus
-    a bucket and an arc, reaches 2^30 - 1; docs/peers.md), or None."""
-    if graph.dtype == np.int32:  # every simple path is below 2^30 - 1
-        return None
-    w_max = int(graph.weights.max())
-    bound = hop_eccentricity(graph, source) * w_max + delta + w_max
-    if bound >= GAPBS_INF:
+def answer_refusal(graph: Graph, source: int, largest: int, w_max: int) -> str | None:
+    """Why GAPBS's int32 answer from ``source`` may leave out vertices (its largest distance ``largest`` plus the
+    heaviest arc ``w_max`` reaches its infinity, 2^30 - 1: a farther vertex could not be held; docs/peers.md), or
+    None: then every distance is exact and every vertex it left at infinity is unreachable."""
+    if largest + w_max >= GAPBS_INF:
         return (f"gapbs_sssp needs int32 distances (GAPBS WeightT, below 2^30 - 1); from source {source} of "
-                f"{graph.name} they are bounded only by {bound}")
+                f"{graph.name} it reached distance {largest}, and one more arc of up to {w_max} may not fit")
     return None
 
 
@@ -88,6 +64,32 @@ def write_gr(graph: Graph, path) -> Path:
     return Path(path)
 
 
+def write_input(graph: Graph, folder, build: dict) -> Path:
+    """The file the driver loads: ``graph`` made simple as GAPBS's serialized ``.wsg`` in ``folder``, written as DIMACS
+    ``.gr`` (:func:`write_gr`) and turned into ``.wsg`` by GAPBS's own converter of the ``build``, both atomically."""
+    folder = Path(folder)
+    gr = write_gr(graph, folder / "graph.gr")
+    wsg = folder / "graph.wsg"
+    with atomic_path(wsg, suffix=".wsg") as tmp:  # GAPBS picks the format by the suffix
+        _run([peers.binary(build, "converter"), "-f", gr, "-w", "-b", tmp])
+    gr.unlink()
+    return wsg
+
+
+def read_distances(path, graph: Graph) -> np.ndarray:
+    """One source's distances as the driver saves them (n int32, GAPBS's infinity 2^30 - 1 where unreachable) in
+    ``graph``'s dtype with ``graph.inf``; GpuspError naming the file when it does not hold n int32."""
+    raw = np.fromfile(path, dtype="<i4")
+    if raw.size != graph.n or Path(path).stat().st_size != 4 * graph.n:
+        raise GpuspError(f"{path}: {Path(path).stat().st_size} bytes, not the {graph.n} int32 distances of "
+                         f"{graph.name}")
+    if graph.inf == GAPBS_INF:  # int32 graphs: gpusp's infinity is GAPBS's, the file is the answer as it is
+        return raw.astype(graph.dtype, copy=False)
+    dist = raw.astype(graph.dtype)
+    dist[raw == GAPBS_INF] = graph.inf
+    return dist
+
+
 def available_cores() -> int:
     """CPU cores this process may run on (its affinity mask, e.g. a SLURM allocation)."""
     try:
@@ -96,71 +98,84 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _run(cmd, env=None) -> str:
+def _run(cmd) -> str:
     """Run a GAPBS binary; its stdout, or SolverError with the command and the output's tail."""
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
         raise SolverError(f"`{' '.join(map(str, cmd))}` exited {proc.returncode}: {' | '.join(tail)}")
     return proc.stdout
 
 
-def parse_output(text: str, n: int, trials: int = PROCESS_TRIALS) -> dict:
-    """Counters from one ``sssp -n TRIALS -v -a`` run: the last trial's time, the verdict of every
-    trial, the first mismatches, the vertices reached."""
-    graph, times, verdicts = _GRAPH.search(text), _TRIAL.findall(text), _VERDICT.findall(text)
-    if graph is None or len(times) != trials or len(verdicts) != trials:
-        raise SolverError(f"gapbs sssp output not understood (expected {trials} 'Trial Time' and "
-                          f"'Verification' lines): {text[-500:]!r}")
-    if int(graph.group(1)) != n:
-        raise SolverError(f"gapbs loaded {graph.group(1)} vertices, the graph has {n}")
-    reached = _REACHED.search(text)
-    mismatches = [f"dist[{v}] = {got}, gapbs verifier {want}" for v, got, want in _MISMATCH.findall(text)]
-    return {"peer_trial_ms": float(times[-1]) * 1e3, "cold_trial_ms": float(times[0]) * 1e3,
-            "peer_verified": all(v == "PASS" for v in verdicts), "peer_mismatches": mismatches[:MAX_MISMATCHES],
-            "arcs": int(graph.group(2)), "reachable": int(reached.group(1)) if reached else None}
+def mismatches(verdict: dict) -> list[str]:
+    """The verifier's first wrong vertices of a ``verify`` answer, in gpusp's words, and how many more there were."""
+    out = []
+    for line in verdict["mismatches"]:
+        found = _MISMATCH.match(line)
+        out.append(f"dist[{found[1]}] = {found[2]}, gapbs verifier {found[3]}" if found else line)
+    more = verdict["mismatch_count"] - len(out)
+    return out + [f"and {more} more"] if more > 0 else out
 
 
 class GapbsSolver(Solver):
-    """Drives the GAPBS ``sssp`` binary (docs/peers.md); a peer: it times itself."""
+    """Drives gpusp's GAPBS driver over a pipe (docs/peers.md); a peer: it times itself."""
 
     device = "cpu"
 
-    def __init__(self, graph: Graph, *, threads: int, delta: int):
-        super().__init__(graph, threads=threads, delta=delta)
+    def __init__(self, graph: Graph, *, threads: int, delta: int, check: str = "distances"):
+        super().__init__(graph, threads=threads, delta=delta, check=check)
         reason = refusal(graph)
         if reason:
             raise SolverUnavailable(reason)
         self.build = peers.locate(PEER)
-        self.sssp = peers.binary(self.build, "sssp")
+        self.binary = peers.binary(self.build, TARGET)
         self.threads = threads or available_cores()
-        self.delta = delta or graph.default_delta()
+        if delta > GAPBS_INF:
+            raise SolverError(f"gapbs_sssp: delta {delta} is beyond GAPBS's int32 bucket width (at most 2^30 - 1)")
+        self.delta = delta or min(graph.default_delta(), GAPBS_INF)  # wider: one bucket holds every distance anyway
+        self.verifier = check == "verifier"
         self._tmp = tempfile.TemporaryDirectory(prefix="gpusp-gapbs-")
-        self.input: Path | None = None
-        self.checked: set[int] = set()  # sources whose distances fit GAPBS's int32
+        self.driver: Served | None = None
+        self.ready: dict = {}
+        self.w_max = int(graph.weights.max())
 
     def upload(self):
-        """Write the graph as .gr and convert it to GAPBS's serialized .wsg (both atomically)."""
+        """Write the graph GAPBS reads, start the driver on it and wait until GAPBS has loaded it."""
         folder = Path(self._tmp.name)
-        gr = write_gr(self.graph, folder / "graph.gr")
-        wsg = folder / "graph.wsg"
-        with atomic_path(wsg, suffix=".wsg") as tmp:  # GAPBS picks the format by the suffix
-            _run([peers.binary(self.build, "converter"), "-f", gr, "-w", "-b", tmp])
-        self.input = wsg
+        graph_file = write_input(self.graph, folder, self.build)
+        cmd = [self.binary, graph_file, "--serve", "--delta", self.delta, "--threads", self.threads]
+        self.driver = Served(cmd, folder / "driver.stderr", f"gapbs_sssp's driver {self.binary}")
+        self.ready = self.driver.ask(None)
+        if self.ready.get("n") != self.graph.n:
+            raise SolverError(f"gapbs loaded {self.ready.get('n')} vertices from {graph_file}, the graph has "
+                              f"{self.graph.n}")
 
     def run(self, source):
-        """One GAPBS trial from ``source``: its own trial time, its verifier's verdict, the wall time."""
-        if int(source) not in self.checked:
-            reason = source_refusal(self.graph, int(source), self.delta)
-            if reason:
-                raise SolverUnavailable(reason)
-            self.checked.add(int(source))
-        env = {**os.environ, "OMP_NUM_THREADS": str(self.threads)}
-        cmd = [self.sssp, "-f", self.input, "-r", int(source), "-n", PROCESS_TRIALS, "-d", self.delta, "-v", "-a"]
-        counters = parse_output(_run(cmd, env), self.graph.n)
-        counters.update(threads=self.threads, delta=self.delta, gapbs_commit=self.build["commit"])
+        """One GAPBS trial from ``source``: its own trial time and, with ``check=verifier``, its verifier's verdict
+        (timed apart, ``verify_ms``)."""
+        reply = self.driver.ask(f"run {int(source)}")
+        counters = {"peer_trial_ms": reply["trial_ms"], "threads": self.threads, "delta": self.delta,
+                    "arcs": self.ready["m"], "driver_load_ms": self.ready["load_ms"],
+                    "gapbs_commit": self.build["commit"]}
+        if self.verifier:
+            verdict = self._checked(self.driver.ask("verify"))
+            counters.update(peer_verified=verdict["verified"], peer_mismatches=mismatches(verdict),
+                            verify_ms=verdict["verify_ms"], reachable=verdict["reached"], peer_series=["verify_ms"])
         return counters
 
     def download(self):
-        """GAPBS prints no distances: there is no answer to hand back (validation: its verifier)."""
-        return None, None
+        """The last trial's distances (GAPBS computes no predecessors: parent is None); none with
+        ``check=verifier``, whose verdict stands for them."""
+        if self.verifier:
+            return None, None
+        path = Path(self._tmp.name) / "distances.int32"
+        self._checked(self.driver.ask(f"save {path}"))
+        return read_distances(path, self.graph), None
+
+    def _checked(self, answer: dict) -> dict:
+        """A ``verify`` or ``save`` answer, once its distances are known to hold GAPBS's whole answer
+        (:func:`answer_refusal`; SolverUnavailable otherwise)."""
+        reason = answer_refusal(self.graph, answer["source"], answer["max_distance"], self.w_max)
+        if reason:
+            raise SolverUnavailable(reason)
+        return answer

@@ -6,12 +6,7 @@ back and checked against SciPy (no predecessors). Design: docs/peers.md.
 
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
-import sys
 import tempfile
-import weakref
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +14,7 @@ import numpy as np
 from .... import device
 from ....atomic import atomic_path
 from .. import build as peers
+from ..served import Served
 from ....data.graph import Graph
 from ....errors import GpuspError, SolverError, SolverUnavailable
 from ...common.base import Solver
@@ -29,7 +25,6 @@ CSR_MAGIC = b"GPUSPCSR"
 DIST_MAGIC = b"GPUSPDST"
 EXIT_NO_GPU = 3  # the driver's exit status when no GPU it can run on is usable
 MAX_ARCS = 2**31 - 1  # Gunrock's advance indexes arcs with the driver's 32-bit edge_t
-QUIT_TIMEOUT_S = 30
 
 
 def refusal(graph: Graph) -> str | None:
@@ -105,33 +100,6 @@ def read_distances(path, graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     return sources, dist
 
 
-# --- the driver process ----------------------------------------------------------------------------------------------
-PR_SET_PDEATHSIG = 1  # Linux prctl: the signal a process gets when its parent ends
-
-
-def _die_with_parent() -> None:
-    """Run in the driver's process before it starts (Linux): a SIGKILL when gpusp's process ends, so that a solve
-    killed at its time budget never leaves the driver running on the GPU."""
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def _stop(proc: subprocess.Popen, stderr) -> None:
-    """End a driver process: ``quit`` on its stdin, then a kill if it does not exit; close its files."""
-    if proc.poll() is None:
-        try:
-            proc.stdin.write("quit\n")
-            proc.stdin.close()
-            proc.wait(timeout=QUIT_TIMEOUT_S)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-    for stream in (proc.stdin, proc.stdout, stderr):
-        if stream and not stream.closed:
-            stream.close()
-
-
 class GunrockSolver(Solver):
     """Drives gpusp's Gunrock driver over a pipe (docs/peers.md); a peer: it times itself."""
 
@@ -148,8 +116,7 @@ class GunrockSolver(Solver):
             raise SolverUnavailable(reason)
         self.binary = peers.binary(self.build, TARGET)
         self._tmp = tempfile.TemporaryDirectory(prefix="gpusp-gunrock-")
-        self._proc: subprocess.Popen | None = None
-        self._stderr = None
+        self.driver: Served | None = None
         self.ready: dict = {}
 
     def upload(self):
@@ -158,19 +125,16 @@ class GunrockSolver(Solver):
         csr = write_csr(self.graph, folder / "graph.csr")
         cmd = [str(self.binary), str(csr), "--serve", "--load-balance", self.params["load_balance"],
                "--uniquify", "1" if self.params["uniquify"] else "0"]
-        self._stderr = open(folder / "driver.stderr", "w+")
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                      text=True, bufsize=1,
-                                      preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-        weakref.finalize(self, _stop, self._proc, self._stderr)
-        self.ready = self._reply(None)
+        self.driver = Served(cmd, folder / "driver.stderr", f"gunrock_sssp's driver {self.binary}",
+                             unavailable_status=EXIT_NO_GPU)
+        self.ready = self.driver.ask(None)
         if self.ready.get("n") != self.graph.n or self.ready.get("m") != self.graph.m:
             raise SolverError(f"gunrock_sssp's driver read n = {self.ready.get('n')}, m = {self.ready.get('m')} from "
                               f"{csr}; the graph has n = {self.graph.n}, m = {self.graph.m}")
 
     def run(self, source):
         """One run from ``source``: the whole call's CUDA-event time, Gunrock's enact time, the iterations."""
-        reply = self._reply(f"run {int(source)}")
+        reply = self.driver.ask(f"run {int(source)}")
         return {"peer_trial_ms": reply["call_ms"], "gunrock_enact_ms": reply["enact_ms"], "host_ms": reply["host_ms"],
                 "iterations": reply["iterations"], "peer_series": ["gunrock_enact_ms", "host_ms"],
                 "load_balance": self.params["load_balance"], "uniquify": self.params["uniquify"],
@@ -180,30 +144,6 @@ class GunrockSolver(Solver):
     def download(self):
         """The last run's distances (Gunrock computes no predecessors: parent is None)."""
         path = Path(self._tmp.name) / "distances.bin"
-        self._reply(f"save {path}")
+        self.driver.ask(f"save {path}")
         _, dist = read_distances(path, self.graph)
         return dist[0], None
-
-    def _reply(self, command: str | None) -> dict:
-        """Send ``command`` (None: only read) and return the driver's JSON answer; errors name the driver's words."""
-        proc = self._proc
-        try:
-            if command is not None:
-                proc.stdin.write(command + "\n")
-                proc.stdin.flush()
-            line = proc.stdout.readline()
-        except (BrokenPipeError, OSError):
-            line = ""
-        if not line:
-            proc.wait(timeout=QUIT_TIMEOUT_S)
-            self._stderr.seek(0)
-            said = " | ".join(self._stderr.read().strip().splitlines()[-3:]) or "no message"
-            error = SolverUnavailable if proc.returncode == EXIT_NO_GPU else SolverError
-            raise error(f"gunrock_sssp's driver {self.binary} exited {proc.returncode}: {said}")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            raise SolverError(f"gunrock_sssp's driver answered {line.strip()[:200]!r}, not a JSON line") from None
-        if "error" in reply:
-            raise SolverError(f"gunrock_sssp's driver: {reply['error']}")
-        return reply
