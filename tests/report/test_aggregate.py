@@ -156,6 +156,10 @@ def test_graph_family_is_the_generator_without_its_size():
     random32 = {"meta": {"generator": "random", "params": {"n": 32, "k": 3, "wmax": 20, "seed": 2, "wmin": 1}}}
     assert graph_family(random16) == graph_family(random32) == "random wmax=20 wmin=1"
     assert graph_family({"meta": {"snap_header": {}}}) is None and graph_family({}) is None
+    assert graph_family({"meta": {"dataset": "USA-road-d.NY"}}) == graph_family({"meta": {"dataset": "USA-road-d.USA"}})
+    assert graph_family({"meta": {"dataset": "USA-road-d.BAY"}}) == "USA-road-d"
+    assert graph_family({"meta": {"dataset": "p2p-Gnutella04"}}) == "p2p-Gnutella"
+    assert graph_family({"meta": {"dataset": "wiki-Vote"}}) == "wiki-Vote"
 
 
 def test_scaling_joins_only_sizes_of_one_generator():

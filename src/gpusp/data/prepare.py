@@ -42,6 +42,7 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
         path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
         graph = read_graph(path, format=entry.get("format"))
         graph.name = spec["dataset"]
+        graph.meta["dataset"] = spec["dataset"]  # the report joins sizes of one collection (graph_family)
     elif "generate" in spec:
         from .generate import generate
 

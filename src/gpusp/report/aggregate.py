@@ -28,6 +28,7 @@ import gzip
 import io
 import json
 import os
+import re
 import tarfile
 from pathlib import Path
 
@@ -41,13 +42,17 @@ from .batches import PREPROCESS_COUNTERS, batch_fields, batch_legend, batch_note
 from .rst import field_list, list_table, missing, number, ratio, text
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
+_DATASET_SUFFIX = re.compile(r"(\.[A-Z]+|\d+)$")  # a DIMACS region (.NY, .USA) or a SNAP snapshot number (04, 31)
 SIZE_PARAMS = {"n", "m", "k", "scale", "edge_factor", "rows", "cols", "seed"}  # what a generator sweep varies
 
 
 def graph_family(graph: dict) -> str | None:
-    """The generator and its fixed parameters (``random wmax=20``): graphs of one family differ only in
-    size, so a curve through them is a scaling curve. None for real graphs and files."""
+    """The generator and its fixed parameters (``random wmax=20``), or the collection of a real graph (``USA-road-d``
+    for the DIMACS road networks, ``p2p-Gnutella`` for the Gnutella snapshots): graphs of one family differ only in
+    size, so a curve through them is a scaling curve. None for files and graphs of unknown origin."""
     meta = graph.get("meta") or {}
+    if "dataset" in meta:
+        return _DATASET_SUFFIX.sub("", str(meta["dataset"]))
     if "generator" not in meta:
         return None
     fixed = {k: v for k, v in (meta.get("params") or {}).items() if k not in SIZE_PARAMS}

@@ -4,7 +4,7 @@ bytes and writes its formula from one expression, and every registered solver's 
 import pytest
 
 from gpusp.solvers import registry
-from gpusp.solvers.common.spec import CSR, MATRIX, M, N, W, Bytes, choose, derived, larger, named, note, par, when
+from gpusp.solvers.common.spec import CSR, MATRIX, MAX_INT32_ARCS, M, N, W, Bytes, choose, derived, larger, named, note, par, when
 
 
 def test_an_expression_gives_its_bytes_and_its_formula():
@@ -25,8 +25,23 @@ def test_named_parts_conditions_and_derived_quantities_are_explained_once():
     assert bound(10, 30, dict(on, fuse="off", paths=False, batch=4), 4) == csr + 0 + 10 + 30 + 32
     text = bound.formula()
     assert text.startswith("CSR + [8 queue (two queues) if fuse = block] + [2n if paths, else n] + max(n, m) + 8S bytes")
-    assert "; CSR = 4(n + 1) + (4 + w) m + (2w + 8) n" in text and "; S = sources per batch" in text
+    assert "; CSR = o (n + 1) + (4 + w) m + (2w + 8) n" in text and "; S = sources per batch" in text
     assert text.count("CSR =") == 1 and named("X", N).formula() == "X bytes; X = n"
+
+
+def test_offsets_past_int32_take_eight_bytes_and_only_solvers_that_take_them_run():
+    """Past 2^31 - 1 arcs a graph's offsets are int64: the CSR bound counts 8 bytes per offset, and a solver whose
+    kernels take int32 offsets is refused with the reason."""
+    assert CSR(10, MAX_INT32_ARCS + 1, {}, 4) - CSR(10, MAX_INT32_ARCS, {}, 4) == 4 * 11 + 8
+    wide = [s for s in registry.SPECS if s.offsets64]
+    narrow = [s for s in registry.SPECS if not s.offsets64]
+    assert wide and narrow
+    for spec in narrow:
+        assert spec.why_not(1000, MAX_INT32_ARCS) is None or "int32 arc offsets" not in spec.why_not(1000, MAX_INT32_ARCS)
+        assert "int32 arc offsets" in spec.why_not(1000, MAX_INT32_ARCS + 1)
+    for spec in wide:
+        reason = spec.why_not(1000, MAX_INT32_ARCS + 1)
+        assert reason is None or "offsets" not in reason
 
 
 @pytest.mark.parametrize("spec", registry.SPECS, ids=[s.name for s in registry.SPECS])

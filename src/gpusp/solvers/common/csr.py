@@ -9,11 +9,11 @@ import numpy as np
 from numba import cuda
 
 from ...data.graph import Graph
-from .gate import DISTANCES, kernel
+from .gate import OFFSETS, kernel
 from .launch import Launch, NativeRead, fill, launch_grid, put
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w})", cases=DISTANCES)
+@kernel("void({o}[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], {w})", cases=OFFSETS)
 @cuda.jit(cache=True)
 def tight_parents(indptr, indices, weights, dist, parent, inf):
     """Thread per vertex u: become the parent of each out-neighbour reached over a tight edge."""
@@ -29,8 +29,8 @@ def tight_parents(indptr, indices, weights, dist, parent, inf):
             parent[v] = u  # benign race: every writer holds a tight edge, any one is a valid parent
 
 
-@kernel("void(int32[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1])",
-        cases=DISTANCES)
+@kernel("void({o}[::1], int32[::1], {w}[::1], {w}[::1], int32[::1], int32[::1], int64, int32[::1])",
+        cases=OFFSETS)
 @cuda.jit(cache=True)
 def tight_tree_level(indptr, indices, weights, dist, level, parent, depth, grew):
     """Thread per vertex u on the frontier (level == depth): claim untreed tight out-neighbours."""

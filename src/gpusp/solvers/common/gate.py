@@ -15,6 +15,8 @@ from typing import Callable, Iterable, Mapping
 
 # The distance types every kernel over distances is compiled for.
 DISTANCES = ({"w": "int32"}, {"w": "int64"})
+# ... and the arc-offset types of the kernels that also take graphs past 2^31 - 1 arcs ({o}: int32 or int64 indptr).
+OFFSETS = tuple({**d, "o": o} for o in ("int32", "int64") for d in DISTANCES)
 
 _RECORDS: dict[str, list["Record"]] = {}
 

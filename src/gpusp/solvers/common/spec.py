@@ -13,6 +13,7 @@ from ...errors import SolverError
 
 PROBLEMS = ("sssp", "apsp")
 WARP = 32
+MAX_INT32_ARCS = 2**31 - 1  # the most arcs int32 offsets address: past it a graph's indptr is int64
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,9 @@ def larger(a: Bytes, b: Bytes) -> Bytes:
 
 NOTHING = lift(0)
 # The graph on the device as CSR arrays with a distance and a parent array (int32 parents, a stamp each).
-CSR = named("CSR", 4 * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
+# Bytes of one arc offset: int32 offsets while they address every arc, int64 past that.
+O = derived("o", lambda n, m, p, w: 8 if m > MAX_INT32_ARCS else 4, "bytes per arc offset (8 past 2^31 - 1 arcs)")
+CSR = named("CSR", O * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
 # The n x n distance matrix and its int32 predecessor matrix.
 MATRIX = (W + 4) * (N * N)
 
@@ -177,6 +180,7 @@ class SolverSpec:
     max_n: int | None = None
     peer: bool = False
     batched: bool = False  # SSSP: run() takes every source of a job at once (the harness's batch protocol)
+    offsets64: bool = False  # takes int64 arc offsets: graphs of more than MAX_INT32_ARCS arcs
 
     @property
     def family(self) -> str:
@@ -214,6 +218,8 @@ class SolverSpec:
             return f"{self.name} does not accept negative weights"
         if self.max_n is not None and n > self.max_n:
             return f"{self.name} is limited to n <= {self.max_n} (n = {n})"
+        if m > MAX_INT32_ARCS and not self.offsets64:
+            return f"{self.name} takes int32 arc offsets, m <= 2^31 - 1 (m = {m})"
         if free_bytes is not None:
             need = self.memory(n, m, self.resolve(params), itemsize)
             if need > free_bytes:
@@ -246,6 +252,7 @@ class SolverSpec:
             "negative_weights": self.negative_weights,
             "memory": self.memory_formula,
             "max_n": self.max_n,
+            "offsets64": self.offsets64,
             "peer": self.peer,
             "batched": self.batched,
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,

@@ -16,7 +16,7 @@ from numba import cuda
 
 from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, tight_tree
-from ..common.gate import DISTANCES, kernel
+from ..common.gate import OFFSETS, kernel
 from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
 from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
                     nearfar_split)
@@ -189,9 +189,9 @@ def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tic
 
 # the records: graph = (indptr, indices, weights), queues = (near queue, far pile, stamps, in-far flags, control
 # words), search = (delta, inf, lanes, chain, tree), modes = (fuse_limit, fuse_lanes, split, warp)
-@kernel("void(Tuple((int32[::1], int32[::1], {w}[::1])), {w}[::1], int32[::1], "
+@kernel("void(Tuple(({o}[::1], int32[::1], {w}[::1])), {w}[::1], int32[::1], "
         "Tuple((int32[:, ::1], int32[:, ::1], int32[::1], int32[::1], int64[::1])), int64[::1], "
-        "Tuple((int64, {w}, int64, int64, int64)), int32[:, ::1], UniTuple(int64, 4))", cases=DISTANCES)
+        "Tuple((int64, {w}, int64, int64, int64)), int32[:, ::1], UniTuple(int64, 4))", cases=OFFSETS)
 @cuda.jit(cache=True)
 def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""

@@ -17,5 +17,5 @@ SPECS = (
                        Param("check", "distances", "distances: each source's distances go back to gpusp's checks; "
                              "verifier: GAPBS's own verifier (a serial Dijkstra) after every trial, timed apart, and "
                              "no distances", choices=("distances", "verifier"))),
-               peer=True),
+               peer=True, offsets64=True),
 )
