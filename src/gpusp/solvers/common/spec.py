@@ -157,8 +157,8 @@ def larger(a: Bytes, b: Bytes) -> Bytes:
 NOTHING = lift(0)
 # The graph on the device as CSR arrays with a distance and a parent array (int32 parents, a stamp each).
 # Bytes of one arc offset: int32 offsets while they address every arc, int64 past that.
-O = derived("o", lambda n, m, p, w: 8 if m > MAX_INT32_ARCS else 4, "bytes per arc offset (8 past 2^31 - 1 arcs)")
-CSR = named("CSR", O * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
+OFFSET = derived("o", lambda n, m, p, w: 8 if m > MAX_INT32_ARCS else 4, "bytes per arc offset (8 past 2^31 - 1 arcs)")
+CSR = named("CSR", OFFSET * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
 # The n x n distance matrix and its int32 predecessor matrix.
 MATRIX = (W + 4) * (N * N)
 
