@@ -1,9 +1,9 @@
 """Bad graph input never yields a wrong answer or a traceback (issue 23, graph files).
 
 Binary graphs (``.npz`` archives and load_cached's ``.gcsr`` caches) are checked on load in one place (the archive
-by ``formats._load_npz`` or ``serialized.read_gcsr``, the CSR arrays by ``Graph.__post_init__``) and get the distance dtype a text graph gets;
-text readers refuse binary content before any line-level check; the vectorised text fast path never accepts
-what the per-line path refuses; distances never overflow silently on the way in.
+by ``formats._load_npz`` or ``serialized.read_gcsr``, the CSR arrays by ``Graph.__post_init__``) and get the
+distance dtype a text graph gets; text readers refuse binary content before any line-level check; the vectorised
+text fast path never accepts what the per-line path refuses; distances never overflow silently on the way in.
 """
 
 from __future__ import annotations
@@ -291,6 +291,31 @@ def test_one_vertex_self_loop_keeps_a_weight_beyond_int32(tmp_path):
     graph = read_graph(path)
     assert graph.weights.tolist() == [2147483653]  # int32 would wrap it to a negative loop
     assert graph.dtype == np.int64
+
+
+def test_the_cheap_bounds_decide_the_distance_dtype_as_the_exact_bound_does(monkeypatch):
+    """choose_dtype tries bounds that cost no segmented pass first; they must decide as the exact bound would.
+    Weights are drawn so that the per-vertex bound lands near INF32 (or 2**29 with negative weights)."""
+    exact_calls = []
+    exact = graph_module._path_bound
+    monkeypatch.setattr(graph_module, "_path_bound", lambda *a: exact_calls.append(1) or exact(*a))
+    rng = np.random.default_rng(5)
+    outcomes = set()
+    for _ in range(300):
+        n, m = int(rng.integers(2, 400)), int(rng.integers(1, 3000))
+        negative = bool(rng.random() < 0.3)
+        limit = 2**29 if negative else int(graph_module.INF32)
+        wmax = max(1, int(limit / n * 10 ** rng.uniform(-0.5, 0.8)))
+        weights = rng.integers(-wmax if negative else 0, wmax + 1, m)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rng.integers(0, n, m), minlength=n), out=indptr[1:])
+        largest = int(np.abs(weights).max())
+        bound = max(exact(n, weights, indptr, int(weights.min()), int(weights.max())), largest)
+        expected = np.int32 if bound < limit else np.int64
+        assert choose_dtype(n, weights, indptr) == expected, (n, m, wmax, negative)
+        outcomes.add(np.dtype(expected).name)
+    assert outcomes == {"int32", "int64"}
+    assert 0 < len(exact_calls) < 300  # the cheap bounds decided some graphs, the exact pass the others
 
 
 def test_path_bound_sum_beyond_int64_is_refused_not_wrapped(tmp_path):

@@ -115,11 +115,27 @@ def test_errors_are_named_by_the_general_reader(tmp_path, small_blocks, body, li
         assert word in str(info.value)
 
 
-def test_corrupt_gzip_after_the_header_is_named_by_the_general_reader(tmp_path, small_blocks):
+def test_a_gzip_file_of_several_members_takes_the_fast_path(tmp_path, small_blocks, fast_only):
+    g = random_graph()
+    text = tmp_path / "g.gr"
+    write_graph(g, text)
+    data = text.read_bytes()
+    path = tmp_path / "m.gr.gz"
+    path.write_bytes(b"".join(gzip.compress(data[i:i + 500]) for i in range(0, len(data), 500)))
+    same(read_graph(path), g)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_corrupt_gzip_after_the_header_is_named_by_the_general_reader(tmp_path, small_blocks, damage):
     path = tmp_path / "z.gr.gz"
     write_graph(random_graph(), path)
-    data = path.read_bytes()
-    path.write_bytes(data[:len(data) // 2])
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        del data[len(data) // 2:]
+    else:
+        data[-6] ^= 0xFF  # the CRC-32 of the trailer
+    path.write_bytes(bytes(data))
+    assert textblocks.read_gr_blocks(path) is None
     with pytest.raises(GraphFormatError, match="corrupt or truncated gzip"):
         read_graph(path)
 

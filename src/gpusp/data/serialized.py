@@ -95,6 +95,15 @@ def _ids(path, buf, at: int, n: int, m: int, weighted: bool, what: str):
     return ids, weights
 
 
+def _in_degrees(ids: np.ndarray, n: int) -> np.ndarray:
+    """Arcs per target, counted in blocks (bincount widens its input to intp: a block at a time, not all m)."""
+    counts = np.zeros(n, dtype=np.int64)
+    step = max(1 << 24, n)
+    for lo in range(0, ids.size, step):
+        counts += np.bincount(ids[lo:lo + step], minlength=n)
+    return counts
+
+
 def serialized_counts(path, weighted: bool) -> tuple[int, int, bool]:
     """(n, m, directed) from the 17-byte header of a GAPBS serialized graph, the file's size checked against it."""
     with open(path, "rb") as fh:
@@ -143,7 +152,7 @@ def read_serialized(path, weighted: bool):
     if directed:
         at += m * (8 if weighted else 4)
         in_indptr = _offsets(path, buf, at, n, m, "in-offsets (the transpose)")
-        counts = np.bincount(ids, minlength=n) if m else np.zeros(n, dtype=np.int64)
+        counts = _in_degrees(ids, n)
         differs = np.flatnonzero(np.diff(in_indptr) != counts)
         if differs.size:
             v = int(differs[0])
@@ -222,9 +231,8 @@ def serialized_chunks(graph, weighted: bool, undirected: bool = False):
     yield np.ascontiguousarray(graph.indptr, dtype="<i8")
     yield from _neighbours(graph.indices, weights)
     if not undirected:
-        counts = np.bincount(graph.indices, minlength=graph.n) if graph.m else np.zeros(graph.n, dtype=np.int64)
         in_indptr = np.zeros(graph.n + 1, dtype="<i8")
-        np.cumsum(counts, out=in_indptr[1:])
+        np.cumsum(_in_degrees(graph.indices, graph.n), out=in_indptr[1:])
         yield in_indptr
         order = np.argsort(graph.indices, kind="stable")
         yield from _neighbours(graph.indices, weights, order, graph.indptr)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import csv
-import gzip
 import io
 import os
 import zlib
@@ -35,23 +34,50 @@ class _NotCanonical(Exception):
     """The file is not of the shape this path reads: the general reader takes over."""
 
 
+def _gunzipped(fh):
+    """The decompressed bytes of a gzip file (every member), in pieces of at most BLOCK_BYTES.
+
+    zlib checks each member's CRC-32 and length itself (``wbits=31``); any problem raises zlib.error.
+    """
+    inflate = zlib.decompressobj(31)
+    pending = b""
+    while True:
+        if not pending:
+            pending = fh.read(1 << 20)
+            if not pending:
+                if not inflate.eof:
+                    raise zlib.error("truncated gzip data")
+                return
+        if inflate.eof:  # another member follows
+            inflate = zlib.decompressobj(31)
+        piece = inflate.decompress(pending, BLOCK_BYTES)
+        pending = inflate.unused_data if inflate.eof else inflate.unconsumed_tail
+        if piece:
+            yield piece
+
+
 def _blocks(path):
-    """The file's (gunzipped) bytes in blocks of about BLOCK_BYTES, and the size on disk; _NotCanonical on bad gzip."""
+    """(block, limit): the file's (gunzipped) bytes in blocks of about BLOCK_BYTES, and the most text the file could
+    hold; _NotCanonical on bad gzip."""
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         gz = fh.read(2) == _GZIP_MAGIC
         fh.seek(0)
         if not gz and str(path).lower().endswith(".gz"):
             raise _NotCanonical
-        source = gzip.GzipFile(fileobj=fh, mode="rb") if gz else fh
-        while True:
-            try:
-                block = source.read(BLOCK_BYTES)
-            except (EOFError, OSError, zlib.error):
-                raise _NotCanonical from None
-            if not block:
-                return
-            yield block, size * (_MAX_GZIP_RATIO if gz else 1)
+        pieces = _gunzipped(fh) if gz else iter(lambda: fh.read(BLOCK_BYTES), b"")
+        limit = size * (_MAX_GZIP_RATIO if gz else 1)
+        block = []
+        try:
+            for piece in pieces:
+                block.append(piece)
+                if sum(map(len, block)) >= BLOCK_BYTES:
+                    yield b"".join(block), limit
+                    block = []
+        except zlib.error:
+            raise _NotCanonical from None
+        if block:
+            yield b"".join(block), limit
 
 
 def _parse_arcs(chunk: bytes, n: int):
@@ -124,7 +150,10 @@ def _read_gr_blocks(path):
     n, m, kind = _header(path, text[:start])
     if m * _MIN_ARC_LINE > limit:
         raise _NotCanonical  # more arcs than the file could hold: the general reader says so
-    src, dst, weights = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int64)
+    try:
+        src, dst, weights = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int64)
+    except MemoryError:
+        raise _NotCanonical from None  # the general reader says what the header's count asks
     filled = 0
     workers = _workers()
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
