@@ -168,11 +168,11 @@ def read_serialized(path, weighted: bool):
     return n, indptr, indices, weights, {"gapbs_directed": directed}
 
 
-def _neighbours(ids, weights, order=None, indptr=None):
+def _neighbours(ids, weights, order=None):
     """The neighbour array of a serialized file in blocks: int32 ids, or {int32 id, int32 weight} pairs.
 
-    With ``order`` (a permutation of the arcs) the blocks hold the transpose: for the arc ``order[k]`` its source,
-    found from ``indptr``, and its weight.
+    With ``order`` (a permutation of the arcs) the blocks hold ``ids[order]`` and ``weights[order]``: given the
+    arcs' sources as ``ids`` and the arcs sorted by target as ``order``, the transpose.
     """
     m = ids.size
     for lo in range(0, m, _BLOCK):
@@ -181,8 +181,7 @@ def _neighbours(ids, weights, order=None, indptr=None):
             block_ids, block_w = ids[lo:hi], None if weights is None else weights[lo:hi]
         else:
             arcs = order[lo:hi]
-            block_ids = np.searchsorted(indptr, arcs, side="right") - 1
-            block_w = None if weights is None else weights[arcs]
+            block_ids, block_w = ids[arcs], None if weights is None else weights[arcs]
         if weights is None:
             yield np.ascontiguousarray(block_ids, dtype="<i4")
         else:
@@ -235,7 +234,7 @@ def serialized_chunks(graph, weighted: bool, undirected: bool = False):
         np.cumsum(_in_degrees(graph.indices, graph.n), out=in_indptr[1:])
         yield in_indptr
         order = np.argsort(graph.indices, kind="stable")
-        yield from _neighbours(graph.indices, weights, order, graph.indptr)
+        yield from _neighbours(graph.coo()[0], weights, order)
 
 
 # --------------------------------------------------------------------------------------------------
