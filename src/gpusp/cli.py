@@ -15,6 +15,7 @@ import sys
 
 from ._version import __version__
 from .data import commands as data_commands
+from .data.formats import FORMATS
 from .data.generate import generate
 from .errors import GpuspError
 from .measure import commands as measure_commands
@@ -25,7 +26,6 @@ from .solvers.compilecheck import main as compile_check
 from .solvers.peers import build as peers
 
 EXIT_ERROR = 1
-FORMATS = ("gr", "co", "snap", "plain", "npz")
 
 
 def cmd_generate(args):

@@ -38,6 +38,7 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 # "none" (nothing here: C for nvcc on the device).
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
+    "large_graph_io.py": "run",
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
@@ -57,6 +58,7 @@ INTERNALS = {
                        "gpusp.solvers.blockedfw.fast.kernels.kernels", "gpusp.solvers.blockedfw.fast.variants.ARITHS",
                        "gpusp.solvers.blockedfw.fast.variants.SHIPPED"},
     "parse_speed.py": {"gpusp.data.formats.detect_format", "gpusp.data.formats.load_cached"},
+    "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
@@ -194,6 +196,16 @@ def test_parse_speed_times_every_step_on_a_small_graph():
     assert steps == ["read_graph (text -> CSR)", "read_graph (decompressed)", 'pandas sep=r"\\s+"', 'pandas sep=" "',
                      "write_graph npz", "read_graph npz", "load_cached (cache hit)", "write_graph .gr",
                      "write_graph .plain", "write_graph .txt", "write_graph .gr.gz"]
+
+
+def test_large_graph_io_times_every_step_on_a_small_copy(tmp_path):
+    out = script("large_graph_io.py", "--scale", "0.0002", "--repeats", "1", "--dir", tmp_path).stdout
+    assert out.startswith("usa-shape: n=4,789 m=11,666")
+    steps = [line.split(" best ")[0].strip() for line in out.splitlines() if " best " in line]
+    assert steps == ["read .gr (block reader)", "read .gr (general reader)", "read .gr.gz (block reader)",
+                     "read .gr.gz (general reader)", "write .gcsr", "read .gcsr", "write .wsg", "read .wsg",
+                     "write .npz", "read .npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["usa.gcsr", "usa.gr", "usa.gr.gz", "usa.npz", "usa.wsg"]
 
 
 def test_parse_speed_says_when_there_is_no_graph(tmp_path):

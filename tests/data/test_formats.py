@@ -357,7 +357,7 @@ def test_mirror_coordinates(mirror):
 
 
 @pytest.mark.needs_mirror("USA-road-d.NY")
-def test_mirror_npz_cache_round_trip(tmp_path, mirror):
+def test_mirror_cache_round_trip(tmp_path, mirror):
     path = mirror / "USA-road-d.NY.gr.gz"
     g = load_cached(path, cache_dir=tmp_path)
     again = load_cached(path, cache_dir=tmp_path)
@@ -580,14 +580,14 @@ def test_chunked_write_equals_single_chunk(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------------------
-# npz cache
+# the binary (.gcsr) cache
 # --------------------------------------------------------------------------------------------------
 def test_load_cached_creates_and_reuses(tmp_path, monkeypatch):
     src = tmp_path / "g.gr"
     write_graph(graph_mixed(), src)
     g = load_cached(src)
     cache = formats.cache_path(src)
-    assert cache == tmp_path / "g.gr.npz" and cache.exists()
+    assert cache == tmp_path / "g.gr.gcsr" and cache.exists()
     monkeypatch.setattr(formats, "read_graph", lambda *a, **k: pytest.fail("cache not used"))
     again = load_cached(src)
     same_graph(g, again)
@@ -611,8 +611,8 @@ def test_load_cached_options_and_cache_dir(tmp_path):
     sym = load_cached(src, cache_dir=cache_dir, symmetrize=True)
     assert (plain.m, sym.m) == (2, 4)
     assert load_cached(src, cache_dir=cache_dir, symmetrize=True).m == 4
-    assert len(list(cache_dir.glob("*.npz"))) == 2
-    assert not list(tmp_path.glob("*.npz"))
+    assert len(list(cache_dir.glob("*.gcsr"))) == 2
+    assert not list(tmp_path.glob("*.gcsr"))
 
 
 def test_load_cached_rebuilds_a_corrupt_cache(tmp_path):
@@ -620,7 +620,7 @@ def test_load_cached_rebuilds_a_corrupt_cache(tmp_path):
     write_graph(graph_mixed(), src)
     formats.cache_path(src).write_bytes(b"garbage")
     assert load_cached(src).m == 9
-    assert formats.cache_path(src).read_bytes()[:2] == b"PK"
+    assert formats.cache_path(src).read_bytes()[:8] == b"GPUSPCSR"
 
 
 def test_relabel_renames_every_arc_and_refuses_non_permutations():

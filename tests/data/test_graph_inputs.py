@@ -1,9 +1,9 @@
 """Bad graph input never yields a wrong answer or a traceback (issue 23, graph files).
 
-Binary graphs (``.npz`` archives and load_cached's caches) are checked on load in one place (the archive by
-``formats._load_npz``, the CSR arrays by ``Graph.__post_init__``) and get the distance dtype a text graph gets;
-text readers refuse binary content before any line-level check; the vectorised text fast path never accepts
-what the per-line path refuses; distances never overflow silently on the way in.
+Binary graphs (``.npz`` archives and load_cached's ``.gcsr`` caches) are checked on load in one place (the archive
+by ``formats._load_npz`` or ``serialized.read_gcsr``, the CSR arrays by ``Graph.__post_init__``) and get the
+distance dtype a text graph gets; text readers refuse binary content before any line-level check; the vectorised
+text fast path never accepts what the per-line path refuses; distances never overflow silently on the way in.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import io
 import json
 import lzma
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from gpusp import cli
 from gpusp.data import formats, graph as graph_module, textlines
 from gpusp.data.formats import load_cached, read_coordinates, read_graph, write_graph
 from gpusp.data.graph import MAX_VERTICES, Graph, choose_dtype
+from gpusp.data.serialized import gcsr_chunks, read_gcsr
 from gpusp.errors import GraphFormatError, WeightOverflowError
 
 BIG = 600_000_000  # fits int32; five of them in a row do not
@@ -103,15 +105,25 @@ def test_int32_cache_whose_paths_need_int64_gives_the_text_distances(tmp_path, s
     assert distances(cached, solver) == expected
 
 
+def rewrite_cache(path, **changes) -> None:
+    """Write load_cached's .gcsr cache at ``path`` again with some arrays changed, its header (the stamp) kept."""
+    header, arrays = read_gcsr(path)
+    arrays = {key: np.array(value) for key, value in arrays.items()}
+    arrays.update(changes)
+    stored = SimpleNamespace(n=header["n"], name=header["name"], weight_kind=header["weight_kind"],
+                             meta=header["meta"], id_map=arrays.get("id_map"),
+                             **{key: arrays[key] for key in ("indptr", "indices", "weights")})
+    formats._write_chunks(path, gcsr_chunks(stored, {"cache": header["cache"]}))
+
+
 def test_load_cached_widens_an_int32_cache_with_a_valid_stamp(tmp_path, monkeypatch):
     text = tmp_path / "chain.gr"
     write_graph(chain(), text)
     load_cached(text)
     cache = formats.cache_path(text)
-    with np.load(cache, allow_pickle=False) as z:
-        arrays = {key: z[key] for key in z.files}
-    arrays["weights"] = arrays["weights"].astype(np.int32)
-    save(tmp_path, cache.name, arrays)
+    assert read_gcsr(cache)[1]["weights"].dtype == np.int64
+    rewrite_cache(cache, weights=read_gcsr(cache)[1]["weights"].astype(np.int32))
+    assert read_gcsr(cache)[1]["weights"].dtype == np.int32
     monkeypatch.setattr(formats, "read_graph", lambda *a, **k: pytest.fail("the stamped cache should be used"))
     graph = load_cached(text)
     assert graph.dtype == np.int64
@@ -242,13 +254,10 @@ def test_load_cached_rebuilds_a_cache_with_foreign_dtypes(tmp_path):
     write_graph(G, text)
     load_cached(text)
     cache = formats.cache_path(text)
-    with np.load(cache, allow_pickle=False) as z:
-        arrays = {key: z[key] for key in z.files}
-    save(tmp_path, cache.name, {**arrays, "weights": arrays["weights"].astype(np.float64)})
+    rewrite_cache(cache, weights=read_gcsr(cache)[1]["weights"].astype(np.float64))
     graph = load_cached(text)
     assert graph.checksum() == G.checksum()
-    with np.load(cache, allow_pickle=False) as z:
-        assert z["weights"].dtype == G.weights.dtype  # rewritten from the source
+    assert read_gcsr(cache)[1]["weights"].dtype == G.weights.dtype  # rewritten from the source
 
 
 # --------------------------------------------------------------------------------------------------
@@ -282,6 +291,31 @@ def test_one_vertex_self_loop_keeps_a_weight_beyond_int32(tmp_path):
     graph = read_graph(path)
     assert graph.weights.tolist() == [2147483653]  # int32 would wrap it to a negative loop
     assert graph.dtype == np.int64
+
+
+def test_the_cheap_bounds_decide_the_distance_dtype_as_the_exact_bound_does(monkeypatch):
+    """choose_dtype tries bounds that cost no segmented pass first; they must decide as the exact bound would.
+    Weights are drawn so that the per-vertex bound lands near INF32 (or 2**29 with negative weights)."""
+    exact_calls = []
+    exact = graph_module._path_bound
+    monkeypatch.setattr(graph_module, "_path_bound", lambda *a: exact_calls.append(1) or exact(*a))
+    rng = np.random.default_rng(5)
+    outcomes = set()
+    for _ in range(300):
+        n, m = int(rng.integers(2, 400)), int(rng.integers(1, 3000))
+        negative = bool(rng.random() < 0.3)
+        limit = 2**29 if negative else int(graph_module.INF32)
+        wmax = max(1, int(limit / n * 10 ** rng.uniform(-0.5, 0.8)))
+        weights = rng.integers(-wmax if negative else 0, wmax + 1, m)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rng.integers(0, n, m), minlength=n), out=indptr[1:])
+        largest = int(np.abs(weights).max())
+        bound = max(exact(n, weights, indptr, int(weights.min()), int(weights.max())), largest)
+        expected = np.int32 if bound < limit else np.int64
+        assert choose_dtype(n, weights, indptr) == expected, (n, m, wmax, negative)
+        outcomes.add(np.dtype(expected).name)
+    assert outcomes == {"int32", "int64"}
+    assert 0 < len(exact_calls) < 300  # the cheap bounds decided some graphs, the exact pass the others
 
 
 def test_path_bound_sum_beyond_int64_is_refused_not_wrapped(tmp_path):

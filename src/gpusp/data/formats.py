@@ -1,5 +1,6 @@
 """Graph file formats: strict, vectorised readers and atomic writers for DIMACS ``.gr``/``.co``, SNAP edge lists, the
-papers' ``plain`` format and the ``.npz`` binary cache (:func:`load_cached`), gzip on either side. Every problem
+papers' ``plain`` format, ``.npz`` archives and the binary CSR files of :mod:`gpusp.data.serialized` (GAPBS's
+``.sg``/``.wsg``, gpusp's ``.gcsr``, the layout of :func:`load_cached`'s cache), gzip on either side. Every problem
 raises ``GraphFormatError(path, line, problem)``. The formats' rules in full: docs/data.md.
 """
 
@@ -22,16 +23,19 @@ import numpy as np
 from ..atomic import atomic_path
 from ..errors import GraphFormatError, WeightOverflowError
 from .graph import WEIGHT_KINDS, Graph
+from .serialized import GCSR_VERSION, gcsr_chunks, json_default, read_gcsr, read_serialized, serialized_chunks
+from .textblocks import read_gr_blocks
 from .textlines import (Lines, check_body_count, check_body_short, check_ids, check_kinds, first_bad, parse_counts,
                         show, single_line)
 
-__all__ = ["FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",
+__all__ = ["BINARY_FORMATS", "FORMATS", "NPZ_VERSION", "cache_path", "detect_format", "load_cached", "read_coordinates",
            "read_graph", "write_graph"]
 
-FORMATS = ("gr", "co", "snap", "plain", "npz")
+FORMATS = ("gr", "co", "snap", "plain", "npz", "sg", "wsg", "gcsr")
+BINARY_FORMATS = ("npz", "sg", "wsg", "gcsr")
 NPZ_VERSION = 1
 _EXTENSIONS = {".gr": "gr", ".co": "co", ".txt": "snap", ".tsv": "snap", ".edges": "snap", ".el": "snap",
-               ".snap": "snap", ".plain": "plain", ".npz": "npz"}
+               ".snap": "snap", ".plain": "plain", ".npz": "npz", ".sg": "sg", ".wsg": "wsg", ".gcsr": "gcsr"}
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _NPZ_REQUIRED = ("n", "indptr", "indices", "weights", "header")
@@ -224,6 +228,29 @@ def _symmetrize(n, src, dst, w):
     return src2, dst2, w2
 
 
+def _read_binary(path, fmt) -> Graph:
+    """A graph from a binary file: an .npz archive, a GAPBS .sg/.wsg (named after the file, unit or 'real'
+    weights) or a .gcsr (with the name, weight kind and meta it stores)."""
+    if fmt == "npz":
+        return _load_npz(path, _read_bytes(path))[0]
+    if fmt == "gcsr":
+        return _load_gcsr(path)[0]
+    n, indptr, indices, weights, meta = read_serialized(path, weighted=fmt == "wsg")
+    meta = {"source_format": fmt, "source": Path(path).name, **meta}
+    with _graph_errors(path):
+        return Graph(n, indptr, indices, weights, name=_stem(path), weight_kind="real" if fmt == "wsg" else "unit",
+                     meta=meta)
+
+
+def _load_gcsr(path):
+    """(Graph, header) of a .gcsr file: the layout checked by :func:`read_gcsr`, the arrays by :class:`Graph`."""
+    header, arrays = read_gcsr(path)
+    with _graph_errors(path, "not a valid gpusp .gcsr graph: "):
+        graph = Graph(header["n"], arrays["indptr"], arrays["indices"], arrays["weights"], name=header["name"],
+                      weight_kind=header["weight_kind"], id_map=arrays.get("id_map"), meta=header["meta"])
+    return graph, header
+
+
 def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=False, check_header=True) -> Graph:
     """Read a graph file into a :class:`Graph` (see the module docstring for the formats).
 
@@ -237,9 +264,8 @@ def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=Fal
         raise GraphFormatError(path, None, "a .co file holds coordinates, not a graph; use read_coordinates()")
     if weight_kind is not None and weight_kind not in WEIGHT_KINDS:
         raise ValueError(f"weight_kind must be one of {WEIGHT_KINDS}")
-    data = _read_bytes(path)
-    if fmt == "npz":
-        graph, _ = _load_npz(path, data)
+    if fmt in BINARY_FORMATS:
+        graph = _read_binary(path, fmt)
         if name is not None or weight_kind is not None:
             graph.name = name or graph.name
             graph.weight_kind = weight_kind or graph.weight_kind
@@ -250,13 +276,16 @@ def read_graph(path, format=None, *, name=None, weight_kind=None, symmetrize=Fal
                 graph = Graph.from_edges(graph.n, src, dst, w, name=graph.name, weight_kind=graph.weight_kind,
                                          id_map=graph.id_map, meta={**graph.meta, "symmetrized": True})
         return graph
-    if fmt == "gr":
-        n, src, dst, w, id_map, kind, meta = _read_gr(path, data)
+    fast = read_gr_blocks(path) if fmt == "gr" else None
+    if fast is not None:
+        n, src, dst, w, kind = fast
+        id_map, kind, meta = None, kind or "real", {}
+    elif fmt == "gr":
+        n, src, dst, w, id_map, kind, meta = _read_gr(path, _read_bytes(path))
     elif fmt == "snap":
-        n, src, dst, w, id_map, kind, meta = _read_snap(path, data, check_header=check_header)
+        n, src, dst, w, id_map, kind, meta = _read_snap(path, _read_bytes(path), check_header=check_header)
     else:
-        n, src, dst, w, id_map, kind, meta = _read_plain(path, data)
-    del data
+        n, src, dst, w, id_map, kind, meta = _read_plain(path, _read_bytes(path))
     if symmetrize:
         src, dst, w = _symmetrize(n, src, dst, w)
         meta["symmetrized"] = True
@@ -320,23 +349,13 @@ def _npz_bytes(graph: Graph, extra: dict | None = None) -> bytes:
     header = {"format": "gpusp-graph", "version": NPZ_VERSION, "name": graph.name,
               "weight_kind": graph.weight_kind, "meta": graph.meta, **(extra or {})}
     arrays = {"n": np.int64(graph.n), "indptr": graph.indptr, "indices": graph.indices, "weights": graph.weights,
-              "header": np.array(json.dumps(header, sort_keys=True, default=_json_default))}
+              "header": np.array(json.dumps(header, sort_keys=True, default=json_default))}
     if graph.id_map is not None:
         id_map = np.asarray(graph.id_map)
         arrays["id_map"] = id_map.astype(str) if id_map.dtype == object else id_map
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     return buf.getvalue()
-
-
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (Path, set, tuple)):
-        return str(obj) if isinstance(obj, Path) else list(obj)
-    return str(obj)
 
 
 def _load_npz(path, data: bytes):
@@ -443,16 +462,20 @@ def _graph_errors(path, prefix: str = ""):
         raise GraphFormatError(path, None, f"{prefix}{exc}") from None
 
 
-def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6) -> None:
+def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6, undirected: bool = False) -> None:
     """Write ``graph`` atomically in the format of the extension or ``format=`` (gzip if ``.gz``).
 
     gr and plain write vertex ids 0..n-1 (gr: 1..n) and drop ``id_map``; snap writes the original ids
     from ``id_map`` (cannot hold isolated vertices when an id_map is present) and 2 columns only for
-    unit weights; npz keeps everything. gr refuses negative weights (ValueError).
+    unit weights; npz and gcsr keep everything; sg and wsg keep the arcs (and wsg the int32 weights) only,
+    directed (with the transpose) unless ``undirected`` (a symmetric graph, GAPBS's undirected layout).
+    gr refuses negative weights, sg weights other than 1, wsg weights beyond int32 (ValueError).
     """
     fmt = detect_format(path, format)
     if fmt == "co":
         raise ValueError("gpusp does not write .co coordinate files")
+    if undirected and fmt not in ("sg", "wsg"):
+        raise ValueError(f"undirected applies to GAPBS's .sg and .wsg files, not to {fmt}")
     src_w = graph.weights
     if fmt == "gr":
         if graph.has_negative_weights:
@@ -480,8 +503,17 @@ def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6) -> N
             return (s, d, w) if weighted else (s, d)
 
         chunks = _row_chunks(graph, head, cols_of, sep=b"\t")
+    elif fmt in ("sg", "wsg"):
+        chunks = serialized_chunks(graph, weighted=fmt == "wsg", undirected=undirected)
+    elif fmt == "gcsr":
+        chunks = gcsr_chunks(graph)
     else:
         chunks = iter([_npz_bytes(graph)])
+    _write_chunks(path, chunks, compresslevel)
+
+
+def _write_chunks(path, chunks, compresslevel: int = 6) -> None:
+    """Write the byte chunks (bytes or contiguous arrays) atomically, gzipped when ``path`` ends in ``.gz``."""
     gz = str(path).lower().endswith(".gz")
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         if gz:
@@ -494,46 +526,46 @@ def write_graph(graph: Graph, path, format=None, *, compresslevel: int = 6) -> N
 
 
 # --------------------------------------------------------------------------------------------------
-# npz cache
+# the binary cache
 # --------------------------------------------------------------------------------------------------
 def cache_path(path, cache_dir=None, **options) -> Path:
-    """Where :func:`load_cached` keeps the cache of ``path``: ``<name>.npz`` beside it or in
-    ``cache_dir``; non-default read options add a short hash, ``<name>.<hash>.npz``."""
+    """Where :func:`load_cached` keeps the cache of ``path``: ``<name>.gcsr`` beside it or in
+    ``cache_dir``; non-default read options add a short hash, ``<name>.<hash>.gcsr``."""
     path = Path(path)
     folder = Path(cache_dir) if cache_dir is not None else path.parent
     if options:
         digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:10]
-        return folder / f"{path.name}.{digest}.npz"
-    return folder / f"{path.name}.npz"
+        return folder / f"{path.name}.{digest}.gcsr"
+    return folder / f"{path.name}.gcsr"
 
 
 def load_cached(path, cache_dir=None, **options) -> Graph:
-    """``read_graph(path, **options)`` through an ``.npz`` cache (see :func:`cache_path`).
+    """``read_graph(path, **options)`` through a ``.gcsr`` cache (see :func:`cache_path`), which loads by
+    mapping the file: its arrays are not parsed, only checked.
 
     The cache is used only when it records this source (resolved path), its size and mtime (ns), the
-    same options and the current archive version; otherwise the source is parsed and the cache
-    rewritten atomically. If the cache cannot be written (read-only folder) a warning is issued and
-    the parsed graph returned.
+    same options and the current layout version; otherwise the source is read and the cache
+    rewritten atomically. A cache that fails the layout's or the graph's checks is rebuilt. Binary
+    sources (npz, sg, wsg, gcsr) are read directly. If the cache cannot be written (read-only folder)
+    a warning is issued and the graph returned.
     """
     path = Path(path)
-    if detect_format(path, options.get("format")) == "npz":
+    if detect_format(path, options.get("format")) in BINARY_FORMATS:
         return read_graph(path, **options)
     st = path.stat()
     stamp = json.loads(json.dumps({"source": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                                   "options": options, "version": NPZ_VERSION}, sort_keys=True, default=str))
+                                   "options": options, "version": GCSR_VERSION}, sort_keys=True, default=str))
     cache = cache_path(path, cache_dir, **options)
     if cache.exists():
         try:
-            graph, header = _load_npz(cache, cache.read_bytes())
+            graph, header = _load_gcsr(cache)
             if header.get("cache") == stamp:
                 return graph
         except (GraphFormatError, WeightOverflowError):
-            pass  # a cache that does not pass the archive's checks is rebuilt from its source
+            pass  # a cache that does not pass the checks is rebuilt from its source
     graph = read_graph(path, **options)
     try:
-        data = _npz_bytes(graph, extra={"cache": stamp})
-        with atomic_path(cache) as tmp:
-            tmp.write_bytes(data)
+        _write_chunks(cache, gcsr_chunks(graph, {"cache": stamp}))
     except OSError as exc:
         warnings.warn(f"could not write the graph cache {cache}: {exc}", RuntimeWarning, stacklevel=2)
     return graph

@@ -90,10 +90,21 @@ def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) 
     wmin, wmax = _weight_range(weights)
     largest = max(abs(wmin), abs(wmax))
     int32_limit = 2**29 if wmin < 0 else int(INF32)
+    total = None
     if largest * weights.size < 2**63:  # the sum of every |w| bounds every simple path too, and costs one pass
         total = int(weights.sum(dtype=np.int64) if wmin >= 0 else np.abs(weights.astype(np.int64)).sum())
         if max(total, largest) < int32_limit:
             return np.dtype(np.int32)
+    if indptr is not None and weights.size and largest < int32_limit:
+        # cheap bounds on the per-vertex bound, whose exact value costs a segmented pass over every arc: it lies
+        # at most at largest x (vertices with arcs), and at least at the sum of each vertex's first |w|, less largest
+        starts = indptr[:-1][np.diff(indptr) > 0]
+        if starts.size * largest < int32_limit:
+            return np.dtype(np.int32)
+        first = weights[starts] if wmin >= 0 else np.abs(weights[starts].astype(np.int64))
+        if total is not None and total < 2**61 and min((n - 1) * largest,
+                                                       int(first.sum(dtype=np.int64)) - largest) >= int32_limit:
+            return np.dtype(np.int64)
     bound = max(_path_bound(n, weights, indptr, wmin, wmax), largest)
     if bound < int32_limit:
         return np.dtype(np.int32)

@@ -65,13 +65,19 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
 
 def file_size_hint(spec: dict) -> tuple[int | None, int | None, bool | None]:
     """(n, m, negative) of a graph file read cheaply: the ``p sp`` line of DIMACS, the ``N M`` header of plain
-    files, the arrays of an npz cache. Anything else, or a file it cannot read: unknown (None)."""
+    files, the arrays of an npz archive, the 17-byte header of GAPBS's .sg/.wsg. Anything else, or a file it
+    cannot read: unknown (None)."""
     path = Path(spec["file"])
     fmt = spec.get("format")
     name = path.name.removesuffix(".gz")
     if fmt is None:
-        fmt = {".gr": "gr", ".plain": "plain", ".npz": "npz"}.get(Path(name).suffix)
+        fmt = {".gr": "gr", ".plain": "plain", ".npz": "npz", ".sg": "sg", ".wsg": "wsg"}.get(Path(name).suffix)
     try:
+        if fmt in ("sg", "wsg"):
+            from .serialized import serialized_counts
+
+            n, m, _ = serialized_counts(path, weighted=fmt == "wsg")
+            return n, m, False if fmt == "sg" else None
         if fmt == "npz":
             import numpy as np
 
@@ -138,12 +144,12 @@ def generator_params(spec: dict) -> tuple[dict, int, int]:
 
 
 def has_weights(spec: dict) -> bool:
-    """Whether a graph comes with weights before its `weights` entry applies: generators, weighted datasets
-    and DIMACS files do (other files are not read here: their preparation decides)."""
+    """Whether a graph comes with weights before its `weights` entry applies: generators, weighted datasets,
+    DIMACS and GAPBS .wsg files do (other files are not read here: their preparation decides)."""
     if "generate" in spec:
         return True
     if "dataset" in spec:
         from .datasets import get_dataset
 
         return get_dataset(spec["dataset"]).get("weights") != "none"
-    return (spec.get("format") or Path(spec["file"]).name.removesuffix(".gz").rpartition(".")[2]) == "gr"
+    return (spec.get("format") or Path(spec["file"]).name.removesuffix(".gz").rpartition(".")[2]) in ("gr", "wsg")
