@@ -70,7 +70,7 @@ def test_bench_runs_only_the_graphs_named_and_records_a_budget_overrun(tmp_path,
                      "--graphs", "tiny"]) == 0
     assert "summary.csv" in capsys.readouterr().out
     summary = pd.read_csv(out / "tables" / "summary.csv").set_index("solver")
-    assert set(summary["graph"]) == {"tiny"} and not (out / "graphs" / "rand16.npz").exists()
+    assert set(summary["graph"]) == {"tiny"} and not (out / "graphs" / "rand16.gcsr").exists()
     assert summary.loc["scipy_dijkstra", "status"] == "ok" and summary.loc["scipy_dijkstra", "samples"] == 2  # 1 x 2
     assert summary.loc["bellmanford_naive", "status"] == "skipped"
     assert "time budget of 0.01 s" in summary.loc["bellmanford_naive", "reason"]

@@ -1,9 +1,9 @@
 rule prepare_graph:
-    """Parse, weight (seeded) and convert one configured graph to the binary CSR cache (.npz)."""
+    """Parse, weight (seeded) and convert one configured graph to the binary CSR every later job maps (.gcsr)."""
     input:
         unpack(dataset_input),
     output:
-        graph=f"{RESULTS}/graphs/{{graph}}.npz",
+        graph=f"{RESULTS}/graphs/{{graph}}.gcsr",
     log:
         f"{RESULTS}/logs/prepare_graph/{{graph}}.log",
     conda:

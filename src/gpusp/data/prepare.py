@@ -59,7 +59,7 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
             graph = fn(graph, int(w.get("min", 1)), int(w.get("max", 100)), int(w.get("seed", 0)))
     if spec.get("name"):
         graph.name = spec["name"]
-    write_graph(graph, output, format="npz")
+    write_graph(graph, output)
     return graph
 
 
