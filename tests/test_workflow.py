@@ -388,9 +388,11 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
     """Each solve command gets its job's resolved trials, warm-up, budget and seed (gpusp.plan.Job.settings): the
     solver's own values where it has them, else the config's top-level ones. The validation rows reach APSP jobs
     only (an SSSP job solves from its sources file); an SSSP job's seed is the one its graph's sources were picked
-    with (the graph's own, else the top-level one), an APSP job's the top-level one."""
+    with (the graph's own, else the top-level one), an APSP job's the top-level one. The validation method and its
+    limit reach every validate command."""
     config = {"results": str(tmp_path / "results"), "trials": 3, "warmup": 2, "time_budget_s": 50,
-              "sources": {"count": 1, "seed": 4}, "validate": {"apsp_rows": 5},
+              "sources": {"count": 1, "seed": 4},
+              "validate": {"apsp_rows": 5, "method": "certificate", "reference_max_work": 123},
               "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"},
                          "own": {**RANDOM, "sources": {"seed": 7}}},
               "solvers": [{"name": "scipy_dijkstra"},
@@ -414,6 +416,10 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
             expected = f"--trials {job.trials} --warmup {job.warmup} --seed {seed} "
             assert "--validate-rows" not in command, command
         assert f"{expected}--time-budget {job.budget} " in command, command
+    # the validation method reaches the validate commands, never the solves
+    validations = re.findall(r"gpusp validate --graph .*", proc.stdout)
+    assert len(validations) == len(jobs) and "--validation-method" not in "".join(commands.values())
+    assert all("--validation-method certificate --reference-max-work 123 " in v for v in validations), validations
     assert not (tmp_path / "results").exists()
 
 

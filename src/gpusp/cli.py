@@ -138,6 +138,13 @@ FROM = ("--from", {"dest": "from_format", "choices": FORMATS, "help": "input for
 TO = ("--to", {"dest": "to_format", "choices": FORMATS, "help": "output format (default: extension)"})
 MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR)"})
 REQUIRED = {"required": True}
+# how answers are checked (gpusp.measure.validate.check_rows; the config's validate.method, validate.reference_max_work)
+VALIDATION = [("--validation-method", {"choices": ("auto", "reference", "certificate"), "default": "auto",
+                                       "help": "reference: SciPy's distances; certificate: the O(m) optimality "
+                                               "certificate, no reference solve; auto: the reference while sources x "
+                                               "arcs stays within --reference-max-work"}),
+              ("--reference-max-work", {"type": NON_NEGATIVE, "metavar": "PAIRS",
+                                        "help": "auto's limit in source-arc pairs (default: the config schema's)"})]
 FLOW = {"size": 64, "seed": 1, "vmax": 10, "tile": 16, "trials": 3}  # paper 003's flow (config key paper003)
 FLOW_OPTIONS = {"size": {"type": COUNT}, "seed": {"type": NON_NEGATIVE}, "vmax": {"type": COUNT},
                 "tile": {"type": int, "choices": (4, 8, 16, 32)}, "trials": {"type": COUNT}}  # as the config schema
@@ -175,8 +182,8 @@ COMMANDS = {
         ("--end-to-end", {"type": NON_NEGATIVE, "default": 0, "metavar": "RUNS",
                           "help": "after the timed trials, RUNS runs of a fresh solver timed on the host clock from its "
                                   "device allocations to its download (paper 000's window)"}),
-        ("--validate", {**FLAG, "help": "check against the CPU reference"}),
-        ("--validate-rows", {"type": COUNT, "default": 16, "help": "APSP rows sampled for validation"}),
+        ("--validate", {**FLAG, "help": "check the answers on the CPU (--validation-method)"}),
+        ("--validate-rows", {"type": COUNT, "default": 16, "help": "APSP rows sampled for validation"}), *VALIDATION,
         ("--output", {"choices": ("none", "print", "write"), "default": "none",
                       "help": "paper 000's modes: paths v<-p<-...<-s on screen or to a file"}),
         ("--paths-file", {"help": "file for --output write"}), ("--record", {"help": "write the JSON record here"}),
@@ -185,8 +192,9 @@ COMMANDS = {
                            "help": "stop after this long and record the run as skipped (runs in a child process)"}),
         ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
-    "validate": (measure_commands.validate, "check a saved answer (.npz from solve --answer) against SciPy",
+    "validate": (measure_commands.validate, "check a saved answer (.npz from solve --answer) by --validation-method",
                  [("--graph", REQUIRED), FMT, ("--answer", REQUIRED), ("--output", {"help": "verdict JSON file"}),
+                  *VALIDATION,
                   ("--failure-ok", {**FLAG, "help": "exit 0 on a failed verdict (written to --output): the workflow "
                                                     "passes it for peers, whose wrong answers are findings the report "
                                                     "shows, where one of ours is an error"})]),

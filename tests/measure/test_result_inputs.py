@@ -455,22 +455,34 @@ def test_solve_validates_against_the_reached_part_only(capsys, tmp_path):
 
 
 def test_no_exact_reference_is_recorded_as_not_validated(capsys, tmp_path):
-    """Paths too long for SciPy's float64 to hold exactly: the run stands, its verdict is "not validated"
-    with the reason, in the record, on stderr and in `gpusp validate`."""
+    """Paths too long for SciPy's float64 to hold exactly: with the reference asked for, the run stands, its verdict
+    is "not validated" with the reason, in the record, on stderr and in `gpusp validate`; "auto" (the default) checks
+    the answer by the certificate instead and says why."""
     half = EXACT_LIMIT // 2
     g = graph_file(tmp_path, f"3 2\n0 1 {half}\n1 2 {half}\n")
     rec, ans = tmp_path / "R.json", tmp_path / "A.npz"
     out, err = succeeds(capsys, "solve", "--graph", g, "--solver", "dijkstra_cpu", "--source", 0, "--validate",
-                        "--trials", 1, "--record", rec, "--answer", ans)
+                        "--validation-method", "reference", "--trials", 1, "--record", rec, "--answer", ans)
     assert err.startswith("gpusp: not validated: ") and "2^51" in err and "validation: not validated" in out
     r = json.loads(rec.read_text())
     assert r["status"] == "ok" and r["summary"]["validated"] is False
     assert r["runs"][0]["validation"]["ok"] is None and "2^51" in r["summary"]["not_validated"]
     verdict = tmp_path / "V.json"
-    out, _ = succeeds(capsys, "validate", "--graph", g, "--answer", ans, "--output", verdict)
+    out, _ = succeeds(capsys, "validate", "--graph", g, "--answer", ans, "--output", verdict,
+                      "--validation-method", "reference")
     assert out.startswith("validation: not validated: ")
     v = json.loads(verdict.read_text())
     assert v["ok"] is None and "2^51" in v["status"]
+
+    out, _ = succeeds(capsys, "validate", "--graph", g, "--answer", ans, "--output", verdict)
+    v = json.loads(verdict.read_text())
+    assert out.startswith("validation ok: 1 sources") and v["ok"] is True and v["method"] == "certificate"
+    assert "no SciPy reference" in v["verdicts"][0]["reason"] and "2^51" in v["verdicts"][0]["reason"]
+    out, err = succeeds(capsys, "solve", "--graph", g, "--solver", "dijkstra_cpu", "--source", 0, "--validate",
+                        "--trials", 1, "--record", rec)
+    r = json.loads(rec.read_text())
+    assert "validation: ok" in out and not err and r["summary"]["validated"] is True
+    assert r["validation_timing"]["method"] == "certificate"
 
 
 # ---------------------------------------------------------------------------------------- stop signals

@@ -1,6 +1,7 @@
 rule validate_answer:
-    """Check a solver's distances and parent tree against SciPy on the CPU, with its own timing (on a cluster in
-    the group job of its solve, on the same node)."""
+    """Check a solver's distances and parent tree on the CPU (SciPy's reference or the certificate, as the config's
+    validate.method says), with its own timing (on a cluster in the group job of its solve, on
+    the same node)."""
     input:
         graph=rules.prepare_graph.output.graph,
         answer=rules.solve_graph.output.answer,
@@ -22,6 +23,11 @@ rule validate_answer:
     params:
         # a peer's wrong answer is recorded and shown as failed; one of ours stops the run
         failure_ok=lambda wc: "--failure-ok" if peer_of(wc) else "",
+        # the config's validate.method and reference_max_work: a change reruns the validations, never the solves
+        validation=(
+            f"--validation-method {config['validate']['method']} "
+            f"--reference-max-work {config['validate']['reference_max_work']}"
+        ),
     shell:
         "gpusp validate --graph {input.graph:q} --answer {input.answer:q} "
-        "--output {output.verdict:q} {params.failure_ok} > {log:q} 2>&1"
+        "--output {output.verdict:q} {params.validation} {params.failure_ok} > {log:q} 2>&1"

@@ -21,7 +21,8 @@ def validate(args) -> int:
     """The verdict on a saved answer, written to ``--output``; a failed one exits 1 unless ``--failure-ok``."""
     from .validate import answer_report, check_answer
 
-    out = check_answer(read_graph(args.graph, format=args.format), args.answer)
+    out = check_answer(read_graph(args.graph, format=args.format), args.answer, args.validation_method,
+                       args.reference_max_work)
     if args.output:
         write_record(out, args.output)
     line, error = answer_report(out)

@@ -62,6 +62,8 @@ class SolveJob:
     end_to_end: int = 0  # runs of a fresh solver timed from allocation to download after the trials (harness)
     validate: bool = False
     validate_rows: int = 16
+    validation_method: str = "auto"  # auto, reference or certificate (gpusp.measure.validate.check_rows)
+    reference_max_work: int | None = None  # "auto"'s limit in source-arc pairs (None: validate's default)
     time_budget: float | None = None  # seconds; past it the run is recorded as skipped
     record: str | Path | None = None
     answer: str | Path | None = None  # distances and parents (.npz) for a later `gpusp validate`
@@ -159,10 +161,10 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         status, reason = "skipped", str(exc)
     wall_s = time.perf_counter() - t0
 
-    validation_s = None
+    validation_s, validation_timing = None, {}
     if (job.validate or _self_verified(spec, results)) and results:  # a peer's own verifier ran: record its verdict
         t1 = time.perf_counter()
-        verdicts = _verdicts(job, spec, graph, results)
+        verdicts = _verdicts(job, spec, graph, results, validation_timing)
         validation_s = time.perf_counter() - t1
         for entry, verdict in zip(runs, verdicts):
             entry["validation"] = verdict.to_dict()
@@ -180,7 +182,8 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     record = make_record(spec=spec, params=params, graph=graph,
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
                          trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, status=status,
-                         reason=reason, extra={"wall_s": wall_s, "validation_s": validation_s, **_labels(job)})
+                         reason=reason, extra={"wall_s": wall_s, "validation_s": validation_s,
+                                "validation_timing": validation_timing or None, **_labels(job)})
     lines = []
     if job.output != "none" and results:
         paths = (line for r in results for s in ([r.source] if r.problem == "sssp" else range(graph.n))
@@ -234,15 +237,18 @@ def _self_verified(spec, results) -> bool:
     return spec.peer and bool(results) and results[0].dist is None
 
 
-def _verdicts(job: SolveJob, spec, graph: Graph, results) -> list:
-    """One verdict per result: a peer's own verifier, else SciPy distances and (where the solver gives parents) the
-    tree checks."""
+def _verdicts(job: SolveJob, spec, graph: Graph, results, timing: dict) -> list:
+    """One verdict per result: a peer's own verifier, else the check the job's validation method picks (the SciPy
+    reference or the certificate: the distances and, where the solver gives parents, the tree checks); the method
+    that ran and its seconds go into ``timing``."""
     if _self_verified(spec, results):
         return [peer_verdict(r) for r in results]
+    policy = {"timing": timing, "method": job.validation_method, "reference_max_work": job.reference_max_work}
     if spec.problem == "sssp":
-        return check_rows(graph, [r.source for r in results], [r.dist for r in results], [r.parent for r in results])
+        return check_rows(graph, [r.source for r in results], [r.dist for r in results], [r.parent for r in results],
+                          **policy)
     rows = sample_rows(graph.n, job.validate_rows, job.seed)
-    return [check_apsp(graph, results[0].dist, results[0].parent, rows)]
+    return [check_apsp(graph, results[0].dist, results[0].parent, rows, **policy)]
 
 
 def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs) -> None:

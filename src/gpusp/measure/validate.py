@@ -1,5 +1,7 @@
-"""Check a solver's answer against a CPU reference, GAPBS/Graph500 style, and return a verdict.
+"""Check a solver's answer on the CPU (SciPy's reference or the optimality certificate) and return a verdict.
 
+:func:`check_rows` picks the check (docs/timing.md, Validation): the reference while sources x arcs stays within
+``reference_max_work``, else :func:`check_certificate` (:mod:`gpusp.measure.certificate`: O(m), no reference solve).
 The reference is SciPy's csgraph (Dijkstra, or Johnson when weights are negative) on the simple graph
 (parallel edges reduced to the lightest, explicit zero weights kept as edges), computed from the run's
 sources only: with negative weights, Johnson runs on the part of the graph the sources reach, so a
@@ -14,9 +16,9 @@ Graph500 tests adapted to weighted SSSP:
 4. no edge can still be relaxed: ``dist[v] <= dist[u] + w(u, v)`` for reachable ``u``;
 5. a vertex has a parent exactly when it is reachable and is not the source.
 
-Failures are recorded (with the first mismatches), never asserted. Where no exact reference can be
-computed (path lengths beyond what SciPy's float64 holds exactly, or no memory for it) the verdict is
-"not validated" (``ok`` None) with the reason, and the run stands.
+Failures are recorded (with the first mismatches), never asserted. Where no exact reference can be computed (paths
+beyond what SciPy's float64 holds exactly, or no memory for it) the verdict is "not validated" (``ok`` None) with the
+reason, and the run stands; method "auto" checks such answers by the certificate instead.
 
 Peer baselines: ``gapbs_sssp`` prints no distances, so none of the above can run on its answers: its verdict is
 its own verifier's (:func:`peer_verdict`, method ``"peer verifier"``), which the record labels as such.
@@ -42,12 +44,17 @@ import numpy as np
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError
 from ..solvers.scipy.reference import scipy_matrix, scipy_paths, scipy_rows_parallel
+from .certificate import certify, warm
 
 MAX_REPORTED = 10
 # SciPy computes in float64: Johnson's reweighted sums stay below 3x the longest simple path, so paths
 # shorter than 2^51 keep every intermediate value an exact integer (below 2^53)
 EXACT_LIMIT = 2**51
 PARALLEL_WORK = 2**24  # source-arc pairs from which the reference is split over forked workers (one per core)
+METHODS = ("auto", "reference", "certificate")
+# source-arc pairs up to which "auto" checks against SciPy, past which by the certificate (docs/timing.md, Validation,
+# says how it was chosen); the config's validate.reference_max_work, whose schema default is this number
+REFERENCE_MAX_WORK = 2**22
 
 
 class ReferenceUnavailable(GpuspError):
@@ -68,9 +75,11 @@ class Verdict:
     mismatches: list = field(default_factory=list)
     reference: str = "scipy"
     # "reference": SciPy distances + tree checks; "distances": the distances alone (a solver without parents);
+    # "certificate": the optimality certificate (distances, and the tree checks where there are parents);
     # "peer verifier": the peer's own
     method: str = "reference"
     reason: str | None = None
+    seconds: float | None = None  # this answer's own check (a reference solve shared by several is timed apart)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -168,23 +177,71 @@ def not_validated(reason: str) -> Verdict:
     return Verdict(None, {}, [], reason=f"not validated: {reason}")
 
 
-def check_rows(graph: Graph, sources, dist_rows, parent_rows, timing: dict | None = None) -> list[Verdict]:
-    """One verdict per source for SSSP answers ``dist_rows[i]``, ``parent_rows[i]`` from ``sources[i]``,
-    the reference computed once for all of them (its seconds into ``timing["reference_s"]``). ``parent_rows`` None
-    (or a row None): a solver without predecessors, whose distances alone are checked."""
+def pick_method(method: str, graph: Graph, sources: int, reference_max_work: int | None = None) -> str:
+    """The check that runs: ``method`` itself, or for "auto" the SciPy reference while ``sources`` x arcs stays within
+    ``reference_max_work`` (None: :data:`REFERENCE_MAX_WORK`) and the certificate past it."""
+    if method not in METHODS:
+        raise GpuspError(f"validation method {method!r} is not one of {', '.join(METHODS)}")
+    if method != "auto":
+        return method
+    limit = REFERENCE_MAX_WORK if reference_max_work is None else reference_max_work
+    return "reference" if sources * graph.m <= limit else "certificate"
+
+
+def check_rows(graph: Graph, sources, dist_rows, parent_rows, timing: dict | None = None, method: str = "auto",
+               reference_max_work: int | None = None) -> list[Verdict]:
+    """One verdict per source for SSSP answers ``dist_rows[i]``, ``parent_rows[i]`` from ``sources[i]`` by the check
+    :func:`pick_method` picks: the reference, computed once for all of them, or the certificate per source.
+    ``timing`` gets the method that ran and its seconds: ``reference_s`` (the SciPy solve), ``certificate_s`` (the
+    certificates) and ``certificate_compile_s`` (its JIT compile or cache load), each only where it ran. ``parent_rows``
+    None (or a row None): a solver without predecessors, whose distances alone are checked. Where "auto" picked the
+    reference and none can be computed, the certificate checks the answers instead."""
+    timing = {} if timing is None else timing
     if parent_rows is None:
         parent_rows = [None] * len(sources)
+    fallback = None
+    if pick_method(method, graph, len(sources), reference_max_work) == "reference":
+        t0, unavailable = time.perf_counter(), None
+        try:
+            ref = reference_rows(graph, sources)
+        except ReferenceUnavailable as exc:
+            unavailable = str(exc)
+        timing.update(method="reference", reference_s=time.perf_counter() - t0)
+        if unavailable is None:
+            return [_cyclic_verdict(int(s)) if ref.cyclic[i] else
+                    _timed(check_sssp, graph, int(s), dist_rows[i], parent_rows[i], ref.dist[i])
+                    for i, s in enumerate(sources)]
+        if method == "reference":
+            return [not_validated(unavailable) for _ in sources]
+        fallback = f"checked by the certificate: no SciPy reference ({unavailable})"
+    timing.update(method="certificate",
+                  certificate_compile_s=warm(graph, dist_rows[0], parent_rows[0]) if len(sources) else 0.0)
     t0 = time.perf_counter()
-    try:
-        ref = reference_rows(graph, sources)
-    except ReferenceUnavailable as exc:
-        return [not_validated(str(exc)) for _ in sources]
-    finally:
-        if timing is not None:
-            timing["reference_s"] = time.perf_counter() - t0
-    return [_cyclic_verdict(int(s)) if ref.cyclic[i] else
-            check_sssp(graph, int(s), dist_rows[i], parent_rows[i], ref.dist[i])
-            for i, s in enumerate(sources)]
+    verdicts = [check_certificate(graph, int(s), dist_rows[i], parent_rows[i]) for i, s in enumerate(sources)]
+    timing["certificate_s"] = time.perf_counter() - t0
+    if fallback:
+        for verdict in verdicts:
+            verdict.reason = fallback if verdict.reason is None else f"{verdict.reason}; {fallback}"
+    return verdicts
+
+
+def _timed(check, *args) -> Verdict:
+    t0 = time.perf_counter()
+    verdict = check(*args)
+    verdict.seconds = time.perf_counter() - t0
+    return verdict
+
+
+CERTIFIED = "none: the optimality certificate (docs/timing.md, Validation)"
+
+
+def check_certificate(graph: Graph, source: int, dist, parent=None) -> Verdict:
+    """The verdict on one SSSP answer by the optimality certificate, with no reference solve (``parent`` None: the
+    distances alone, the tree checks skipped)."""
+    t0 = time.perf_counter()
+    checks, bad = certify(graph, source, dist, parent)
+    return Verdict(all(checks.values()), checks, bad[:MAX_REPORTED], reference=CERTIFIED, method="certificate",
+                   reason=NO_PARENTS_CERTIFIED if parent is None else None, seconds=time.perf_counter() - t0)
 
 
 def _cyclic_verdict(source: int) -> Verdict:
@@ -195,7 +252,7 @@ def _cyclic_verdict(source: int) -> Verdict:
 
 def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdict:
     """Validate one SSSP answer (distances exactly, parents with the five tree checks; ``parent`` None: the distances
-    alone) against the reference row ``reference`` (None: computed here)."""
+    alone) against the reference row ``reference`` (None: :func:`check_rows` checks it by the default rule)."""
     if reference is None:
         return check_rows(graph, [source], [dist], [parent])[0]
     if parent is None:
@@ -256,6 +313,7 @@ def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdi
 
 
 NO_PARENTS = "tree checks skipped: the solver computes no predecessors (distances compared exactly)"
+NO_PARENTS_CERTIFIED = "tree checks skipped: the solver computes no predecessors (distances checked by the certificate)"
 
 
 def check_distances(graph: Graph, dist, reference) -> Verdict:
@@ -279,11 +337,15 @@ def peer_verdict(result) -> Verdict:
                    method="peer verifier")
 
 
-def check_apsp(graph: Graph, dist, parent, rows=None) -> Verdict:
-    """Validate APSP rows (all when ``rows`` is None) as SSSP answers from each row's source; a row whose
-    source reaches a negative cycle fails (its answer is undefined), the other rows are checked."""
+def check_apsp(graph: Graph, dist, parent, rows=None, timing: dict | None = None, method: str = "auto",
+               reference_max_work: int | None = None) -> Verdict:
+    """Validate APSP rows (all when ``rows`` is None) as SSSP answers from each row's source (the rows are the
+    sources of :func:`check_rows`' rule); a row whose source reaches a negative cycle fails (its answer is undefined),
+    the other rows are checked."""
     rows = np.arange(graph.n) if rows is None else np.asarray(rows)
-    verdicts = check_rows(graph, rows, [dist[s] for s in rows], [parent[s] for s in rows])
+    timing = {} if timing is None else timing
+    verdicts = check_rows(graph, rows, [dist[s] for s in rows], [parent[s] for s in rows], timing, method,
+                          reference_max_work)
     checks, bad = {}, []
     for s, v in zip(rows, verdicts):
         for k, good in v.checks.items():
@@ -292,7 +354,10 @@ def check_apsp(graph: Graph, dist, parent, rows=None) -> Verdict:
     checks["rows_checked"] = int(len(rows))
     ok = overall(verdicts)
     reason = next((v.reason for v in verdicts if v.ok is None), None) if ok is None else None
-    return Verdict(ok, checks, bad[:MAX_REPORTED], reason=reason)
+    certified = timing.get("method") == "certificate"
+    return Verdict(ok, checks, bad[:MAX_REPORTED], reference=CERTIFIED if certified else "scipy",
+                   method=timing.get("method", "reference"), reason=reason,
+                   seconds=sum(v.seconds or 0.0 for v in verdicts) + timing.get("reference_s", 0.0))
 
 
 def overall(verdicts) -> bool | None:
@@ -404,8 +469,8 @@ def _peer_verdicts(stored: np.ndarray, k: int, bad) -> list:
     return verdicts
 
 
-def check_answer(graph: Graph, answer) -> dict:
-    """Check a saved answer (``gpusp solve --answer``'s .npz) against SciPy: the verdict as a JSON-ready
+def check_answer(graph: Graph, answer, method: str = "auto", reference_max_work: int | None = None) -> dict:
+    """Check a saved answer (``gpusp solve --answer``'s .npz) by :func:`check_rows`' rule: the verdict as a JSON-ready
     dict (``ok`` None when there was nothing to check, or no reference: ``status`` says which; a peer's
     answer passes on its own verifier's verdicts)."""
     ans = read_answer(answer, graph)
@@ -418,7 +483,7 @@ def check_answer(graph: Graph, answer) -> dict:
         return {**out, "ok": None, "sources": [], "verdicts": [],
                 "status": "not validated: the run was skipped (no answer)"}
     t0, timing = time.perf_counter(), {}
-    verdicts = check_rows(graph, ans.sources, ans.dist, ans.parent, timing)
+    verdicts = check_rows(graph, ans.sources, ans.dist, ans.parent, timing, method, reference_max_work)
     ok = overall(verdicts)
     status = {"status": next(v.reason for v in verdicts if v.ok is None)} if ok is None else {}
     return {**out, "ok": ok, **status, "sources": sources, "verdicts": [v.to_dict() for v in verdicts],
