@@ -197,7 +197,7 @@ def test_the_driver_runs_every_source_in_one_process(gapbs_build, tmp_path, kind
     for graph in (awkward_graph(), random_graph(40, 160, seed=5, wmin=0, wmax=30)):
         folder = tmp_path / f"{kind}-{graph.name}"
         folder.mkdir()
-        path = (gapbs_solver.write_input(graph, folder, located(gapbs_build)) if kind == "wsg"
+        path = (gapbs_solver.write_input(graph, folder) if kind == "wsg"
                 else write_raw_gr(graph, folder / "g.gr"))
         sources = [0, 3, graph.n - 1, 3]
         (folder / "sources.txt").write_text("# seeded\n" + "".join(f" {s}\n" for s in sources) + "\n")
@@ -231,7 +231,7 @@ def test_the_driver_runs_every_source_in_one_process(gapbs_build, tmp_path, kind
 
 def test_the_served_driver_answers_runs_checks_and_saves(gapbs_build, tmp_path):
     graph = awkward_graph()
-    path = gapbs_solver.write_input(graph, tmp_path, located(gapbs_build))
+    path = gapbs_solver.write_input(graph, tmp_path)
     commands = ["save early.bin", "run 6", "verify", f"save {tmp_path / 'six.bin'}", "run 9", "run x", "bogus",
                 "run 0", f"save {tmp_path / 'zero.bin'}", "quit", "run 1"]
     proc = drive(gapbs_build, path, "--serve", "--delta", 2, "--threads", 1, stdin="\n".join(commands) + "\n")
@@ -255,7 +255,7 @@ def test_the_served_driver_answers_runs_checks_and_saves(gapbs_build, tmp_path):
     ("# nothing\n\n", ": no sources"),
 ])
 def test_a_bad_sources_file_is_named_with_its_line(gapbs_build, tmp_path, text, said):
-    path = gapbs_solver.write_input(awkward_graph(), tmp_path, located(gapbs_build))
+    path = gapbs_solver.write_input(awkward_graph(), tmp_path)
     sources = tmp_path / "sources.txt"
     sources.write_text(text)
     proc = drive(gapbs_build, path, "--sources", sources)
@@ -264,7 +264,7 @@ def test_a_bad_sources_file_is_named_with_its_line(gapbs_build, tmp_path, text, 
 
 
 def test_bad_graphs_and_arguments_are_refused_with_reasons(gapbs_build, tmp_path):
-    wsg = gapbs_solver.write_input(awkward_graph(), tmp_path, located(gapbs_build))
+    wsg = gapbs_solver.write_input(awkward_graph(), tmp_path)
     sources = tmp_path / "s.txt"
     sources.write_text("0\n")
     cut = tmp_path / "cut.wsg"

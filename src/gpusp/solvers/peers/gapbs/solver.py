@@ -17,8 +17,9 @@ import numpy as np
 
 from .. import build as peers
 from ..served import Served
-from ....atomic import atomic_open, atomic_path
 from ....errors import GpuspError, SolverError, SolverUnavailable
+from ....data.csrops import simple_and_sorted, symmetric_simple
+from ....data.formats import write_graph
 from ....data.graph import Graph
 from ...common.base import Solver
 
@@ -50,29 +51,13 @@ def answer_refusal(graph: Graph, source: int, largest: int, w_max: int) -> str |
     return None
 
 
-def write_gr(graph: Graph, path) -> Path:
-    """Write the simple graph as DIMACS ``.gr`` (1-based) atomically; keep every vertex in GAPBS's n."""
-    g = graph.simple()
-    src, dst, w = g.coo()
-    rows = np.column_stack([src.astype(np.int64) + 1, dst.astype(np.int64) + 1, w.astype(np.int64)])
-    if g.n and max(int(src.max()), int(dst.max())) < g.n - 1:
-        rows = np.vstack([rows, [[g.n, g.n, 0]]])  # GAPBS drops the self-loop but counts the vertex
-    with atomic_open(path) as fh:
-        fh.write(f"c gpusp {graph.name} (simple: no self-loops, lightest of parallel arcs)\n")
-        fh.write(f"p sp {g.n} {len(rows)}\n")
-        np.savetxt(fh, rows, fmt="a %d %d %d")
-    return Path(path)
-
-
-def write_input(graph: Graph, folder, build: dict) -> Path:
-    """The file the driver loads: ``graph`` made simple as GAPBS's serialized ``.wsg`` in ``folder``, written as DIMACS
-    ``.gr`` (:func:`write_gr`) and turned into ``.wsg`` by GAPBS's own converter of the ``build``, both atomically."""
-    folder = Path(folder)
-    gr = write_gr(graph, folder / "graph.gr")
-    wsg = folder / "graph.wsg"
-    with atomic_path(wsg, suffix=".wsg") as tmp:  # GAPBS picks the format by the suffix
-        _run([peers.binary(build, "converter"), "-f", gr, "-w", "-b", tmp])
-    gr.unlink()
+def write_input(graph: Graph, folder) -> Path:
+    """The file the driver loads: ``graph`` made simple (as GAPBS's builder makes every graph it reads) as GAPBS's
+    serialized ``.wsg`` in ``folder``, written by gpusp (the bytes GAPBS's converter writes for the same graph):
+    undirected when the graph is symmetric, which halves the file and spares the transpose."""
+    simple = graph if simple_and_sorted(graph) else graph.simple()
+    wsg = Path(folder) / "graph.wsg"
+    write_graph(simple, wsg, undirected=simple.m % 2 == 0 and symmetric_simple(simple))
     return wsg
 
 
@@ -142,7 +127,7 @@ class GapbsSolver(Solver):
     def upload(self):
         """Write the graph GAPBS reads, start the driver on it and wait until GAPBS has loaded it."""
         folder = Path(self._tmp.name)
-        graph_file = write_input(self.graph, folder, self.build)
+        graph_file = write_input(self.graph, folder)
         cmd = [self.binary, graph_file, "--serve", "--delta", self.delta, "--threads", self.threads]
         self.driver = Served(cmd, folder / "driver.stderr", f"gapbs_sssp's driver {self.binary}")
         self.ready = self.driver.ask(None)
