@@ -42,11 +42,11 @@ SCRIPTS = {
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
-    "h200/road_sweep.py": "help", "h200/wave_micro.py": "help",
+    "h200/road_sweep.py": "help", "h200/wave_micro.py": "help", "h200/scale_probe.py": "help",
     "h200/launch_micro.py": "imports", "h200/round_floor.py": "imports", "h200/one_source.py": "imports",
     "h200/launch_micro.cu": "none",
     **{f"h200/{name}.sh": "bash -n" for name in ("run", "env", "calls", "compare", "launch", "road", "peers",
-                                                 "peers-workflow", "snakemake")},
+                                                 "peers-workflow", "snakemake", "scale")},
 }
 # Scripts moved into their write-up's archive (benchmarks/archive/): unpacking one puts them back beside these.
 ARCHIVED = {"sssp_road_table.py", "sssp_round_model.py", "h200/peers_table.py", "h200/cluster_micro.py",
@@ -64,6 +64,10 @@ INTERNALS = {
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
+    "h200/scale_probe.py": {"gpusp.data.formats.read_graph", "gpusp.data.formats.write_graph",
+                            "gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
+                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate",
+                            "gpusp.solvers.peers.build"},
     "h200/road_sweep.py": {"gpusp.data.generate", "gpusp.data.weights.add_weights", "gpusp.measure.harness.solve_many",
                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_sssp",
                            "gpusp.measure.validate.reference_rows"},

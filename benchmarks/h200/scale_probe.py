@@ -1,0 +1,122 @@
+"""One GAP-scale graph end to end on the device: made by gpusp's generator, written as GAPBS's .wsg, mapped back by
+gpusp, solved by deltastep_gpu and by GAPBS's driver from that same file, every answer checked by the certificate and
+GAPBS's distances compared with ours. One JSON record per graph (rewritten after every step, so a run cut short
+still says how far it got). Write-up: benchmarks/sssp-scale-h200.md.
+
+usage (device, repo root, after `. benchmarks/h200/env.sh`):
+    python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--threads 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gpusp.data.formats import read_graph, write_graph
+from gpusp.data.generate import generate
+from gpusp.measure.harness import solve_many
+from gpusp.measure.sources import pick_sources
+from gpusp.measure.validate import check_certificate
+from gpusp.solvers.peers import build as peers
+
+
+def timed(fn, *args, **kwargs):
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0
+
+
+def gapbs(wsg: Path, sources, graph, delta: int, threads: int, trials: int, work: Path) -> dict:
+    """GAPBS's driver on the same file: its load, its trials per source, the loop's wall and the overhead beyond the
+    trials, and whether each source's distances equal what it saved."""
+    binary = peers.binary(peers.locate("gapbs"), "gapbs_sssp_many")
+    listing = work / "sources.txt"
+    listing.write_text("".join(f"{s}\n" for s in sources))
+    saved = work / "gapbs-dist"
+    saved.mkdir(exist_ok=True)
+    cmd = [str(binary), str(wsg), "--sources", str(listing), "--warmup", "1", "--trials", str(trials),
+           "--threads", str(threads), "--delta", str(delta), "--distances", str(saved)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall_s = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:], "cmd": " ".join(cmd)}
+    lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+    ready = next(x for x in lines if x.get("ready"))
+    done = next(x for x in lines if x.get("done"))
+    trials_ms = {}
+    for x in lines:
+        if "trial_ms" in x and not x.get("warmup"):
+            trials_ms.setdefault(x["source"], []).append(x["trial_ms"])
+    solve_ms = sum(sum(v) for v in trials_ms.values())
+    return {"cmd": " ".join(cmd), "process_wall_s": wall_s, "load_ms": ready["load_ms"], "loop_wall_ms": done["wall_ms"],
+            "trials_ms": {str(k): v for k, v in trials_ms.items()},
+            "median_ms_per_source": {str(k): float(np.median(v)) for k, v in trials_ms.items()},
+            "overhead_pct_of_solve": 100.0 * (done["wall_ms"] - solve_ms) / solve_ms if solve_ms else None,
+            "saved": str(saved)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("kind", choices=("kron", "urand", "delaunay"))
+    ap.add_argument("scale", type=int)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--sources", type=int, default=4)
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--work", type=Path, default=Path("/tmp/scale-probe"))
+    args = ap.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    record = {"kind": args.kind, "scale": args.scale, "threads": args.threads}
+    out = args.out / f"{args.kind}{args.scale}.json"
+
+    def save():
+        out.write_text(json.dumps(record, indent=1, default=str))
+
+    graph, record["generate_s"] = timed(generate, args.kind, seed=1, scale=args.scale)
+    record.update(n=graph.n, m=graph.m, offsets=str(graph.indptr.dtype), name=graph.name)
+    save()
+    wsg = args.work / f"{args.kind}{args.scale}.wsg"
+    _, record["write_wsg_s"] = timed(write_graph, graph, wsg, undirected=True)
+    record["wsg_bytes"] = wsg.stat().st_size
+    del graph
+    graph, record["read_wsg_s"] = timed(read_graph, wsg)
+    record["read_wsg_GBps"] = record["wsg_bytes"] / record["read_wsg_s"] / 1e9
+    save()
+    sources = pick_sources(graph, args.sources, seed=1)
+    record["sources"] = sources
+    ours = {}
+    for r in solve_many(graph, "deltastep_gpu", sources, trials=args.trials, warmup=1):
+        verdict = check_certificate(graph, r.source, r.dist, r.parent)
+        ours[r.source] = r.dist
+        record.setdefault("deltastep_gpu", []).append({
+            "source": r.source, "samples_ms": r.timings.samples_ms, "median_ms": float(np.median(r.timings.samples_ms)),
+            "compile_s": r.timings.compile_s, "h2d_ms": r.timings.h2d_ms, "relaxations": r.counters.get("relaxations"),
+            "reached": int((r.dist != graph.inf).sum()), "certificate_ok": verdict.ok,
+            "certificate_s": verdict.seconds, "checks": verdict.checks})
+        save()
+    delta = min(graph.default_delta(), 2**30 - 1)
+    record["gapbs"] = gapbs(wsg, sources, graph, delta, args.threads, args.trials, args.work)
+    saved = record["gapbs"].get("saved")
+    if saved:
+        same = {}
+        for s in sources:
+            theirs = np.fromfile(Path(saved) / f"source-{s}.int32", dtype="<i4").astype(np.int64)
+            mine = ours[s].astype(np.int64)
+            theirs[theirs == 2**30 - 1] = graph.inf
+            same[str(s)] = bool(np.array_equal(theirs, mine))
+        record["gapbs_equals_ours"] = same
+    save()
+    wsg.unlink()
+    print(json.dumps({k: v for k, v in record.items() if k not in ("deltastep_gpu", "gapbs")}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
