@@ -1,7 +1,8 @@
-"""Seeded synthetic graph generators (complete, random, R-MAT / power-law, ring, grid): the same arguments and seed
-give the same CSR arrays, the topology drawn before the weights from one ``numpy.random.default_rng(seed)``.
-:func:`generate` dispatches with checked parameters, :func:`check_params` is the check alone. Each generator's
-rule: docs/data.md.
+"""Seeded synthetic graph generators: the papers' (complete, random, R-MAT / power-law, ring, grid), drawn with one
+``numpy.random.default_rng(seed)``, topology before weights; GAPBS's ``kron`` and ``urand`` at the field's sizes
+(:mod:`gpusp.data.gap_synthetic`); DIMACS10's ``delaunay``. The same arguments and seed give the same CSR arrays.
+:func:`generate` dispatches with checked parameters, :func:`check_params` is the check alone and :func:`estimate`
+the sizes and bytes implied. Each generator's rule: docs/data.md.
 """
 
 from __future__ import annotations
@@ -12,16 +13,26 @@ import math
 import numpy as np
 
 from ..errors import GpuspError
-from .graph import Graph
+from . import gap_synthetic
+from .graph import INF32, Graph
 from .weights import _as_int, check_range, draw_weights
 
-__all__ = ["ALIASES", "GENERATORS", "MAX_EDGES", "GeneratorError", "check_params", "complete", "generate", "grid",
-           "powerlaw", "random_sparse", "ring", "rmat"]
+__all__ = ["ALIASES", "GENERATORS", "MAX_ARCS", "MAX_EDGES", "GeneratorError", "check_params", "complete",
+           "delaunay", "delaunay_points", "estimate", "generate", "grid", "kron", "powerlaw", "random_sparse", "ring",
+           "rmat", "urand"]
 
 MAX_EDGES = 2**31 - 1
-"""Largest edge count any generator will produce (edge offsets stay within int32)."""
+"""Largest edge count the NumPy generators will produce (edge offsets stay within int32)."""
+MAX_ARCS = 2**35
+"""Largest arc count ``kron`` and ``urand`` will draw (over 400 GB while they are built: no host here has that)."""
+MAX_DELAUNAY_SCALE = 24
+"""Largest ``delaunay`` scale: DIMACS10's largest, 2**24 points (Qhull runs single-threaded for many minutes)."""
+OFFSETS = ("auto", "int32", "int64")
+"""A generator's ``offsets``: Graph's choice (int32 below 2**31 arcs, else int64), or forced."""
 
 _DEFAULT_W = (1, 100)
+_GAP_W = (1, 255)
+_BIG = ("kron", "urand")
 
 
 class GeneratorError(GpuspError, ValueError):
@@ -89,6 +100,26 @@ def _size_ring(p: dict) -> tuple[int, int]:
     return n, n
 
 
+def _size_gap(p: dict) -> tuple[int, int]:
+    scale = p["scale"] = _int("scale", p["scale"], 0)
+    edge_factor = p["edge_factor"] = _int("edge_factor", p["edge_factor"], 1)
+    if scale > 30:
+        raise GeneratorError(f"scale = {scale} is more than int32 vertex ids allow (max 30)")
+    span = _int("wmax", p["wmax"]) - _int("wmin", p["wmin"])
+    if span > gap_synthetic.MAX_WEIGHT_SPAN:
+        raise GeneratorError(f"wmax - wmin = {span} is more than {gap_synthetic.MAX_WEIGHT_SPAN} (the weight offset "
+                             f"is packed into 20 bits)")
+    return 1 << scale, 2 * edge_factor << scale  # both directions of every edge drawn: squished ones drop out
+
+
+def _size_delaunay(p: dict) -> tuple[int, int]:
+    scale = p["scale"] = _int("scale", p["scale"], 0)
+    if scale > MAX_DELAUNAY_SCALE:
+        raise GeneratorError(f"delaunay: scale = {scale} is more than {MAX_DELAUNAY_SCALE} (DIMACS10's largest)")
+    n = 1 << scale
+    return n, 6 * n - 12 if n >= 3 else n * (n - 1)  # planar: at most 3n - 6 edges, both directions
+
+
 def _size_grid(p: dict) -> tuple[int, int]:
     rows = p["rows"] = _int("rows", p["rows"], 1)
     cols = p["cols"] = _int("cols", p["cols"], 1)
@@ -97,9 +128,9 @@ def _size_grid(p: dict) -> tuple[int, int]:
 
 
 _SIZES = {"complete": _size_complete, "random": _size_random, "rmat": _size_rmat, "powerlaw": _size_powerlaw,
-          "ring": _size_ring, "grid": _size_grid}
+          "ring": _size_ring, "grid": _size_grid, "kron": _size_gap, "urand": _size_gap, "delaunay": _size_delaunay}
 """Per kind: converts its count parameters in place and returns (n, m), m the edges drawn (an upper bound
-when ``simple`` drops loops and duplicates)."""
+when ``simple`` drops loops and duplicates, for kron and urand, whose squish drops them, and for delaunay)."""
 
 
 def _checked(kind: str, **args) -> dict:
@@ -117,15 +148,26 @@ def _checked_with_size(kind: str, args: dict) -> tuple[dict, int, int]:
     n, m = _SIZES[kind](p)
     if "a" in p:
         p["a"], p["b"], p["c"], _ = _check_abc(p["a"], p["b"], p["c"])
-    p["wmin"], p["wmax"], p["seed"] = _weights_ok(p["wmin"], p["wmax"], p["seed"])
+    if "wmin" in p:
+        p["wmin"], p["wmax"], p["seed"] = _weights_ok(p["wmin"], p["wmax"], p["seed"])
+    else:
+        p["seed"] = _int("seed", p["seed"], 0)
+    if "offsets" in p and p["offsets"] not in OFFSETS:
+        raise GeneratorError(f"offsets must be one of {', '.join(OFFSETS)}, not {p['offsets']!r}")
     _check_n(kind, n)
-    _check_m(kind, m)
+    if kind in _BIG:
+        if m > MAX_ARCS:
+            raise GeneratorError(f"{kind}: {m} arcs requested, more than the limit of {MAX_ARCS}")
+    else:
+        _check_m(kind, m)
+    if p.get("offsets") == "int32" and m > MAX_EDGES:
+        raise GeneratorError(f"{kind}: offsets int32 cannot index up to {m:,} arcs")
     return p, n, m
 
 
-def _name(base: str, wmin: int, wmax: int, seed: int, *extra: str) -> str:
+def _name(base: str, wmin: int, wmax: int, seed: int, *extra: str, default_w=_DEFAULT_W) -> str:
     parts = [base, *extra]
-    if (wmin, wmax) != _DEFAULT_W:
+    if (wmin, wmax) != default_w:
         parts.append(f"w{wmin}_{wmax}")
     parts.append(f"seed{seed}")
     return "-".join(parts)
@@ -344,6 +386,81 @@ def grid(rows: int, cols: int, wmin: int = 1, wmax: int = 100, seed: int = 0,
                   _name(f"grid-{rows}x{cols}", wmin, wmax, seed, *extra), params)
 
 
+def kron(scale: int, edge_factor: int = 16, seed: int = 0, wmin: int = 1, wmax: int = 255,
+         offsets: str = "auto") -> Graph:
+    """GAPBS's ``kron`` (``-g scale -k edge_factor``): ``edge_factor * 2**scale`` Graph500 R-MAT edges (A = 0.57,
+    B = C = 0.19) on ``2**scale`` randomly relabelled vertices, weights uniform in ``[wmin, wmax]``, symmetrised and
+    squished (no self-loops, the lightest of parallel arcs, rows sorted); ``offsets`` as :data:`OFFSETS`."""
+    return _gap("kron", gap_synthetic.KRON, scale=scale, edge_factor=edge_factor, seed=seed, wmin=wmin, wmax=wmax,
+                offsets=offsets)
+
+
+def urand(scale: int, edge_factor: int = 16, seed: int = 0, wmin: int = 1, wmax: int = 255,
+          offsets: str = "auto") -> Graph:
+    """GAPBS's ``urand`` (``-u scale -k edge_factor``): ``edge_factor * 2**scale`` edges with both endpoints uniform
+    on ``2**scale`` vertices, otherwise as :func:`kron`."""
+    return _gap("urand", gap_synthetic.URAND, scale=scale, edge_factor=edge_factor, seed=seed, wmin=wmin, wmax=wmax,
+                offsets=offsets)
+
+
+def _gap(kind: str, code: int, **args) -> Graph:
+    p = _checked(kind, **args)
+    scale, edge_factor, seed, wmin, wmax = p["scale"], p["edge_factor"], p["seed"], p["wmin"], p["wmax"]
+    indptr, indices, weights = gap_synthetic.build(code, scale, edge_factor, seed, wmin, wmax,
+                                                   force_int64=p["offsets"] == "int64")
+    extra = ["off64"] if p["offsets"] == "int64" else []
+    meta = {"generator": kind, "params": p, "weights": {"min": wmin, "max": wmax, "seed": seed}}
+    return Graph(1 << scale, indptr, indices, weights, name=_name(f"{kind}-s{scale}-ef{edge_factor}", wmin, wmax, seed,
+                                                                  *extra, default_w=_GAP_W),
+                 weight_kind="generated", meta=meta, offsets_dtype=_offsets_dtype(p["offsets"]))
+
+
+def _offsets_dtype(offsets: str) -> str | None:
+    return None if offsets == "auto" else offsets
+
+
+def delaunay_points(scale: int, seed: int = 0) -> np.ndarray:
+    """The ``2**scale`` points of :func:`delaunay`, uniform in the unit square: ``default_rng(seed).random((n, 2))``."""
+    return np.random.default_rng(seed).random((1 << scale, 2))
+
+
+def delaunay_weight_bits(scale: int) -> int:
+    """k of delaunay's weights ``max(1, round(length * 2**k))``: 28 - ceil(scale / 2), so that the mean edge,
+    about 1.15 / sqrt(n) long, weighs about 2**(28 - scale) and the path bound stays near 2**29 (int32 distances)."""
+    return 28 - (scale + 1) // 2
+
+
+def delaunay(scale: int, seed: int = 0, offsets: str = "auto") -> Graph:
+    """DIMACS10's ``delaunay_n<scale>``: the Delaunay triangulation (``scipy.spatial.Delaunay``) of
+    :func:`delaunay_points`, every edge both ways, weight ``max(1, round(length * 2**k))`` with k from
+    :func:`delaunay_weight_bits`; rows sorted by target. ``n < 3``: the ``n(n-1)`` arcs between the points."""
+    p = _checked("delaunay", scale=scale, seed=seed, offsets=offsets)
+    scale, seed = p["scale"], p["seed"]
+    n = 1 << scale
+    points = delaunay_points(scale, seed)
+    if n >= 3:
+        from scipy.spatial import Delaunay
+
+        tri = Delaunay(points)
+        if tri.coplanar.size:  # uniform doubles: never seen; Qhull would leave these points out of the graph
+            raise GeneratorError(f"delaunay: Qhull left {tri.coplanar.shape[0]} points out of the triangulation")
+        corners = tri.simplices.astype(np.int64)
+        a, b = corners.ravel(), np.roll(corners, -1, axis=1).ravel()
+    else:
+        a, b = np.arange(n - 1, dtype=np.int64), np.arange(1, n, dtype=np.int64)
+    pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    lo, hi = pair // n, pair % n
+    length = np.hypot(*(points[lo] - points[hi]).T)
+    k = delaunay_weight_bits(scale)
+    weight = np.maximum(1, np.rint(np.ldexp(length, k))).astype(np.int64)
+    src, dst, weight = np.concatenate([lo, hi]), np.concatenate([hi, lo]), np.concatenate([weight, weight])
+    order = np.lexsort((dst, src))
+    meta = {"generator": "delaunay", "params": p, "weights": {"rule": f"max(1, round(length * 2**{k}))"}}
+    name = f"delaunay-s{scale}-{'off64-' if p['offsets'] == 'int64' else ''}seed{seed}"
+    return Graph.from_edges(n, src[order], dst[order], weight[order], name=name, weight_kind="generated", meta=meta,
+                            offsets_dtype=_offsets_dtype(p["offsets"]))
+
+
 GENERATORS = {
     "complete": complete,
     "random": random_sparse,
@@ -351,6 +468,9 @@ GENERATORS = {
     "powerlaw": powerlaw,
     "ring": ring,
     "grid": grid,
+    "kron": kron,
+    "urand": urand,
+    "delaunay": delaunay,
 }
 """Generator kind -> function (the kind is what ``meta['generator']`` records and what the graph
 name starts with)."""
@@ -377,6 +497,30 @@ def check_params(kind: str, params: dict) -> tuple[str, dict, int, int]:
         raise GeneratorError(f"{kind}: missing required parameter(s) {', '.join(missing)}")
     args = {name: params.get(name, p.default) for name, p in sig.parameters.items()}
     return (kind, *_checked_with_size(kind, args))
+
+
+_PEAK_PER_EDGE = {"complete": 48, "random": 100, "rmat": 48, "powerlaw": 48, "ring": 72, "grid": 72, "delaunay": 160}
+"""Most bytes the NumPy generators hold per edge drawn (tracemalloc's peak over the edges, graph included, rounded
+up; delaunay's from the process's resident memory, Qhull's own included)."""
+
+
+def estimate(kind: str, params: dict) -> dict:
+    """What generator ``kind`` with ``params`` implies, known before anything is drawn (the workflow's memory and
+    runtime estimates): ``n``, ``arcs`` (an upper bound), ``graph_bytes`` (the CSR arrays, the weights in the dtype
+    the worst-case path bound ``(n - 1) * max|w|`` asks for) and ``peak_bytes`` (most memory while it is built, an
+    upper bound; kron and urand: :func:`gpusp.data.gap_synthetic.peak_bytes`). Bad parameters raise GeneratorError."""
+    kind, p, n, m = check_params(kind, params)
+    offset_bytes = 8 if p.get("offsets") == "int64" or m > MAX_EDGES else 4
+    largest = (math.ceil(math.sqrt(2) * 2 ** delaunay_weight_bits(p["scale"])) if kind == "delaunay"
+               else max(abs(p["wmin"]), abs(p["wmax"])))
+    negative = kind != "delaunay" and p["wmin"] < 0
+    weight_bytes = 4 if max(n - 1, 1) * largest < (2**29 if negative else int(INF32)) else 8
+    graph_bytes = offset_bytes * (n + 1) + (4 + weight_bytes) * m
+    if kind in _BIG:
+        peak = gap_synthetic.peak_bytes(p["scale"], p["edge_factor"], offset_bytes, weight_bytes)
+    else:
+        peak = max(graph_bytes, _PEAK_PER_EDGE[kind] * m)
+    return {"kind": kind, "n": n, "arcs": m, "graph_bytes": graph_bytes, "peak_bytes": peak}
 
 
 def generate(kind: str, **params) -> Graph:

@@ -6,7 +6,8 @@ Parallel edges and self-loops are kept as given (solvers must cope with them; ``
 Every graph, whatever built it (a text reader, an ``.npz`` cache, a generator, a caller), passes one
 check, ``Graph.__post_init__``: integer arrays of CSR shape and range (a ValueError names the array;
 the readers add the file), at most ``MAX_VERTICES`` vertices, and the arrays in their canonical
-dtypes (indptr int32 below 2**31 arcs, indices int32, weights in the distance dtype below).
+dtypes (indptr int32 below 2**31 arcs unless ``offsets_dtype`` asks for int64, indices int32, weights in the
+distance dtype below).
 
 Distances are integers. The weight dtype is picked from the longest possible simple path (the sum
 over vertices of the largest |out-weight|, at most ``(n - 1) * max|w|``): int32 while that bound stays
@@ -74,8 +75,17 @@ def _path_bound(n: int, weights: np.ndarray, indptr, wmin: int, wmax: int) -> in
         per_vertex = np.maximum.reduceat(magnitude, rows).astype(np.int64, copy=False)
         exact = float(per_vertex.sum(dtype=np.float64)) < 2**62  # else int64's sum could wrap
         total = int(per_vertex.sum()) if exact else sum(map(int, per_vertex))
-        bound = min(bound, total - (int(per_vertex.min()) if per_vertex.size == n else 0))
+        return path_bound_from_row_maxima(n, largest, total, int(per_vertex.min()), per_vertex.size)
     return bound
+
+
+def path_bound_from_row_maxima(n: int, largest: int, total: int, smallest: int, rows: int) -> int:
+    """:func:`path_bound` from the largest |out-weight| of each of the ``rows`` vertices that have arcs: their
+    ``total`` and ``smallest``, and the ``largest`` |weight| of all. A simple path leaves at most n - 1 vertices, so
+    when every vertex has arcs the smallest maximum drops out."""
+    if n <= 1 or rows == 0:
+        return 0
+    return min((n - 1) * largest, total - (smallest if rows == n else 0))
 
 
 def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) -> np.dtype:
@@ -105,8 +115,13 @@ def choose_dtype(n: int, weights: np.ndarray, indptr: np.ndarray | None = None) 
         if total is not None and total < 2**61 and min((n - 1) * largest,
                                                        int(first.sum(dtype=np.int64)) - largest) >= int32_limit:
             return np.dtype(np.int64)
-    bound = max(_path_bound(n, weights, indptr, wmin, wmax), largest)
-    if bound < int32_limit:
+    return distance_dtype(max(_path_bound(n, weights, indptr, wmin, wmax), largest), wmin < 0, n)
+
+
+def distance_dtype(bound: int, negative: bool, n: int | None = None) -> np.dtype:
+    """The distance dtype for a largest path length (or |weight|) ``bound``: int32 below INF32 (below 2**29 with
+    ``negative`` weights), int64 below 2**61, else WeightOverflowError (``n`` named in it)."""
+    if bound < (2**29 if negative else int(INF32)):
         return np.dtype(np.int32)
     if bound < 2**61:
         return np.dtype(np.int64)
@@ -153,6 +168,21 @@ def _check_memory_for(n: int) -> None:
 
 def _size(nbytes: int) -> str:
     return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def _offsets_dtype(value, m: int) -> np.dtype | None:
+    """A graph's ``offsets_dtype`` checked: None (automatic), int32 (only below 2**31 arcs) or int64."""
+    if value is None:
+        return None
+    try:
+        dtype = np.dtype(value)
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise ValueError(f"offsets_dtype: {value!r}, expected None (automatic), 'int32' or 'int64'")
+    if dtype == np.int32 and m >= 2**31:
+        raise ValueError(f"offsets_dtype: int32 offsets cannot index m = {m:,} arcs (2**31 or more)")
+    return dtype
 
 
 def _integer_array(name: str, values) -> np.ndarray:
@@ -206,6 +236,7 @@ class Graph:
     weight_kind: str = "real"
     id_map: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
+    offsets_dtype: np.dtype | str | None = None  # None: int32 below 2**31 arcs, else int64; "int64" forces int64
     _landmarks: tuple | None = field(default=None, init=False, repr=False)  # hop_landmarks(), once
 
     def __post_init__(self):
@@ -213,8 +244,9 @@ class Graph:
 
         Shapes, integer dtypes and ranges are checked (a ValueError names the array at fault; the
         readers add the file), then the arrays take their canonical dtypes: indptr int32 (int64 from
-        2**31 arcs), indices int32 and the weights in :func:`choose_dtype`'s distance dtype, so a graph
-        whose arrays came in other dtypes (a foreign cache) is the graph its text file gives.
+        2**31 arcs, or when ``offsets_dtype`` is int64), indices int32 and the weights in
+        :func:`choose_dtype`'s distance dtype, so a graph whose arrays came in other dtypes (a foreign
+        cache) is the graph its text file gives.
         """
         n = self.n = _vertex_count(self.n)
         indptr = _integer_array("indptr", self.indptr)
@@ -246,13 +278,15 @@ class Graph:
             self.id_map = ids
         if not isinstance(self.meta, dict):
             raise ValueError(f"meta: expected a dict, found {type(self.meta).__name__}")
-        self.indptr = np.ascontiguousarray(indptr, dtype=np.int32 if m < 2**31 else np.int64)
+        self.offsets_dtype = _offsets_dtype(self.offsets_dtype, m)
+        self.indptr = np.ascontiguousarray(indptr, dtype=self.offsets_dtype or (np.int32 if m < 2**31 else np.int64))
         self.indices = np.ascontiguousarray(indices, dtype=np.int32)
         self.weights = np.ascontiguousarray(weights, dtype=choose_dtype(n, weights, self.indptr))
 
     # construction -------------------------------------------------------------------------------
     @classmethod
-    def from_edges(cls, n, src, dst, weight=None, *, name="graph", weight_kind=None, id_map=None, meta=None):
+    def from_edges(cls, n, src, dst, weight=None, *, name="graph", weight_kind=None, id_map=None, meta=None,
+                   offsets_dtype=None):
         """Build a graph from edge arrays (0-based ids); ``weight=None`` gives unit weights.
 
         Edges keep their input order within each source vertex; the weight dtype follows
@@ -282,7 +316,7 @@ class Graph:
         indptr = np.zeros(n + 1, dtype=np.int32 if src.size < 2**31 else np.int64)
         np.cumsum(counts, out=indptr[1:])
         return cls(n, indptr, dst, weight, name=name, weight_kind=weight_kind or "real", id_map=id_map,
-                   meta=dict(meta or {}))
+                   meta=dict(meta or {}), offsets_dtype=offsets_dtype)
 
     # views --------------------------------------------------------------------------------------
     @property
@@ -355,13 +389,14 @@ class Graph:
     def reverse(self) -> Graph:
         """The graph of incoming edges (every edge u->v becomes v->u)."""
         src, dst, w = self.coo()
-        return Graph.from_edges(self.n, dst, src, w, name=f"{self.name}.reverse", weight_kind=self.weight_kind)
+        return Graph.from_edges(self.n, dst, src, w, name=f"{self.name}.reverse", weight_kind=self.weight_kind,
+                                offsets_dtype=self.offsets_dtype)
 
     def with_weights(self, weights, weight_kind="generated") -> Graph:
         """Same edges, new weights (the dtype is chosen again)."""
         src, dst, _ = self.coo()
         return Graph.from_edges(self.n, src, dst, weights, name=self.name, weight_kind=weight_kind,
-                                id_map=self.id_map, meta=self.meta)
+                                id_map=self.id_map, meta=self.meta, offsets_dtype=self.offsets_dtype)
 
     def relabel(self, new_id) -> Graph:
         """The same graph with vertex v renamed ``new_id[v]`` (a permutation of 0..n-1)."""
@@ -369,7 +404,8 @@ class Graph:
         if new_id.shape != (self.n,) or not np.array_equal(np.sort(new_id), np.arange(self.n)):
             raise ValueError(f"new_id must be a permutation of 0..{self.n - 1}")
         src, dst, w = self.coo()
-        return Graph.from_edges(self.n, new_id[src], new_id[dst], w, name=self.name, weight_kind=self.weight_kind)
+        return Graph.from_edges(self.n, new_id[src], new_id[dst], w, name=self.name, weight_kind=self.weight_kind,
+                                offsets_dtype=self.offsets_dtype)
 
     def simple(self) -> Graph:
         """Parallel edges reduced to the lightest one, self-loops dropped unless negative."""
@@ -381,7 +417,7 @@ class Graph:
         first = np.ones(src.size, dtype=bool)
         first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
         return Graph.from_edges(self.n, src[first], dst[first], w[first], name=self.name,
-                                weight_kind=self.weight_kind)
+                                weight_kind=self.weight_kind, offsets_dtype=self.offsets_dtype)
 
     def to_dense(self, dtype=None) -> np.ndarray:
         """n x n distance matrix for APSP: min over parallel edges, diagonal min(0, self-loop), INF elsewhere."""

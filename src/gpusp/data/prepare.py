@@ -127,7 +127,7 @@ def graph_size(name: str, spec: dict) -> tuple[int | None, int | None, bool]:
         return int(entry["nodes"]), int(entry["edges"]) * factor, negative
     if "generate" in spec:
         params, n, m = generator_params(spec)
-        return n, m, negative if replaced else params["wmin"] < 0
+        return n, m, negative if replaced else params.get("wmin", 0) < 0  # delaunay: lengths, never negative
     return None, None, negative
 
 
