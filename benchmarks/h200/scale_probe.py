@@ -1,10 +1,11 @@
 """One GAP-scale graph end to end on the device: made by gpusp's generator, written as GAPBS's .wsg, mapped back by
 gpusp, solved by deltastep_gpu and by GAPBS's driver from that same file, every answer checked by the certificate and
-GAPBS's distances compared with ours. One JSON record per graph (rewritten after every step, so a run cut short
+GAPBS's distances compared with ours (a second run of its driver that saves them: the first is timed). One JSON record per graph (rewritten after every step, so a run cut short
 still says how far it got). Write-up: benchmarks/sssp-scale-h200.md.
 
 usage (device, repo root, after `. benchmarks/h200/env.sh`):
-    python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--threads 16]
+    python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--gapbs-trials 2]
+    [--threads 16]
 """
 
 from __future__ import annotations
@@ -32,22 +33,25 @@ def timed(fn, *args, **kwargs):
     return out, time.perf_counter() - t0
 
 
-def gapbs(wsg: Path, sources, graph, delta: int, threads: int, trials: int, work: Path) -> dict:
-    """GAPBS's driver on the same file: its load, its trials per source, the loop's wall and the overhead beyond the
-    trials, and whether each source's distances equal what it saved."""
+def driver(wsg: Path, listing: Path, delta: int, threads: int, warmup: int, trials: int, saved: Path | None):
+    """Run GAPBS's driver over the sources of ``listing``; (its JSON lines, the process's wall seconds, the command)."""
     binary = peers.binary(peers.locate("gapbs"), "gapbs_sssp_many")
-    listing = work / "sources.txt"
-    listing.write_text("".join(f"{s}\n" for s in sources))
-    saved = work / "gapbs-dist"
-    saved.mkdir(exist_ok=True)
-    cmd = [str(binary), str(wsg), "--sources", str(listing), "--warmup", "1", "--trials", str(trials),
-           "--threads", str(threads), "--delta", str(delta), "--distances", str(saved)]
+    cmd = [str(binary), str(wsg), "--sources", str(listing), "--warmup", str(warmup), "--trials", str(trials),
+           "--threads", str(threads), "--delta", str(delta)] + (["--distances", str(saved)] if saved else [])
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall_s = time.perf_counter() - t0
     if proc.returncode != 0:
-        return {"error": proc.stderr[-2000:], "cmd": " ".join(cmd)}
-    lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")], wall_s, " ".join(cmd)
+
+
+def gapbs(wsg: Path, sources, delta: int, threads: int, trials: int, work: Path) -> dict:
+    """GAPBS's driver on the same file, twice: timed (its load, its trials per source, the loop's wall and the overhead
+    beyond the trials, as a share of them), then once per source with its distances saved for the comparison."""
+    listing = work / "sources.txt"
+    listing.write_text("".join(f"{s}\n" for s in sources))
+    lines, wall_s, cmd = driver(wsg, listing, delta, threads, 1, trials, None)
     ready = next(x for x in lines if x.get("ready"))
     done = next(x for x in lines if x.get("done"))
     trials_ms = {}
@@ -55,11 +59,14 @@ def gapbs(wsg: Path, sources, graph, delta: int, threads: int, trials: int, work
         if "trial_ms" in x and not x.get("warmup"):
             trials_ms.setdefault(x["source"], []).append(x["trial_ms"])
     solve_ms = sum(sum(v) for v in trials_ms.values())
-    return {"cmd": " ".join(cmd), "process_wall_s": wall_s, "load_ms": ready["load_ms"], "loop_wall_ms": done["wall_ms"],
+    saved = work / "gapbs-dist"
+    saved.mkdir(exist_ok=True)
+    _, check_wall_s, check_cmd = driver(wsg, listing, delta, threads, 0, 1, saved)
+    return {"cmd": cmd, "process_wall_s": wall_s, "load_ms": ready["load_ms"], "loop_wall_ms": done["wall_ms"],
             "trials_ms": {str(k): v for k, v in trials_ms.items()},
             "median_ms_per_source": {str(k): float(np.median(v)) for k, v in trials_ms.items()},
             "overhead_pct_of_solve": 100.0 * (done["wall_ms"] - solve_ms) / solve_ms if solve_ms else None,
-            "saved": str(saved)}
+            "check_cmd": check_cmd, "check_process_wall_s": check_wall_s, "saved": str(saved)}
 
 
 def main(argv=None) -> int:
@@ -69,6 +76,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sources", type=int, default=4)
     ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--gapbs-trials", type=int, default=2)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--work", type=Path, default=Path("/tmp/scale-probe"))
     args = ap.parse_args(argv)
@@ -79,6 +87,7 @@ def main(argv=None) -> int:
     def save():
         out.write_text(json.dumps(record, indent=1, default=str))
 
+    _, record["generate_compile_s"] = timed(generate, args.kind, seed=1, scale=10)  # Numba's compile or cache load
     graph, record["generate_s"] = timed(generate, args.kind, seed=1, scale=args.scale)
     record.update(n=graph.n, m=graph.m, offsets=str(graph.indptr.dtype), name=graph.name)
     save()
@@ -102,7 +111,7 @@ def main(argv=None) -> int:
             "certificate_s": verdict.seconds, "checks": verdict.checks})
         save()
     delta = min(graph.default_delta(), 2**30 - 1)
-    record["gapbs"] = gapbs(wsg, sources, graph, delta, args.threads, args.trials, args.work)
+    record["gapbs"] = gapbs(wsg, sources, delta, args.threads, args.gapbs_trials, args.work)
     saved = record["gapbs"].get("saved")
     if saved:
         same = {}
