@@ -265,3 +265,16 @@ def test_deltastep_trials_change_sources_and_read_counters_after_the_clock():
         assert_sssp_ok(graph, source, type("R", (), {"dist": dist, "parent": parent})())
     with pytest.raises(SolverError, match="registers=48: allowed values are"):
         spec.build(graph, registers=48)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_int64_offsets_give_the_int32_graphs_answers(case):
+    """A graph past 2^31 - 1 arcs has int64 offsets: the kernels compiled for them (and the tree of the zero-weight
+    graphs) give the answers of the same graph with int32 offsets, with and without split hubs."""
+    label, graph, source = case
+    wide = gpusp.Graph(graph.n, graph.indptr, graph.indices, graph.weights, name=graph.name, offsets_dtype="int64")
+    assert wide.indptr.dtype == np.int64
+    for split in (0, 2):
+        result = _solve(wide, "deltastep_gpu", source, split=split)
+        assert_sssp_ok(wide, source, result)
+        assert np.array_equal(result.dist, _solve(graph, "deltastep_gpu", source, split=split).dist)
