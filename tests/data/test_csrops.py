@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gpusp.data.csrops import simple_and_sorted, symmetric_simple, transpose_order
+from gpusp.data.csrops import bfs_hops, simple_and_sorted, symmetric, transpose_order
 from gpusp.data.graph import Graph
 from gpusp.data.weights import symmetrize
 
@@ -31,15 +31,29 @@ def test_simple_and_sorted_refuses_loops_duplicates_and_unsorted_rows():
     assert not simple_and_sorted(unsorted)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_symmetry_of_simple_graphs_agrees_with_sorting(seed):
+@pytest.mark.parametrize("seed", range(10))
+def test_symmetry_agrees_with_sorting_on_multigraphs_and_without_weights(seed):
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(2, 30)), int(rng.integers(1, 120))
-    g = graph(n, list(zip(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 5, m)))).simple()
-    sym = symmetrize(g).simple()
-    for h in (g, sym):
+    g = graph(n, list(zip(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 5, m))))
+    for h in (g, symmetrize(g), g.simple(), symmetrize(g).simple()):
         src, dst, w = h.coo()
-        expect = sorted(zip(src, dst, w)) == sorted(zip(dst, src, w))
-        assert symmetric_simple(h) == expect
-    assert symmetric_simple(graph(4, [])) and not symmetric_simple(graph(2, [(0, 1, 1)]))
-    assert not symmetric_simple(graph(2, [(0, 1, 1), (1, 0, 2)]))  # the reverse arc weighs differently
+        assert symmetric(h) == (sorted(zip(src, dst, w)) == sorted(zip(dst, src, w)))
+        assert symmetric(h, weighted=False) == (sorted(zip(src, dst)) == sorted(zip(dst, src)))
+    assert symmetric(graph(4, [])) and symmetric(graph(1, [(0, 0, 3)])) and not symmetric(graph(2, [(0, 1, 1)]))
+    assert not symmetric(graph(2, [(0, 1, 1), (1, 0, 2)]))  # the reverse arc weighs differently
+    assert symmetric(graph(2, [(0, 1, 1), (1, 0, 2)]), weighted=False)
+    assert not symmetric(graph(2, [(0, 1, 1), (0, 1, 1), (1, 0, 1)]))  # a multiset: twice one way, once back
+
+
+def test_bfs_hops_are_scipys():
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import shortest_path
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        g = graph(30, list(zip(rng.integers(0, 30, 50), rng.integers(0, 30, 50), rng.integers(0, 5, 50))))
+        unit = csr_array((np.ones(g.m), g.indices, g.indptr), shape=(g.n, g.n))
+        for s in (0, 7):
+            d = shortest_path(unit, indices=s, unweighted=True, directed=True)
+            assert np.array_equal(bfs_hops(g, s), np.where(np.isfinite(d), d, -1).astype(np.int64))

@@ -360,21 +360,14 @@ class Graph:
         settings read the depth (a long-diameter road graph or a shallow social one) and order sources by the two
         hop counts (an embedding that keeps vertices close in the graph close in it). Computed once per graph."""
         if self._landmarks is None:
-            from scipy.sparse import csr_array
-            from scipy.sparse.csgraph import shortest_path
-
-            unit = csr_array((np.ones(self.m), self.indices, self.indptr), shape=(self.n, self.n))
-
-            def hops(v):
-                d = shortest_path(unit, indices=int(v), unweighted=True, directed=True)
-                return np.where(np.isfinite(d), d, -1).astype(np.int64)
+            from .csrops import bfs_hops as hops
 
             if self.n == 0:
                 self._landmarks = (0, np.zeros(0, np.int64), np.zeros(0, np.int64))
                 return self._landmarks
-            first = hops(int(np.argmax(np.diff(self.indptr))))
-            hops_a = hops(int(np.argmax(first)))
-            hops_b = hops(int(np.argmax(hops_a)))
+            first = hops(self, int(np.argmax(np.diff(self.indptr))))
+            hops_a = hops(self, int(np.argmax(first)))
+            hops_b = hops(self, int(np.argmax(hops_a)))
             self._landmarks = (int(max(first.max(), hops_a.max())), hops_a, hops_b)
         return self._landmarks
 

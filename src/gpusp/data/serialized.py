@@ -20,7 +20,7 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import GpuspError, GraphFormatError
-from .csrops import simple_and_sorted, symmetric_simple, transpose_order
+from .csrops import symmetric, transpose_order
 from .graph import MAX_VERTICES, WEIGHT_KINDS
 
 __all__ = ["GAPBS_GENERATORS", "GCSR_VERSION", "gapbs_generate", "gcsr_chunks", "read_gcsr", "read_serialized",
@@ -192,20 +192,6 @@ def _neighbours(ids, weights, order=None):
             yield pairs
 
 
-def _is_symmetric(graph, weighted: bool) -> bool:
-    """Whether the arcs (u, v, w) are, as a multiset, the arcs (v, u, w) (w ignored when not ``weighted``); in O(m)
-    passes for a simple graph with sorted rows (a generated or GAPBS-made one), else by sorting."""
-    if simple_and_sorted(graph):
-        return symmetric_simple(graph)
-    src, dst, w = graph.coo()
-    n = np.int64(max(graph.n, 1))
-    forward, backward = src.astype(np.int64) * n + dst, dst.astype(np.int64) * n + src
-    if not weighted:
-        return bool(np.array_equal(np.sort(forward), np.sort(backward)))
-    a, b = np.lexsort((w, forward)), np.lexsort((w, backward))
-    return bool(np.array_equal(forward[a], backward[b]) and np.array_equal(w[a], w[b]))
-
-
 def serialized_chunks(graph, weighted: bool, undirected: bool = False):
     """The parts of ``graph`` as a GAPBS ``.wsg`` (``weighted``) or ``.sg`` file, in file order, for a writer.
 
@@ -223,7 +209,7 @@ def serialized_chunks(graph, weighted: bool, undirected: bool = False):
         raise ValueError(f"{graph.name}: an .sg holds no weights and this graph has weights other than 1 "
                          f"(write a .wsg)")
     if undirected:
-        if not _is_symmetric(graph, weighted):
+        if not symmetric(graph, weighted):
             raise ValueError(f"{graph.name} is not symmetric (some arc u -> v{', w' if weighted else ''} has no "
                              f"v -> u{', w' if weighted else ''}): GAPBS would read wrong in-arcs; write it directed")
         if graph.m % 2:

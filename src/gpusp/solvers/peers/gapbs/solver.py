@@ -18,7 +18,7 @@ import numpy as np
 from .. import build as peers
 from ..served import Served
 from ....errors import GpuspError, SolverError, SolverUnavailable
-from ....data.csrops import simple_and_sorted, symmetric_simple
+from ....data.csrops import simple_and_sorted, symmetric
 from ....data.formats import write_graph
 from ....data.graph import Graph
 from ...common.base import Solver
@@ -57,7 +57,7 @@ def write_input(graph: Graph, folder) -> Path:
     undirected when the graph is symmetric, which halves the file and spares the transpose."""
     simple = graph if simple_and_sorted(graph) else graph.simple()
     wsg = Path(folder) / "graph.wsg"
-    write_graph(simple, wsg, undirected=simple.m % 2 == 0 and symmetric_simple(simple))
+    write_graph(simple, wsg, undirected=simple.m % 2 == 0 and symmetric(simple))
     return wsg
 
 
