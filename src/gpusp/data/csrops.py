@@ -1,6 +1,6 @@
-"""O(m) passes over a CSR graph that NumPy would do by sorting: whether every row is simple and sorted, the stable
-transpose (arcs ordered by target), symmetry (a multiset hash) and breadth-first hop counts. Used where graphs have billions of arcs (writing
-GAPBS's serialized files), compiled by Numba on the CPU on first use.
+"""O(m) passes over a CSR graph that NumPy would do by sorting or SciPy by copying it: whether every row is simple and
+sorted, the stable transpose (arcs ordered by target), symmetry (a multiset hash) and breadth-first hop counts. Used
+where graphs have billions of arcs (GAPBS's serialized files, the solvers' automatic settings); Numba, on the CPU.
 """
 
 from __future__ import annotations
@@ -79,9 +79,10 @@ def _multiset_hashes(indptr, indices, weights, weighted):
 
 
 def symmetric(graph, weighted: bool = True) -> bool:
-    """Whether the arcs (u, v, w), as a multiset, are their own reverses (v, u, w) (w ignored when not ``weighted``): two independent 64-bit multiset
-    hashes of the arcs and of their reverses compared, one streaming parallel pass, no copy, no sort. Exact where it
-    says no; where it says yes, two different multisets would have to collide in both hashes (about 2^-128)."""
+    """Whether the arcs (u, v, w), as a multiset, are their own reverses (v, u, w) (w ignored when not ``weighted``):
+    two independent 64-bit multiset hashes of the arcs and of their reverses compared, one streaming parallel pass, no
+    copy, no sort. Exact where it says no; where it says yes, two different multisets would have to collide in both
+    hashes (about 2^-128)."""
     if graph.m == 0:
         return True
     f1, r1, f2, r2 = _multiset_hashes(graph.indptr, graph.indices, graph.weights, weighted)
