@@ -261,6 +261,7 @@ REFUSED = {
     "sources-seed": ({"sources": {"seed": -1}}, "key graphs/g", "sources/seed: must be >= 0"),
     "gpu-memory": ({"gpu_memory_gb": 0}, "key gpu_memory_gb", "must be > 0"),
     "max-apsp-n": ({"max_apsp_n": 0}, "key max_apsp_n", "must be >= 1 or null"),
+    "max-cpu-arcs": ({"max_cpu_arcs": -1}, "key max_cpu_arcs", "must be >= 0 or null"),
 }
 
 
@@ -292,6 +293,21 @@ def test_a_parameter_value_the_solver_does_not_allow_stays_a_skip():
         {"name": "bellmanford_naive", "params": {"block": [32, 33]}}]}))
     assert [j.label for j in jobs] == ["block-32"]
     assert [(s["params"], "block=33" in s["reason"]) for s in skipped] == [("block-33", True)]
+
+
+def test_cpu_solvers_are_skipped_past_max_cpu_arcs_with_the_reason():
+    """A config states the largest graph gpusp's one-thread CPU solvers and SciPy run on; GPU solvers and peers (GAPBS
+    takes every core) still run there."""
+    config = {**BASE, "solvers": [{"name": "scipy_dijkstra"}, {"name": "dijkstra_cpu"}, {"name": "deltastep_gpu"},
+                                  {"name": "gapbs_sssp"}]}
+    every, none = expand_jobs(validate_config(config))
+    assert len(every) == 4 and none == []
+    m = expand_jobs(validate_config(config))[0][0].m
+    jobs, skipped = expand_jobs(validate_config({**config, "max_cpu_arcs": m - 1}))
+    assert sorted(j.solver for j in jobs) == ["deltastep_gpu", "gapbs_sssp"]
+    assert sorted(s["solver"] for s in skipped) == ["dijkstra_cpu", "scipy_dijkstra"]
+    assert all(f"more than {m - 1} arcs by max_cpu_arcs (m = {m})" in s["reason"] for s in skipped)
+    assert len(expand_jobs(validate_config({**config, "max_cpu_arcs": m}))[0]) == 4
 
 
 def test_the_error_names_the_overrides_laid_over_the_file(tmp_path):

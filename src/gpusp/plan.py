@@ -312,11 +312,13 @@ class Job:
         return memory_mb(self.problem, self.n, self.m)
 
 
-# host memory of a job: the Python, Numba and CUDA start-up, then bytes per vertex + arc (CSR arrays, answers, the
-# SciPy reference's copies) and per matrix cell (APSP: distances and parents, their host copies); unknown sizes
-# get the fallback
+# host memory of a job: the Python, Numba and CUDA start-up, then bytes per vertex (answers, parents, the
+# certificate's and the automatic settings' arrays), per arc (the CSR with int64 weights and offsets, and one transient
+# copy of its arc arrays: a generator's build, a reader's split, a peer's file written in blocks) and per matrix cell
+# (APSP: distances and parents, their host copies); unknown sizes get the fallback. Small graphs, the only ones the
+# SciPy reference solves (validate.reference_max_work), stay within the start-up's share.
 MEMORY_BASE_MB, MEMORY_UNKNOWN_MB = 2000, 16000
-BYTES_PER_ELEMENT, BYTES_PER_CELL = 64, 32
+BYTES_PER_VERTEX, BYTES_PER_ARC, BYTES_PER_CELL = 64, 24, 32
 
 
 def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 1) -> int:
@@ -326,16 +328,17 @@ def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 
         base = MEMORY_UNKNOWN_MB
     else:
         cells = n * n if problem == "apsp" else 0
-        base = MEMORY_BASE_MB + -(-(BYTES_PER_ELEMENT * (n + (m or 0)) + BYTES_PER_CELL * cells) // 10**6)
+        base = MEMORY_BASE_MB + -(-(BYTES_PER_VERTEX * n + BYTES_PER_ARC * (m or 0) + BYTES_PER_CELL * cells) // 10**6)
     return int(base * 2 ** (max(int(attempt), 1) - 1))
 
 
 # the keys expand_jobs reads; a validated config always has them (the schema gives each a default)
-PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "time_budget_s", "trials", "warmup",
-                 "sources", "validate", "in_process", "only_graphs")
+PLANNING_KEYS = ("graphs", "solvers", "gpu_memory_gb", "max_apsp_n", "max_cpu_arcs", "time_budget_s", "trials",
+                 "warmup", "sources", "validate", "in_process", "only_graphs")
 # top-level numbers the schema types but does not bound: (key, test, what it must be)
 _BOUNDS = (("gpu_memory_gb", lambda v: v > 0, "> 0"),
            ("max_apsp_n", lambda v: v is None or v >= 1, ">= 1 or null"),
+           ("max_cpu_arcs", lambda v: v is None or v >= 0, ">= 0 or null"),
            ("gpu_peak_relaxations_per_s", lambda v: v is None or v > 0, "> 0 or null"))
 
 
@@ -468,7 +471,7 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     graphs = {name: spec for name, spec in config["graphs"].items()
               if not config["only_graphs"] or name in config["only_graphs"]}
     free = int(float(config["gpu_memory_gb"]) * 2**30)
-    limit = config["max_apsp_n"]
+    limit, cpu_arcs = config["max_apsp_n"], config["max_cpu_arcs"]
     jobs, skipped, seen = [], [], set()
     for entry in config["solvers"]:
         solver = entry["name"]
@@ -502,6 +505,10 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                                           free_bytes=free if spec.device == "gpu" else None)
                     if reason is None and spec.problem == "apsp" and limit and n > int(limit):
                         reason = f"APSP limited to n <= {limit} by max_apsp_n (n = {n})"
+                    if reason is None and cpu_arcs is not None and spec.device == "cpu" and not spec.peer \
+                            and (m or 0) > int(cpu_arcs):
+                        reason = (f"{solver} runs on one CPU thread: skipped on graphs of more than {cpu_arcs} arcs "
+                                  f"by max_cpu_arcs (m = {m})")
                 if reason:
                     skipped.append({**base, "reason": reason})
                 else:
