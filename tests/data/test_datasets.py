@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
+import json
 import logging
 import os
 import re
@@ -126,8 +127,9 @@ SNAP = {"p2p-Gnutella04": (10876, 39994, True), "p2p-Gnutella08": (6301, 20777, 
         "p2p-Gnutella31": (62586, 147892, True), "wiki-Vote": (7115, 103689, True),
         "email-Enron": (36692, 367662, False), "roadNet-CA": (1965206, 5533214, False),
         "roadNet-PA": (1088092, 3083796, False), "roadNet-TX": (1379917, 3843320, False),
-        "com-Youtube": (1134890, 2987624, False), "soc-LiveJournal1": (4847571, 68993773, True),
-        "web-Google": (875713, 5105039, True)}
+        "com-Youtube": (1134890, 2987624, False), "com-LiveJournal": (3997962, 34681189, False),
+        "com-Orkut": (3072441, 117185083, False), "com-Friendster": (65608366, 1806067135, False),
+        "soc-LiveJournal1": (4847571, 68993773, True), "web-Google": (875713, 5105039, True)}
 
 
 def test_registry_schema():
@@ -460,3 +462,24 @@ def test_tests_read_the_mirror_else_download_once_else_skip_with_reason(server, 
                                                     "lacks toy-hashed.gr.gz"):
         conftest.mirror_with("toy-hashed")
     assert conftest.mirror_with("toy-content") == mirror and len(server.requests) == 2
+
+
+def test_a_dataset_without_a_hash_is_pinned_at_its_first_download(server, session, registry, tmp_path):
+    """Its size and sha256 are recorded beside it; a later copy that differs (the file changed on the server, or on
+    disk) is refused, naming the record."""
+    server.files["/toy-nohash.gr.gz"] = TOY_GZ
+    got = _fetch("toy-nohash", tmp_path, session)
+    pin = json.loads(datasets.pin_path(got).read_text())
+    assert pin == {"name": "toy-nohash", "url": registry["toy-nohash"]["url"], "size": len(TOY_GZ),
+                   "sha256": _sha(TOY_GZ)}
+    assert datasets.check_file(got, registry["toy-nohash"]) is None
+    other = gzip.compress(TOY_TEXT.replace(b"a 2 3 7", b"a 2 3 8"), mtime=0)
+    got.write_bytes(other)  # changed on disk: the record refuses it, and fetch downloads it again
+    assert "first download recorded" in datasets.check_file(got, registry["toy-nohash"]) or \
+        "differs from the one its first download" in datasets.check_file(got, registry["toy-nohash"])
+    server.files["/toy-nohash.gr.gz"] = other  # changed on the server: refused, nothing left under the name
+    with pytest.raises(DownloadError, match="not the one first downloaded here"):
+        _fetch("toy-nohash", tmp_path, session)
+    assert not got.exists()
+    server.files["/toy-nohash.gr.gz"] = TOY_GZ
+    assert _fetch("toy-nohash", tmp_path, session).read_bytes() == TOY_GZ

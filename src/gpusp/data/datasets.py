@@ -9,7 +9,8 @@
 * ``verify(path, entry)`` says whether a file is the dataset: its ``.gz`` sha256 is ``sha256`` or one
   of ``sha256_alternatives``, or its decompressed text matches ``sha256_content`` or (line endings
   normalised) ``sha256_content_normalized``. With no hash known, the gzip stream must be complete and
-  a size header, where present, must agree with ``nodes``/``edges``.
+  a size header, where present, must agree with ``nodes``/``edges``; its size and sha256 are then recorded beside it
+  at the first download (``<file>.pin.json``) and every later check of that copy must match them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import difflib
 import functools
 import gzip
 import hashlib
+import json
 import logging
 import os
 import re
@@ -50,6 +52,7 @@ REQUIRED_KEYS = ("name", "kind", "format", "url", "filename", "nodes", "edges", 
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEADER_LINES = 64  # how far into a file the size header is looked for
+PIN_SUFFIX = ".pin.json"  # beside a downloaded dataset without a registered hash: its size and sha256
 
 
 class UnknownDatasetError(GpuspError, LookupError):
@@ -212,12 +215,52 @@ def _content_problem(path, entry: dict) -> str | None:
         return f"not a complete gzip file ({type(exc).__name__}: {exc})"
 
 
+def pin_path(path) -> Path:
+    """Where the size and sha256 of a dataset without a registered hash are recorded at its first download."""
+    path = Path(path)
+    return path.with_name(path.name + PIN_SUFFIX)
+
+
+def write_pin(path, entry: dict) -> dict:
+    """Record ``path``'s size and sha256 beside it (atomically): later copies of the dataset must match them."""
+    from ..atomic import atomic_open
+
+    pin = {"name": entry["name"], "url": entry["url"], "size": Path(path).stat().st_size, "sha256": sha256_file(path)}
+    with atomic_open(pin_path(path)) as fh:
+        json.dump(pin, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    return pin
+
+
+def _pin_problem(path: Path, entry: dict) -> str | None:
+    """Why ``path`` is not the copy whose size and sha256 were recorded at the first download (None: it is, or none
+    was recorded)."""
+    pin_file = pin_path(path)
+    if _gz_hashes(entry) or not pin_file.is_file():
+        return None
+    try:
+        pin = json.loads(pin_file.read_text())
+        size, digest = int(pin["size"]), str(pin["sha256"])
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"{pin_file} is not a readable record of the first download ({exc})"
+    actual = path.stat().st_size
+    if actual != size:
+        return f"{actual} bytes, but its first download recorded {size} ({pin_file})"
+    if sha256_file(path) != digest:
+        return f"sha256 differs from the one its first download recorded ({pin_file})"
+    return None
+
+
 def check_file(path, entry) -> str | None:
-    """None when ``path`` is the dataset ``entry`` (a dict or a name), else the reason it is not."""
+    """None when ``path`` is the dataset ``entry`` (a dict or a name), else the reason it is not. A dataset without a
+    registered hash must also match the size and sha256 recorded at its first download, where there is a record."""
     entry = _entry(entry)
     path = Path(path)
     if not path.is_file():
         return f"{path}: no such file"
+    pinned = _pin_problem(path, entry)
+    if pinned:
+        return f"{path}: {pinned}"
     known = _gz_hashes(entry)
     actual = sha256_file(path) if known else None
     if actual in known:
@@ -311,6 +354,16 @@ def fetch(name: str, dest_dir, *, mirror=None, session=None, retries: int = DEFA
         where = ", ".join(map(str, folders)) or f"no mirror (set {MIRROR_ENV})"
         raise DownloadError(f"{name}: no verified {entry['filename']} in {where}, and offline is set")
     known = _gz_hashes(entry)
-    return download(entry["url"], dest, sha256=known[0] if known else None, sha256_alternatives=known[1:],
-                    accept=lambda p: _content_problem(p, entry) is None, timeout=timeout, retries=retries,
-                    backoff=backoff, sleep=sleep, session=session, progress=progress)
+    got = download(entry["url"], dest, sha256=known[0] if known else None, sha256_alternatives=known[1:],
+                   accept=lambda p: _content_problem(p, entry) is None, timeout=timeout, retries=retries,
+                   backoff=backoff, sleep=sleep, session=session, progress=progress)
+    changed = _pin_problem(got, entry)
+    if changed:
+        got.unlink()
+        raise DownloadError(f"{name}: the copy downloaded from {entry['url']} is not the one first downloaded here: "
+                            f"{changed}; remove {pin_path(got)} to accept the new one")
+    if not known and not pin_path(got).exists():
+        pin = write_pin(got, entry)
+        log.info("%s: no hash registered; recorded its size (%d bytes) and sha256 %s in %s", name, pin["size"],
+                 pin["sha256"], pin_path(got))
+    return got
