@@ -440,3 +440,19 @@ def test_stale_whole_part_of_another_version_is_refetched_from_zero(server, sess
     _dl(url, dest, session, sleeps, sha256=BODY_SHA)
     assert dest.read_bytes() == BODY
     assert len(server.requests) == 2 and "range" not in server.headers_of(1)
+
+
+def test_progress_goes_to_a_log_as_lines_where_there_is_no_terminal(capsys):
+    """A workflow job's log gets one line per tenth of a body of known length (per 256 MiB otherwise)."""
+    from gpusp.data.download import _progress_bar
+
+    bar = _progress_bar(True, total=1000 * 2**20, initial=0, desc="x.gz")
+    for _ in range(100):
+        bar.update(10 * 2**20)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10 and lines[0] == "x.gz: 100 MiB of 1,000 MiB (10 %)" and lines[-1].endswith("(100 %)")
+    unknown = _progress_bar(True, total=None, desc="y.gz")
+    unknown.update(300 * 2**20)
+    assert capsys.readouterr().err == "y.gz: 300 MiB\n"
+    _progress_bar(False, total=10).update(10)
+    assert capsys.readouterr().err == ""

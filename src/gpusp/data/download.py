@@ -110,10 +110,32 @@ class _NoBar:
         pass
 
 
+class _LogBar:
+    """Progress for a log file (a workflow job's): one line on stderr per tenth of the body, or per 256 MiB when its
+    length is unknown."""
+
+    def __init__(self, total=None, initial=0, desc=""):
+        self.total, self.done, self.desc = total, initial, desc
+        self.step = max(total // 10, 1) if total else 256 * 2**20
+        self.next = initial + self.step
+
+    def update(self, n):
+        self.done += n
+        if self.done >= self.next:
+            share = f" of {self.total / 2**20:,.0f} MiB ({100 * self.done / self.total:.0f} %)" if self.total else ""
+            print(f"{self.desc}: {self.done / 2**20:,.0f} MiB{share}", file=sys.stderr, flush=True)
+            self.next = self.done + self.step
+
+    def close(self):
+        pass
+
+
 def _progress_bar(progress: bool, **kw):
-    """A tqdm byte counter on stderr when wanted and stderr is a terminal (no tqdm thread otherwise)."""
-    if not (progress and _isatty()):
+    """A tqdm byte counter on stderr when wanted and stderr is a terminal; lines in a log otherwise."""
+    if not progress:
         return _NoBar()
+    if not _isatty():
+        return _LogBar(**{k: v for k, v in kw.items() if k in ("total", "initial", "desc")})
     return tqdm(unit="B", unit_scale=True, unit_divisor=1024, leave=False, **kw)
 
 

@@ -39,7 +39,7 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
         from .datasets import fetch, get_dataset
 
         entry = get_dataset(spec["dataset"])
-        path = fetch(spec["dataset"], downloads, mirror=mirror, progress=False)
+        path = fetch(spec["dataset"], downloads, mirror=mirror)  # progress lines in the job's log
         graph = read_graph(path, format=entry.get("format"))
         graph.name = spec["dataset"]
         graph.meta["dataset"] = spec["dataset"]  # the report joins sizes of one collection (graph_family)
