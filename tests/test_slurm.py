@@ -126,6 +126,7 @@ def test_profile_resources_dry_run(tmp_path):
             if rule == "prepare_graph":
                 n, m, _ = graph_size(wc["graph"], config["graphs"][wc["graph"]])
                 assert int(res["mem_mb"]) == memory_mb(None, n, m) < 4000, job
+                assert int(res["runtime"]) == 5 + -(-m // 2**25), job  # a tiny graph: 6 minutes
             else:
                 assert res["mem_mb"] == "4000", job
     assert sum(job["rule"] == "solve_graph" for job in jobs) == 6

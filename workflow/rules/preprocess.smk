@@ -10,6 +10,7 @@ rule prepare_graph:
         "../envs/gpusp.yaml"
     resources:
         mem_mb=graph_memory,
+        runtime=graph_runtime,
     params:
         spec=lambda wc: graph_spec_json(config, wc.graph),
         downloads=lambda wc, input: input.get("download", f"{RESULTS}/downloads"),
