@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .gap_synthetic import mix64
+
 
 @njit(parallel=True, cache=True)
 def _unsorted_rows(indptr, indices):
@@ -49,16 +51,8 @@ def transpose_order(graph) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(inline="always")
-def _mix(z):
-    """SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on every input bit."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(inline="always")
 def _arc_key(seed, a, b, w):
-    return _mix(_mix(_mix(seed ^ np.uint64(a)) ^ np.uint64(b)) ^ np.uint64(w))
+    return mix64(mix64(mix64(seed ^ np.uint64(a)) ^ np.uint64(b)) ^ np.uint64(w))
 
 
 @njit(parallel=True, cache=True)

@@ -43,7 +43,8 @@ def stream_key(kind: int, seed: int, purpose: str) -> np.uint64:
 
 
 @njit(inline="always")
-def _mix(z):
+def mix64(z):
+    """SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on every input bit."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
@@ -52,7 +53,7 @@ def _mix(z):
 @njit(inline="always")
 def _draw(key, i):
     """Output ``i`` of the SplitMix64 stream that starts at ``key``."""
-    return _mix(key + (np.uint64(i) + np.uint64(1)) * np.uint64(_GAMMA))
+    return mix64(key + (np.uint64(i) + np.uint64(1)) * np.uint64(_GAMMA))
 
 
 @njit(inline="always")

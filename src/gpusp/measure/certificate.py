@@ -34,6 +34,18 @@ def _tight(du, w, dv, inf):
     return dv != inf and du + w == dv
 
 
+@njit(cache=True, inline="always")
+def _take_heads(u, indptr, indices, weights, dist, inf, seen, heads, k):
+    """Mark the unseen heads of u's tight arcs and write them at ``heads[k:]``; returns the next free place."""
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if seen[v] == 0 and _tight(np.int64(dist[u]), np.int64(weights[e]), dist[v], inf):
+            seen[v] = 1
+            heads[k] = v
+            k += 1
+    return k
+
+
 @njit(parallel=True, cache=True)
 def _tight_reach(indptr, indices, weights, dist, inf, source, seen, pieces):
     """Set ``seen[v] = 1`` for every v that ``source`` reaches through tight arcs (``dist`` finite at ``source``).
@@ -53,13 +65,7 @@ def _tight_reach(indptr, indices, weights, dist, inf, source, seen, pieces):
         if arcs < SERIAL_ARCS:
             k = 0
             for i in range(size):
-                u = frontier[i]
-                for e in range(indptr[u], indptr[u + 1]):
-                    v = indices[e]
-                    if seen[v] == 0 and _tight(np.int64(dist[u]), np.int64(weights[e]), dist[v], inf):
-                        seen[v] = 1
-                        heads[k] = v
-                        k += 1
+                k = _take_heads(frontier[i], indptr, indices, weights, dist, inf, seen, heads, k)
             frontier = heads[:k]
             continue
         parts = min(size, pieces)
@@ -69,13 +75,7 @@ def _tight_reach(indptr, indices, weights, dist, inf, source, seen, pieces):
         for c in prange(parts):
             k = starts[cuts[c]]
             for i in range(cuts[c], cuts[c + 1]):
-                u = frontier[i]
-                for e in range(indptr[u], indptr[u + 1]):
-                    v = indices[e]
-                    if seen[v] == 0 and _tight(np.int64(dist[u]), np.int64(weights[e]), dist[v], inf):
-                        seen[v] = 1
-                        heads[k] = v
-                        k += 1
+                k = _take_heads(frontier[i], indptr, indices, weights, dist, inf, seen, heads, k)
             taken[c + 1] = k - starts[cuts[c]]
         place = np.cumsum(taken)
         frontier = np.empty(place[parts], dtype=np.int32)
@@ -258,24 +258,35 @@ def _tight_tree(source: int, finite, via) -> bool:
     return bool((reaches[finite] == 1).all())
 
 
+def parent_spans(parent, as_int, finite, source: int, checks: dict, bad: list):
+    """The first two tree checks, into ``checks`` and ``bad``: parents in range with -1 at the source, and a parent
+    exactly at the reachable (``finite``) vertices other than the source. ``as_int``: ``parent`` as integers (empty
+    when it holds none). Returns which vertices have a parent, or None when the parents are out of range (no other
+    tree check can run then)."""
+    n = finite.size
+    in_range = as_int.size == n and bool(((parent == -1) | ((parent >= 0) & (parent < n))).all())
+    checks["parent_range"] = in_range and bool(as_int[source] == -1)
+    if not checks["parent_range"]:
+        bad.append(f"parent[{source}] = {parent[source]} (source) or parents out of range")
+        return None
+    has_parent = as_int != -1
+    expect = finite.copy()
+    expect[source] = False
+    spans = np.flatnonzero(has_parent != expect)
+    checks["tree_spans_reachable"] = spans.size == 0
+    bad += [f"vertex {v}: parent {int(as_int[v])} but {'reachable' if finite[v] else 'unreachable'}"
+            for v in spans[:MAX_REPORTED]]
+    return has_parent
+
+
 def _check_tree(source: int, finite, parent, pint, tight, checks: dict, bad: list) -> None:
     """The tree checks on ``parent`` (-1 at the source and at unreachable vertices; ``pint``: the same as int32 or
     int64, empty when it holds no integers; ``tight``: which vertices have a tight arc from their parent), into
     ``checks`` and ``bad``."""
     n = parent.size
-    in_range = pint.size == n and bool(((parent == -1) | ((parent >= 0) & (parent < n))).all())
-    checks["parent_range"] = in_range and bool(pint[source] == -1)
-    if not checks["parent_range"]:
-        bad.append(f"parent[{source}] = {parent[source]} (source) or parents out of range")
+    has_parent = parent_spans(parent, pint, finite, source, checks, bad)
+    if has_parent is None:
         return
-    has_parent = pint != -1
-    expect = finite.copy()
-    expect[source] = False
-    spans = np.flatnonzero(has_parent != expect)
-    checks["tree_spans_reachable"] = spans.size == 0
-    bad += [f"vertex {v}: parent {int(pint[v])} but {'reachable' if finite[v] else 'unreachable'}"
-            for v in spans[:MAX_REPORTED]]
-
     not_tight = np.flatnonzero(has_parent & (tight == 0))
     checks["tree_edges_tight"] = not_tight.size == 0
     bad += [f"vertex {v}: no edge {int(pint[v])}->{v} with dist[{v}] = dist[{int(pint[v])}] + w"

@@ -44,7 +44,7 @@ import numpy as np
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError
 from ..solvers.scipy.reference import scipy_matrix, scipy_paths, scipy_rows_parallel
-from .certificate import certify, warm
+from .certificate import certify, parent_spans, warm
 
 MAX_REPORTED = 10
 # SciPy computes in float64: Johnson's reweighted sums stay below 3x the longest simple path, so paths
@@ -270,19 +270,9 @@ def check_sssp(graph: Graph, source: int, dist, parent, reference=None) -> Verdi
     bad += [f"dist[{v}] = {int(dist[v])}, reference {int(reference[v])}" for v in wrong[:MAX_REPORTED]]
 
     reach = dist != inf
-    in_range = (parent == -1) | ((parent >= 0) & (parent < n))
-    checks["parent_range"] = bool(in_range.all() and parent[source] == -1)
-    if not checks["parent_range"]:
-        bad.append(f"parent[{source}] = {int(parent[source])} (source) or parents out of range")
+    has_parent = parent_spans(parent, parent, reach, source, checks, bad)
+    if has_parent is None:
         return Verdict(False, checks, bad[:MAX_REPORTED])
-
-    has_parent = parent != -1
-    expect = reach.copy()
-    expect[source] = False
-    spans = np.flatnonzero(has_parent != expect)
-    checks["tree_spans_reachable"] = spans.size == 0
-    bad += [f"vertex {v}: parent {int(parent[v])} but {'reachable' if reach[v] else 'unreachable'}"
-            for v in spans[:MAX_REPORTED]]
 
     # 2. chains reach the source: pointer jumping, log2(n) rounds
     hop = np.where(has_parent, parent, np.arange(n))
