@@ -401,7 +401,7 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
     proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
     commands = {(graph, solver): rest for graph, solver, rest in
-                re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.npz --solver (\S+) (.*)", proc.stdout)}
+                re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.gcsr --solver (\S+) (.*)", proc.stdout)}
     jobs = expand_jobs(validate_config(config))[0]
     assert {j.solver: (j.trials, j.warmup, j.budget) for j in jobs} == {"scipy_dijkstra": (3, 2, 50.0),
                                                                         "bellmanford_naive": (1, 0, 20.0),
@@ -432,11 +432,11 @@ def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):
     proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config),
                      "--config", "only_graphs=[rand]", timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    commands = re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.npz --solver (\S+) (.*)", proc.stdout)
+    commands = re.findall(r"gpusp solve --graph \S+/graphs/(\w+)\.gcsr --solver (\S+) (.*)", proc.stdout)
     assert sorted((graph, solver) for graph, solver, _ in commands) == [("rand", "bellmanford_naive"),
                                                                          ("rand", "scipy_dijkstra")]
     assert all("--time-budget" not in rest and "--trials" in rest for *_, rest in commands), commands
-    assert "graphs/tiny.npz" not in proc.stdout
+    assert "graphs/tiny.gcsr" not in proc.stdout
     assert not (tmp_path / "results").exists()
 
 
