@@ -38,3 +38,18 @@ def test_apsp_workers_split_the_sources(label, graph, source):
 def test_apsp_workers_negative_cycle():
     with pytest.raises(NegativeCycleError):
         gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=2)
+
+
+@pytest.mark.timeout(120)
+def test_apsp_workers_end_under_a_parent_handler_that_keeps_running(label="random-13"):
+    """A parent that forwards stop signals instead of dying (a job's handler) must not keep the forked workers alive:
+    they take the default handlers, leave when the queue is drained, and the call returns."""
+    import signal
+
+    graph = dict((c[0], c[1]) for c in CASES)[label]
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        for _ in range(5):
+            assert_apsp_ok(graph, gpusp.solve(graph, "scipy_apsp", workers=3))
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import signal
 
 import numpy as np
 
@@ -76,6 +77,13 @@ def _scipy_rows(bounds):
     return hi - lo
 
 
+def _default_signals():
+    """A forked worker dies of the stop signals: the parent's handlers (a job's forwarding handler, say) would keep a
+    worker blocked on the pool's queue alive through Pool.terminate()."""
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predecessors: bool = True):
     """SciPy's rows from ``sources`` (None: every vertex, APSP), split into chunks over ``workers`` forked processes;
     ``(dist, parent)``, parent None unless ``predecessors``."""
@@ -88,10 +96,15 @@ def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predec
               if predecessors else None)
     step = max(1, -(-k // (8 * workers)))  # 8 chunks per worker even out the rows' costs
     _ROWS.update(graph=graph, matrix=matrix, sources=sources, dist=dist, parent=parent)
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(k, lo + step)) for lo in range(0, k, step)]))
+        done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(k, lo + step)) for lo in range(0, k, step)]))
+        pool.close()  # the workers leave when the queue is drained: none is killed while it holds the queue's lock
+    except BaseException:
+        pool.terminate()
+        raise
     finally:
+        pool.join()
         _ROWS.clear()
     if done != k:
         raise SolverError(f"SciPy rows: the workers returned {done} of {k} rows")
