@@ -8,8 +8,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .gap_synthetic import mix64
-
 
 @njit(parallel=True, cache=True)
 def _unsorted_rows(indptr, indices):
@@ -48,6 +46,14 @@ def transpose_order(graph) -> tuple[np.ndarray, np.ndarray]:
     in_indptr = np.zeros(graph.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(graph.indices, minlength=graph.n), out=in_indptr[1:])
     return in_indptr, _counting_order(graph.indices, in_indptr)
+
+
+@njit(inline="always")
+def mix64(z):
+    """SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on every input bit."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 @njit(inline="always")

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from .csrops import mix64
 from .graph import distance_dtype, path_bound_from_row_maxima
 
 KRON, URAND = 0, 1
@@ -40,14 +41,6 @@ def splitmix64(z: int) -> int:
 def stream_key(kind: int, seed: int, purpose: str) -> np.uint64:
     """The key of one of a graph's three independent streams (topology, weights, permutation)."""
     return np.uint64(splitmix64(splitmix64(splitmix64(seed) ^ kind) ^ _SALT[purpose]))
-
-
-@njit(inline="always")
-def mix64(z):
-    """SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on every input bit."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(inline="always")
