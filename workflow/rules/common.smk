@@ -129,7 +129,8 @@ def graph_memory(wildcards, attempt):
 
 def graph_runtime(wildcards, attempt):
     """SLURM minutes of preparing a graph: five, and one more per 2^25 arcs (a parse at 0.5 GB/s of text, a
-    generator, the binary file written), doubled on a retry; an hour where planning could not size it."""
+    generator, the binary file written), doubled on a retry; an hour where planning could not size it.
+    """
     n, m = GRAPH_SIZES.get(wildcards.graph, (None, None))
     return (60 if m is None else 5 + math.ceil(m / 2**25)) * attempt
 
