@@ -138,13 +138,10 @@ FROM = ("--from", {"dest": "from_format", "choices": FORMATS, "help": "input for
 TO = ("--to", {"dest": "to_format", "choices": FORMATS, "help": "output format (default: extension)"})
 MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR)"})
 REQUIRED = {"required": True}
-# how answers are checked (gpusp.measure.validate.check_rows; the config's validate.method, validate.reference_max_work)
-VALIDATION = [("--validation-method", {"choices": ("auto", "reference", "certificate"), "default": "auto",
-                                       "help": "reference: SciPy's distances; certificate: the O(m) optimality "
-                                               "certificate, no reference solve; auto: the reference while sources x "
-                                               "arcs stays within --reference-max-work"}),
-              ("--reference-max-work", {"type": NON_NEGATIVE, "metavar": "PAIRS",
-                                        "help": "auto's limit in source-arc pairs (default: the config schema's)"})]
+VALIDATION = [("--validation-method", {"choices": ("auto", "reference", "certificate"), "default": "auto", "help":
+                                       "reference: SciPy's distances; certificate: the O(m) optimality certificate; "
+                                       "auto: the reference up to --reference-max-work source-arc pairs"}),
+              ("--reference-max-work", {"type": NON_NEGATIVE, "metavar": "PAIRS", "help": "auto's limit"})]
 FLOW = {"size": 64, "seed": 1, "vmax": 10, "tile": 16, "trials": 3}  # paper 003's flow (config key paper003)
 FLOW_OPTIONS = {"size": {"type": COUNT}, "seed": {"type": NON_NEGATIVE}, "vmax": {"type": COUNT},
                 "tile": {"type": int, "choices": (4, 8, 16, 32)}, "trials": {"type": COUNT}}  # as the config schema
