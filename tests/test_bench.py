@@ -52,6 +52,8 @@ def test_bench_runs_the_workflow_on_the_matrix(tmp_path, monkeypatch, capsys):
     assert set(summary["graph"]) == {"tiny", "rand16"}
     assert (summary["mode"] == summary["device"].map({"gpu": "sim", "cpu": "cpu"})).all()  # CPU times are real
     assert "Fastest solver per graph" in (out / "tables" / "landing.rst").read_text()
+    report = (out / "report.html").read_text()  # Snakemake's report, the figures and tables in it
+    assert all(part in report for part in ("plot_results", "landing", "summary.csv", "Figures"))
     assert json.loads((out / "tables" / "skipped.json").read_text()) == []
     assert (out / "tables" / "samples.csv").exists() and (out / "graphs" / "tiny.sources.txt").exists()
     records = _records(out)

@@ -20,5 +20,6 @@ rc=0  # a failed job leaves no tables (the workflow aggregates complete runs onl
 python3 -m gpusp.cli bench --config "$config" --out "$work" "${sets[@]}" "${graphs[@]}" 2>&1 | tee "$out/$name-log.txt" || rc=$?
 [ "$rc" -ne 0 ] || cp "$work/tables/summary.csv" "$out/$name-summary.csv"
 [ "$rc" -ne 0 ] || cp "$work/tables/samples.csv" "$out/$name-samples.csv"
+[ "$rc" -ne 0 ] || cp "$work/report.html" "$out/$name-report.html"
 tar czf "$out/$name-records.tar.gz" -C "$work" runs $(cd "$work" && ls tables/skipped.json 2>/dev/null)
 exit "$rc"

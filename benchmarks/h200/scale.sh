@@ -2,7 +2,8 @@
 # Issue 37 on the lent H200: GAP-scale graphs end to end (benchmarks/h200/scale_probe.py: generated, written as .wsg,
 # mapped back, deltastep_gpu and GAPBS's driver from the same file, the certificate on every answer), then
 # config/scale-h200.yaml's graphs named in SWEEP through `gpusp bench` (benchmarks/h200/run.sh), its figures kept.
-# usage (device, repo root): GPUSP_COMMIT=<sha> [SWEEP="kron-20 ..."] benchmarks/h200/scale.sh ["kron 26" ...]
+# usage (device, repo root): GPUSP_COMMIT=<sha> [SWEEP="kron-20 ..."] [SWEEP_LIMIT=3600] [PROBE_LIMIT=560]
+#     [PROBE_ARGS="--gcsr"] benchmarks/h200/scale.sh ["kron 26" ...]
 set -u
 . benchmarks/h200/env.sh
 export GPUSP_CACHE=/tmp/gpusp-cache
@@ -12,13 +13,14 @@ O=${OUT:-/tmp/out}
 { time python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline; } > "$O/scale-build.txt" 2>&1
 for spec in "$@"; do
     read -r kind scale <<< "$spec"
-    timeout 560 python3 benchmarks/h200/scale_probe.py "$kind" "$scale" --out "$O" --threads "$(nproc)" \
-        > "$O/probe-$kind$scale.log" 2>&1
+    # shellcheck disable=SC2086
+    timeout "${PROBE_LIMIT:-560}" python3 benchmarks/h200/scale_probe.py "$kind" "$scale" --out "$O" \
+        --threads "$(nproc)" ${PROBE_ARGS:-} > "$O/probe-$kind$scale.log" 2>&1
     echo "probe $kind $scale exit $?"; tail -3 "$O/probe-$kind$scale.log"
 done
 if [ -n "${SWEEP:-}" ]; then
     # shellcheck disable=SC2086
-    OUT=$O benchmarks/h200/run.sh config/scale-h200.yaml sweep $SWEEP > /dev/null 2>&1
+    OUT=$O timeout "${SWEEP_LIMIT:-3600}" benchmarks/h200/run.sh config/scale-h200.yaml sweep $SWEEP > /dev/null 2>&1
     echo "sweep exit $?"; tail -5 "$O/sweep-log.txt"
     cp /tmp/bench-sweep/plots/scaling.png "$O/" 2>/dev/null || echo "no scaling figure"
 fi

@@ -2,8 +2,9 @@
 
 :func:`run_bench` runs the Snakefile of this gpusp checkout through Snakemake's Python API: the config file with the
 ``--set`` overrides laid over it and ``results`` set to the output folder, one job at a time (every job takes the one
-``gpu`` resource, so nothing runs beside a timed solve), past a failed job to the end. The workflow validates and
-plans the config (:mod:`gpusp.plan`); a config it refuses is reported in bench's words.
+``gpu`` resource, so nothing runs beside a timed solve), past a failed job to the end, then Snakemake's HTML report
+(``report.html`` there). The workflow validates and plans the config (:mod:`gpusp.plan`); a config it refuses is
+reported in bench's words.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from .errors import GpuspError
 from .plan import ConfigError, config_source, parse_assignments
 
+REPORT = "report.html"  # Snakemake's report of the run, in the output folder
 # the folder that holds the gpusp package: the checkout's src/ (its parent holds the Snakefile), or site-packages
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +36,8 @@ def snakefile() -> Path:
 
 def run_bench(config, out, sets=(), graphs=()) -> list[Path]:
     """Run the workflow on the config file ``config`` into the folder ``out`` (the workflow's ``results``), with
-    ``KEY=VALUE`` overrides ``sets`` and, where given, only the ``graphs`` of the config; returns the tables."""
+    ``KEY=VALUE`` overrides ``sets`` and, where given, only the ``graphs`` of the config; returns the tables and
+    Snakemake's report."""
     overrides = parse_assignments(sets)
     for key, flag in (("results", "--out"), ("only_graphs", "--graphs")):
         if key in overrides:
@@ -56,7 +59,7 @@ def run_bench(config, out, sets=(), graphs=()) -> list[Path]:
             raise
         detail = refused.detail.replace("key only_graphs: ", "--graphs: ", 1)
         raise GpuspError(f"{config_source([config], overrides, '--set')}: {detail}") from None
-    return sorted(p for p in (Path(out) / "tables").iterdir() if p.is_file())
+    return sorted(p for p in (Path(out) / "tables").iterdir() if p.is_file()) + [Path(out) / REPORT]
 
 
 def _config_settings(config, given: dict):
@@ -74,10 +77,11 @@ def _config_settings(config, given: dict):
 
 def _run(path: Path, config_settings, out: Path) -> None:
     """``snakemake --snakefile PATH --cores all --resources gpu=1 --default-resources gpu=1 --keep-going
-    --rerun-incomplete --scheduler greedy --show-failed-logs``: solves never share the GPU, and as every job takes
-    the GPU token (its default resource), no job runs beside another (one at a time, the greedy scheduler is as good
-    as any); a failed job stops neither the others nor their records."""
+    --rerun-incomplete --scheduler greedy --show-failed-logs``, then ``--report OUT/report.html``: solves never share
+    the GPU, and as every job takes the GPU token (its default resource), no job runs beside another (one at a time,
+    the greedy scheduler is as good as any); a failed job stops neither the others nor their records."""
     from snakemake.api import SnakemakeApi
+    from snakemake.report.html_reporter import ReportSettings
     from snakemake.resources import Resources
     from snakemake.scheduling.greedy import SchedulerSettings
     from snakemake.settings.types import (DAGSettings, ExecutionSettings, OutputSettings, ResourceSettings,
@@ -96,6 +100,7 @@ def _run(path: Path, config_settings, out: Path) -> None:
             dag.execute_workflow(executor="local", execution_settings=ExecutionSettings(keep_going=True),
                                  scheduling_settings=SchedulingSettings(scheduler="greedy"),
                                  scheduler_settings=SchedulerSettings())
+            dag.create_report(reporter="html", report_settings=ReportSettings(path=out / REPORT))
         except Exception as exc:
             api.print_exception(exc)
             raise GpuspError(f"the workflow did not finish: {' '.join(str(exc).split()) or type(exc).__name__} "

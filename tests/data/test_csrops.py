@@ -56,4 +56,18 @@ def test_bfs_hops_are_scipys():
         unit = csr_array((np.ones(g.m), g.indices, g.indptr), shape=(g.n, g.n))
         for s in (0, 7):
             d = shortest_path(unit, indices=s, unweighted=True, directed=True)
-            assert np.array_equal(bfs_hops(g, s), np.where(np.isfinite(d), d, -1).astype(np.int64))
+            want = np.where(np.isfinite(d), d, -1).astype(np.int64)
+            # serial levels, every level split between threads (a hub's arcs too), and the automatic mix
+            for parallel_from in (2**62, 0, 1, 5, None):
+                assert np.array_equal(bfs_hops(g, s, parallel_from), want), parallel_from
+
+
+def test_bfs_hops_split_a_hub_between_threads():
+    # a star with a tail: the hub's 5,000 arcs are one level, split across shares; the tail is five thin levels
+    n = 5006
+    edges = [(0, v, 1) for v in range(1, 5001)] + [(5000 + i, 5001 + i, 1) for i in range(5)]
+    g = graph(n, edges)
+    want = np.r_[0, np.ones(5000, np.int64), np.arange(2, 7)]
+    for parallel_from in (0, 100, None):
+        assert np.array_equal(bfs_hops(g, 0, parallel_from), want)
+    assert np.array_equal(bfs_hops(g, 5003, 0), np.r_[np.full(5003, -1), 0, 1, 2])

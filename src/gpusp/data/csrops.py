@@ -6,7 +6,7 @@ where graphs have billions of arcs (GAPBS's serialized files, the solvers' autom
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 
 @njit(parallel=True, cache=True)
@@ -89,27 +89,128 @@ def symmetric(graph, weighted: bool = True) -> bool:
     return f1 == r1 and f2 == r2
 
 
+@njit(parallel=True, cache=True)
+def _expand_level(indptr, indices, hops, frontier, size, level, shares):
+    """Mark every unvisited out-neighbour of frontier[:size] with hop level + 1, in parallel over equal shares of the
+    frontier's arcs (a hub's arcs are split between threads). Two threads may mark the same vertex: both write the
+    same value."""
+    prefix = np.empty(size + 1, dtype=np.int64)
+    prefix[0] = 0
+    for i in range(size):
+        u = frontier[i]
+        prefix[i + 1] = prefix[i] + indptr[u + 1] - indptr[u]
+    per = max(1, -(-prefix[size] // shares))
+    for c in prange(shares):
+        lo = c * per
+        hi = min(prefix[size], lo + per)
+        i = np.searchsorted(prefix, lo, side="right") - 1
+        while lo < hi:
+            u = frontier[i]
+            first = indptr[u] + lo - prefix[i]
+            last = indptr[u] + min(hi, prefix[i + 1]) - prefix[i]
+            for e in range(first, last):
+                v = indices[e]
+                if hops[v] < 0:
+                    hops[v] = level + 1
+            lo = prefix[i + 1]
+            i += 1
+
+
+@njit(parallel=True, cache=True)
+def _gather_level(hops, level, out, shares):
+    """The vertices at hop ``level``, in id order, into ``out``; how many. Two parallel passes over hops (counts per
+    share, then the writes at their prefix)."""
+    n = hops.size
+    per = -(-n // shares)
+    counts = np.zeros(shares + 1, dtype=np.int64)
+    for c in prange(shares):
+        k = 0
+        for v in range(c * per, min(n, (c + 1) * per)):
+            k += hops[v] == level
+        counts[c + 1] = k
+    for c in range(shares):
+        counts[c + 1] += counts[c]
+    for c in prange(shares):
+        k = counts[c]
+        for v in range(c * per, min(n, (c + 1) * per)):
+            if hops[v] == level:
+                out[k] = v
+                k += 1
+    return counts[shares]
+
+
 @njit(cache=True)
-def _bfs_hops(indptr, indices, source):
-    hops = np.full(indptr.size - 1, -1, dtype=np.int64)
-    queue = np.empty(indptr.size - 1, dtype=np.int32)
-    hops[source] = 0
-    queue[0] = source
-    head, tail = 0, 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        next_hop = hops[u] + 1
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if hops[v] < 0:
-                hops[v] = next_hop
-                queue[tail] = v
-                tail += 1
-    return hops
+def _thin_levels(indptr, indices, hops, frontier, following, size, level, parallel_from):
+    """Serial levels from frontier[:size] (at hop ``level``) while a level has fewer than ``parallel_from`` arcs (a
+    road network's thousands of levels), each next frontier in discovery order; (frontier, following, size, level)
+    at the first wide level, or with size 0 at the end."""
+    while size > 0:
+        arcs = 0
+        for i in range(size):
+            arcs += indptr[frontier[i] + 1] - indptr[frontier[i]]
+        if arcs >= parallel_from:
+            break
+        tail = 0
+        for i in range(size):
+            u = frontier[i]
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if hops[v] < 0:
+                    hops[v] = level + 1
+                    following[tail] = v
+                    tail += 1
+        frontier, following = following, frontier
+        size = tail
+        level += 1
+    return frontier, following, size, level
 
 
-def bfs_hops(graph, source: int) -> np.ndarray:
+def bfs_hops(graph, source: int, parallel_from: int | None = None) -> np.ndarray:
     """Hops from ``source`` to every vertex along arcs (int64, -1 where it does not reach): one breadth-first search,
-    O(n + m), with no copy of the graph."""
-    return _bfs_hops(graph.indptr, graph.indices, int(source))
+    O(n + m), with no copy of the graph. A level whose frontier has ``parallel_from`` arcs or more (n / 16 and at
+    least 2^16 unless given) is expanded by every Numba thread; the hop counts do not depend on the thread count."""
+    if parallel_from is None:
+        parallel_from = max(1 << 16, graph.n >> 4)
+    hops = np.full(graph.n, -1, dtype=np.int64)
+    frontier = np.empty(graph.n, dtype=np.int32)
+    following = np.empty(graph.n, dtype=np.int32)
+    hops[source] = 0
+    frontier[0] = source
+    size, level = 1, 0
+    while True:
+        frontier, following, size, level = _thin_levels(graph.indptr, graph.indices, hops, frontier, following, size,
+                                                        level, parallel_from)
+        if size == 0:
+            return hops
+        # a wide level (a power-law graph's few): its arcs split between threads, then the vertices it reached
+        # gathered by a parallel pass over hops, which costs O(n) and pays only past about n / 16 arcs
+        _expand_level(graph.indptr, graph.indices, hops, frontier, size, level, 64 * get_num_threads())
+        size = _gather_level(hops, level + 1, following, 16 * get_num_threads())
+        frontier, following = following, frontier
+        level += 1
+
+
+@njit(parallel=True, cache=True)
+def _split_pairs(flat, n, ids, weights, shares):
+    m = ids.size
+    per = -(-m // shares)
+    first_bad = np.full(shares, m, dtype=np.int64)
+    for c in prange(shares):
+        for j in range(c * per, min(m, (c + 1) * per)):
+            v = flat[2 * j]
+            ids[j] = v
+            weights[j] = flat[2 * j + 1]
+            if (v < 0 or v >= n) and first_bad[c] == m:
+                first_bad[c] = j
+    return first_bad.min()
+
+
+def split_pairs(flat: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(ids, weights, first bad) of interleaved int32 (id, weight) pairs, as GAPBS's .wsg stores each neighbour: one
+    parallel pass that copies both halves out (from a mapped file: every page read once) and finds the first id
+    outside 0..n-1 (the arc count when there is none)."""
+    m = flat.size // 2
+    ids = np.empty(m, dtype=np.int32)
+    weights = np.empty(m, dtype=np.int32)
+    bad = _split_pairs(flat, n, ids, weights, 16 * get_num_threads()) if m else 0
+    return ids, weights, int(bad)

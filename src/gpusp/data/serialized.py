@@ -20,7 +20,7 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import GpuspError, GraphFormatError
-from .csrops import symmetric, transpose_order
+from .csrops import split_pairs, symmetric, transpose_order
 from .graph import MAX_VERTICES, WEIGHT_KINDS
 
 __all__ = ["GAPBS_GENERATORS", "GCSR_VERSION", "gapbs_generate", "gcsr_chunks", "read_gcsr", "read_serialized",
@@ -87,11 +87,15 @@ def _offsets(path, buf, at: int, n: int, m: int, what: str) -> np.ndarray:
 
 
 def _ids(path, buf, at: int, n: int, m: int, weighted: bool, what: str):
-    """(ids, weights or None) of the m neighbours at byte ``at``, the ids checked to lie in 0..n-1."""
+    """(ids, weights or None) of the m neighbours at byte ``at``, the ids checked to lie in 0..n-1 (a .wsg's pairs are
+    split into fresh arrays in one parallel pass; an .sg's ids stay a view of the buffer)."""
     flat = np.frombuffer(buf, "<i4", m * (2 if weighted else 1), at)
-    ids, weights = (flat[0::2], flat[1::2]) if weighted else (flat, None)
-    if m and (int(ids.min()) < 0 or int(ids.max()) >= n):
-        j = int(np.flatnonzero((ids < 0) | (ids >= n))[0])
+    if weighted:
+        ids, weights, j = split_pairs(flat, n)
+    else:
+        ids, weights = flat, None
+        j = int(np.flatnonzero((ids < 0) | (ids >= n))[0]) if m and (ids.min() < 0 or ids.max() >= n) else m
+    if j < m:
         _bad(path, at + j * (8 if weighted else 4), f"{what} {j}: vertex id {int(ids[j])} out of range 0..{n - 1}")
     return ids, weights
 
@@ -164,8 +168,8 @@ def read_serialized(path, weighted: bool):
             _bad(path, None, "the transpose's weights do not sum to the out-arcs' weights (not the transpose)")
         del in_ids, in_weights
     indptr = indptr.astype(np.int64)
-    indices = np.array(ids, dtype=np.int32)
-    weights = np.array(weights, dtype=np.int32) if weighted else np.ones(m, dtype=np.int32)
+    indices = np.array(ids, dtype=np.int32, copy=not weighted)  # a .wsg's halves are fresh already
+    weights = weights if weighted else np.ones(m, dtype=np.int32)
     return n, indptr, indices, weights, {"gapbs_directed": directed}
 
 

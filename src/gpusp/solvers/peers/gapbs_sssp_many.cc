@@ -321,10 +321,12 @@ class Session {
   }
 
   // The last trial's distances (n int32, little-endian as the host) into `path`, through a temporary file renamed
-  // at the end.
+  // at the end; the answer gives the write's time, which a batch's wall time includes.
   std::string save(const std::string& path) {
     require_a_run("save");
     std::string tmp = path + ".part";
+    Timer t;
+    t.Start();
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
       if (!out)
@@ -338,8 +340,9 @@ class Session {
       std::remove(tmp.c_str());
       throw InputError(path + ": cannot rename " + tmp + " onto it");
     }
-    return "{\"source\": " + std::to_string(last_source_) + ", \"saved\": " + json_string(path) + ", " +
-           summary() + "}";
+    t.Stop();
+    return "{\"source\": " + std::to_string(last_source_) + ", \"saved\": " + json_string(path) +
+           ", \"save_ms\": " + json_number(t.Millisecs()) + ", " + summary() + "}";
   }
 
  private:
