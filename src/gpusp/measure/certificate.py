@@ -84,32 +84,40 @@ def _tight_reach(indptr, indices, weights, dist, inf, source, seen, pieces):
             frontier[place[c]:place[c + 1]] = heads[first:first + taken[c + 1]]
 
 
+@njit(cache=True)
+def _scan_vertex(u, indptr, indices, weights, dist, inf, parent, tight):
+    """1 where an out-arc of u (``dist[u]`` finite) still relaxes, else 0; marks ``tight`` as :func:`_scan_arcs`
+    says."""
+    du = np.int64(dist[u])
+    flag = 0
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        dv = np.int64(dist[v])
+        w = np.int64(weights[e])
+        if dv == inf or dv > du + w:
+            flag = 1
+        elif du + w == dv:
+            if parent.size == 0:
+                if v != u:  # a zero-weight self-loop is tight, yet leads nowhere
+                    tight[v] = u
+            elif parent[v] == u:
+                tight[v] = 1
+    return flag
+
+
 @njit(parallel=True, cache=True)
 def _scan_arcs(indptr, indices, weights, dist, inf, parent, loose, tight):
     """One pass over the arcs of the vertices with a finite distance: ``loose[u] = 1`` where an out-arc of u still
     relaxes (its head's distance is larger than ``dist[u] + w``, or unreachable). With ``parent`` (not empty),
     ``tight[v] = 1`` where an arc ``parent[v] -> v`` is tight (written by the parent's iteration alone); without,
     ``tight[v]`` becomes the tail of some tight arc into v (concurrent aligned stores: one of them remains). Returns
-    how many u are loose."""
-    n = indptr.size - 1
-    parents = parent.size > 0
+    how many u are loose. The loop body is one call: Numba 0.68.0 on Python 3.12 fails to compile this loop with the
+    arc walk written inline ("unexpected cycle in lookup()")."""
     count = 0
-    for u in prange(n):
-        du = np.int64(dist[u])
+    for u in prange(indptr.size - 1):
         flag = 0
-        if du != inf:
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                dv = np.int64(dist[v])
-                w = np.int64(weights[e])
-                if dv == inf or dv > du + w:
-                    flag = 1
-                elif du + w == dv:
-                    if not parents:
-                        if v != u:  # a zero-weight self-loop is tight, yet leads nowhere
-                            tight[v] = u
-                    elif parent[v] == u:
-                        tight[v] = 1
+        if dist[u] != inf:
+            flag = _scan_vertex(u, indptr, indices, weights, dist, inf, parent, tight)
         loose[u] = flag
         count += flag
     return count
