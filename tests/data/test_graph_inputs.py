@@ -111,7 +111,7 @@ def rewrite_cache(path, **changes) -> None:
     arrays = {key: np.array(value) for key, value in arrays.items()}
     arrays.update(changes)
     stored = SimpleNamespace(n=header["n"], name=header["name"], weight_kind=header["weight_kind"],
-                             meta=header["meta"], id_map=arrays.get("id_map"),
+                             meta=header["meta"], id_map=arrays.get("id_map"), checksum=lambda: header["checksum"],
                              **{key: arrays[key] for key in ("indptr", "indices", "weights")})
     formats._write_chunks(path, gcsr_chunks(stored, {"cache": header["cache"]}))
 

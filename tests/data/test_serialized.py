@@ -267,15 +267,16 @@ GCSR_CORRUPT = {  # edit(data, layout) -> words of the message
     "not json": (json_edit('{"arrays"', "[[[[[[[[["), ["not JSON"]),
     "newer version": (json_edit('"version": 1', '"version": 9'), ["version 9"]),
     "bad kind": (json_edit('"weight_kind": "real"', '"weight_kind": "odd"'), ["weight_kind 'odd'"]),
-    "float weights": (json_edit('"dtype": "<i4", "offset": 448', '"dtype": "<f4", "offset": 448'),
+    "float weights": (json_edit('"dtype": "<i4", "offset": 512', '"dtype": "<f4", "offset": 512'),
                       ["weights: dtype float32"]),
-    "misaligned": (json_edit('"offset": 448', '"offset": 449'), ["not on a 64-byte boundary"]),
-    "overlap": (json_edit('"offset": 448', '"offset": 384'), ["overlaps"]),
+    "misaligned": (json_edit('"offset": 512', '"offset": 449'), ["not on a 64-byte boundary"]),
+    "overlap": (json_edit('"offset": 512', '"offset": 448'), ["overlaps"]),
     "extra array": (json_edit('"indptr"', '"extras"'), ["indptr missing"]),
     "truncated": (lambda d, lay: d.__delitem__(slice(len(d) - 3, len(d))), ["past the end of the file"]),
     "trailing": (lambda d, lay: d.extend(b"\x00" * 5), ["5 bytes after the last array"]),
     "index out of range": (set_bytes(lambda d, lay: lay["indices"]["offset"], struct.pack("<i", 99)),
                            ["indices: vertex id 99"]),
+    "bad checksum": (set_bytes(lambda d, lay: d.index(b'"checksum": "') + 13, b"zz"), ["checksum 'zz", "sha256"]),
     "offsets fall": (set_bytes(lambda d, lay: lay["indptr"]["offset"] + 4, struct.pack("<i", 8)), ["decreases"]),
 }
 
@@ -286,11 +287,27 @@ def test_corrupt_gcsr_is_refused_naming_the_file(tmp_path, case):
     path = tmp_path / "g.gcsr"
     write_graph(awkward(), path)
     layout = read_gcsr(path)[0]["arrays"]
-    assert (layout["indptr"]["offset"], layout["indices"]["offset"], layout["weights"]["offset"]) == (320, 384, 448)
+    assert (layout["indptr"]["offset"], layout["indices"]["offset"], layout["weights"]["offset"]) == (384, 448, 512)
     data = bytearray(path.read_bytes())
     edit(data, layout)
     path.write_bytes(bytes(data))
     refused(path, "not a valid gpusp .gcsr graph", *words)
+
+
+def test_gcsr_carries_the_checksum_of_its_arrays(tmp_path):
+    import hashlib
+
+    graph = awkward()
+    path = tmp_path / "g.gcsr"
+    write_graph(graph, path)
+    # the checksum's bytes: n, then the arrays as int64 offsets, int32 ids, int64 weights
+    want = hashlib.sha256(np.int64(graph.n).tobytes() + graph.indptr.astype(np.int64).tobytes()
+                          + graph.indices.astype(np.int32).tobytes() + graph.weights.astype(np.int64).tobytes())
+    assert read_gcsr(path)[0]["checksum"] == graph.checksum() == want.hexdigest()
+    back = read_graph(path)
+    assert back._checksum == want.hexdigest() and back.checksum() == want.hexdigest()  # the header's, no new pass
+    again = Graph(back.n, back.indptr, back.indices, back.weights)  # computed afresh: the same
+    assert again.checksum() == want.hexdigest()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -157,6 +157,8 @@ def test_graph_family_is_the_generator_without_its_size():
     assert graph_family(random16) == graph_family(random32) == "random wmax=20 wmin=1"
     assert graph_family({"meta": {"snap_header": {}}}) is None and graph_family({}) is None
     assert graph_family({"meta": {"dataset": "USA-road-d.NY"}}) == graph_family({"meta": {"dataset": "USA-road-d.USA"}})
+    kron = {"meta": {"generator": "kron", "params": {"scale": 20, "offsets": "auto", "wmin": 1, "wmax": 255}}}
+    assert graph_family(kron) == "kron wmax=255 wmin=1"  # the offsets dtype is storage, not part of the family
     assert graph_family({"meta": {"dataset": "USA-road-d.BAY"}}) == "USA-road-d"
     assert graph_family({"meta": {"dataset": "p2p-Gnutella04"}}) == "p2p-Gnutella"
     assert graph_family({"meta": {"dataset": "wiki-Vote"}}) == "wiki-Vote"

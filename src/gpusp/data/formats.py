@@ -248,6 +248,7 @@ def _load_gcsr(path):
     with _graph_errors(path, "not a valid gpusp .gcsr graph: "):
         graph = Graph(header["n"], arrays["indptr"], arrays["indices"], arrays["weights"], name=header["name"],
                       weight_kind=header["weight_kind"], id_map=arrays.get("id_map"), meta=header["meta"])
+    graph._checksum = header.get("checksum")  # the writer's, of these very arrays (older files: computed on demand)
     return graph, header
 
 

@@ -238,6 +238,7 @@ class Graph:
     meta: dict = field(default_factory=dict)
     offsets_dtype: np.dtype | str | None = None  # None: int32 below 2**31 arcs, else int64; "int64" forces int64
     _landmarks: tuple | None = field(default=None, init=False, repr=False)  # hop_landmarks(), once
+    _checksum: str | None = field(default=None, init=False, repr=False)  # checksum(), once (or from a .gcsr header)
 
     def __post_init__(self):
         """The one check of what a graph is, whatever built it (a reader, a generator, a cache, a caller).
@@ -425,12 +426,20 @@ class Graph:
 
     # identity and statistics --------------------------------------------------------------------
     def checksum(self) -> str:
-        """sha256 of n and the three CSR arrays (identity of the graph a record was measured on)."""
-        h = hashlib.sha256()
-        h.update(np.int64(self.n).tobytes())
-        for arr in (self.indptr.astype(np.int64), self.indices.astype(np.int32), self.weights.astype(np.int64)):
-            h.update(np.ascontiguousarray(arr).tobytes())
-        return h.hexdigest()
+        """sha256 of n and the CSR arrays as int64 offsets, int32 ids and int64 weights (identity of the graph a
+        record was measured on), computed once per graph. Arrays already in those dtypes are hashed in place, the
+        others converted a block at a time: no copy of a graph of billions of arcs."""
+        if self._checksum is None:
+            h = hashlib.sha256()
+            h.update(np.int64(self.n).tobytes())
+            for arr, dtype in ((self.indptr, np.int64), (self.indices, np.int32), (self.weights, np.int64)):
+                if arr.dtype == dtype and arr.flags.c_contiguous:
+                    h.update(arr)
+                    continue
+                for lo in range(0, arr.size, 1 << 24):
+                    h.update(arr[lo:lo + (1 << 24)].astype(dtype))
+            self._checksum = h.hexdigest()
+        return self._checksum
 
     def stats(self) -> dict:
         """n, m, degree statistics, weight range, duplicates and self-loops (what ``gpusp info`` prints)."""

@@ -249,7 +249,8 @@ def _aligned(offset: int) -> int:
 
 def gcsr_chunks(graph, extra: dict | None = None):
     """The parts of ``graph`` as a ``.gcsr`` file: magic, JSON header length, the JSON header (format, version,
-    name, weight_kind, meta, n, ``extra`` and where each array lies), then the arrays, each on a 64-byte boundary."""
+    name, weight_kind, meta, n, the graph's checksum, ``extra`` and where each array lies), then the arrays, each on
+    a 64-byte boundary. The checksum saves every reader of the file a pass over its arrays."""
     arrays = {"indptr": graph.indptr, "indices": graph.indices, "weights": graph.weights}
     if graph.id_map is not None:
         id_map = np.asarray(graph.id_map)
@@ -262,8 +263,8 @@ def gcsr_chunks(graph, extra: dict | None = None):
             layout[key] = {"dtype": arr.dtype.str, "count": int(arr.size), "offset": pos}
             pos = _aligned(pos + arr.nbytes)
         header = {"format": "gpusp-csr", "version": GCSR_VERSION, "name": graph.name,
-                  "weight_kind": graph.weight_kind, "meta": graph.meta, "n": graph.n, **(extra or {}),
-                  "arrays": layout}
+                  "weight_kind": graph.weight_kind, "meta": graph.meta, "n": graph.n, "checksum": graph.checksum(),
+                  **(extra or {}), "arrays": layout}
         text = json.dumps(header, sort_keys=True, default=json_default).encode()
         if _aligned(_GCSR_PREFIX.size + len(text)) <= start:
             break
@@ -335,6 +336,10 @@ def _check_gcsr_header(header, refuse) -> None:
         refuse(f"weight_kind {header.get('weight_kind')!r} is not one of {', '.join(WEIGHT_KINDS)}")
     if not isinstance(header.get("meta"), dict):
         refuse(f"meta must be a JSON object, found {type(header.get('meta')).__name__}")
+    checksum = header.get("checksum")
+    if checksum is not None and not (isinstance(checksum, str) and len(checksum) == 64
+                                     and all(c in "0123456789abcdef" for c in checksum)):
+        refuse(f"checksum {checksum!r} is not a sha256 in hexadecimal")
     n = header.get("n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         refuse(f"n {n!r} is not a vertex count")

@@ -44,6 +44,7 @@ from .rst import field_list, list_table, missing, number, ratio, text
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
 _DATASET_SUFFIX = re.compile(r"(\.[A-Z]+|\d+)$")  # a DIMACS region (.NY, .USA) or a SNAP snapshot number (04, 31)
 SIZE_PARAMS = {"n", "m", "k", "scale", "edge_factor", "rows", "cols", "seed"}  # what a generator sweep varies
+STORAGE_PARAMS = {"offsets"}  # how the graph is stored, not which graph it is
 
 
 def graph_family(graph: dict) -> str | None:
@@ -55,7 +56,7 @@ def graph_family(graph: dict) -> str | None:
         return _DATASET_SUFFIX.sub("", str(meta["dataset"]))
     if "generator" not in meta:
         return None
-    fixed = {k: v for k, v in (meta.get("params") or {}).items() if k not in SIZE_PARAMS}
+    fixed = {k: v for k, v in (meta.get("params") or {}).items() if k not in SIZE_PARAMS | STORAGE_PARAMS}
     return " ".join([meta["generator"]] + [f"{k}={v}" for k, v in sorted(fixed.items())])
 
 
