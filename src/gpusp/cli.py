@@ -1,6 +1,6 @@
 """The ``gpusp`` command line: the commands' arguments, parsed and checked, and the dispatch to the layer that does
 each command's work (``gpusp.data.commands``, ``gpusp.measure.commands``, ``gpusp.report.commands``,
-``gpusp.bench``); nothing imports it.
+``gpusp.bench``); only :mod:`gpusp.launch`, the ``gpusp`` command, imports it.
 
 Every failure prints one line ``gpusp: error: ...`` to stderr and exits non-zero; files are written
 atomically, so a failed command leaves no output behind.

@@ -14,6 +14,9 @@ import time
 from pathlib import Path
 
 
+ALLOTTED = ("SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES")  # set: a GPU was given to this process
+
+
 def _simulated_env() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
@@ -36,8 +39,11 @@ def require_cuda(solver: str) -> None:
     if mode() == "none":
         from .errors import SolverError
 
-        raise SolverError(f"{solver} needs a CUDA GPU; none is usable here "
-                          "(set NUMBA_ENABLE_CUDASIM=1 to run it in the CUDA simulator)")
+        allotted = ", ".join(f"{k}={os.environ[k]}" for k in ALLOTTED if os.environ.get(k))
+        why = f"none is usable here, though one was allotted ({allotted})" if allotted else "none is usable here"
+        raise SolverError(f"{solver} needs a CUDA GPU; {why}. To run it in the CUDA simulator: in the workflow "
+                          "--config simulate=always (a cluster without real GPUs), for gpusp solve "
+                          "NUMBA_ENABLE_CUDASIM=1")
 
 
 def cpu_model(cpuinfo="/proc/cpuinfo") -> str:

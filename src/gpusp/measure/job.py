@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_open, atomic_path
+from ..device import mode
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError, SolverUnavailable
 from ..solvers import registry
@@ -45,6 +46,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE_S = 10.0  # how long a stopped child may take to clean up before it is killed
 POLL_S = 0.1  # how often the parent looks at the clock and the stop flag while its child runs
 STAGED = {"answer": "answer.npz", "paths": "paths.txt", "record": "record.json"}  # names in the child's folder
+SIM_WARN_ARCS = 1 << 14  # a GPU solver in the simulator on more arcs than this gets a warning first
+PROGRESS_AFTER_S = 5.0  # a job running this long reports each source done on stderr
 
 
 @dataclass
@@ -149,12 +152,14 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         raise GpuspError(f"{job.solver} is a peer binary that gives no predecessors: --output has no paths to show")
     sources = _sources(job, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
+    _warn_if_slow(spec, graph)
     t0 = time.perf_counter()
     try:
         for result in solve_many(graph, spec, sources, trials=job.trials, warmup=job.warmup,
                                  end_to_end=job.end_to_end, **params):
             results.append(result)
             runs.append(run_entry(result))
+            _progress(job.solver, len(results), len(sources), time.perf_counter() - t0)
     except NegativeCycleError as exc:
         status, reason = "negative-cycle", str(exc)
     except SolverUnavailable as exc:
@@ -204,10 +209,35 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         lines.append(f"{job.solver} source {src}: median {t.median_ms:.3f} ms (IQR {t.iqr_ms:.3f}, "
                      f"{len(t.samples_ms)} trials, {t.clock}), compile {t.compile_s:.2f} s, h2d {t.h2d_ms:.2f} ms, "
                      f"d2h {t.d2h_ms:.2f} ms{whole}, {r.counters}")
+    if len(results) > 1 and results[0].problem == "sssp":
+        lines.append(across_sources(job.solver, [r.timings.median_ms for r in results]))
     if validation_s is not None:
         said = "ok" if status == "ok" and not reason else (reason if status == "ok" else status)
         lines.append(f"validation: {said} ({validation_s:.2f} s)")
     return JobOutcome(status, reason, record, lines, validation_s, results=results)
+
+
+def across_sources(solver: str, medians) -> str:
+    """The summary line over a job's sources: the median, q1-q3, mean, min and max of their median times."""
+    m = np.asarray(medians, dtype=float)
+    q1, med, q3 = np.percentile(m, [25, 50, 75])
+    return (f"{solver} over {m.size} sources: median {med:.3f} ms (q1-q3 {q1:.3f}-{q3:.3f}), mean {m.mean():.3f} ms, "
+            f"min {m.min():.3f}, max {m.max():.3f}")
+
+
+def _warn_if_slow(spec, graph: Graph) -> None:
+    """A warning on stderr before a GPU solver runs in the CUDA simulator on a graph of more than SIM_WARN_ARCS arcs
+    (the simulator runs every thread in Python: minutes where a GPU takes milliseconds)."""
+    if spec.device == "gpu" and mode() == "sim" and graph.m > SIM_WARN_ARCS:
+        print(f"gpusp: warning: {spec.name} runs in the CUDA simulator (no GPU) on {graph.m:,} arcs: expect minutes "
+              f"a source (the simulator suits graphs of a few thousand arcs)", file=sys.stderr, flush=True)
+
+
+def _progress(solver: str, done: int, total: int, elapsed_s: float) -> None:
+    """A progress line on stderr per source done, once a job has run PROGRESS_AFTER_S seconds."""
+    if total > 1 and elapsed_s >= PROGRESS_AFTER_S:
+        print(f"gpusp: {solver}: {done}/{total} sources in {elapsed_s:.1f} s ({elapsed_s / done:.2f} s a source)",
+              file=sys.stderr, flush=True)
 
 
 def _targets(job: SolveJob) -> dict:
