@@ -519,7 +519,7 @@ def test_lint_and_format():
     assert proc.returncode == 0 and "Lints for" not in proc.stdout, proc.stdout[-5000:]
     snakefmt = shutil.which("snakefmt") or str(Path(sys.executable).parent / "snakefmt")
     if not Path(snakefmt).exists():
-        pytest.skip("snakefmt is not installed (pip install -e '.[workflow]')")
+        pytest.skip("snakefmt is not installed (pip install -e '.[test]')")
     fmt = subprocess.run([snakefmt, "--check", "Snakefile", "workflow/"], cwd=REPO, capture_output=True, text=True)
     assert fmt.returncode == 0, fmt.stderr + fmt.stdout
 

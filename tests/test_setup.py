@@ -1,0 +1,40 @@
+"""The README's set-up: `make run` installs what the workflow needs (the CUDA wheels only beside a GPU), `make test`
+everything CI needs, and the README says how to reach the installed commands."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def planned(target: str, tmp_path, gpu: bool) -> str:
+    """What `make -n TARGET` would run in a fresh environment folder, with or without an nvidia-smi on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    if gpu:
+        fake = bin_dir / "nvidia-smi"
+        fake.write_text("#!/bin/sh\nexit 0\n")
+        fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    done = subprocess.run(["make", "-n", "-C", str(REPO), target, f"VENV={tmp_path / 'venv'}"], env=env,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_make_run_installs_the_cuda_wheels_only_beside_a_gpu(tmp_path):
+    without = planned("run", tmp_path / "a", gpu=False)
+    assert 'pip install -q -e ".[workflow]"' in without and "cu13" not in without and "test" not in without
+    assert 'pip install -q -e ".[workflow,cu13]"' in planned("run", tmp_path / "b", gpu=True)
+    assert 'pip install -q -e ".[cu13,workflow,test]"' in planned("test", tmp_path / "c", gpu=False)
+
+
+def test_the_readme_says_how_to_reach_the_installed_commands():
+    text = " ".join((REPO / "README.md").read_text().split())
+    assert ". .venv/bin/activate" in text and "make report" in text
