@@ -373,7 +373,7 @@ def test_solvers_json_and_filter(capsys):
     assert apsp and all(i["problem"] == "apsp" for i in apsp)
     assert "dijkstra_cpu" not in {i["name"] for i in apsp}
     text = ok(capsys, "solvers")
-    assert [line.split()[0] for line in text.splitlines()] == registry.list_solvers()
+    assert [line.split()[0] for line in text.splitlines()] == ["solver"] + registry.list_solvers()  # a header first
     assert usage_exit("solvers", "--problem", "xyz") == 2
 
 

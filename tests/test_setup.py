@@ -39,3 +39,21 @@ def test_make_run_installs_the_cuda_wheels_only_beside_a_gpu(tmp_path):
 def test_the_readme_says_how_to_reach_the_installed_commands():
     text = " ".join((REPO / "README.md").read_text().split())
     assert ". .venv/bin/activate" in text and "make report" in text
+
+
+def test_config_readme_names_every_shipped_config_and_its_write_up():
+    text = (REPO / "config" / "README.md").read_text()
+    named = {line.split("`")[1] for line in text.splitlines() if line.startswith("| `")}
+    assert named == {p.name for p in (REPO / "config").glob("*.yaml")}
+    for write_up in {part.split("`")[0] for part in text.split("`benchmarks/")[1:]} - {""}:
+        assert (REPO / "benchmarks" / write_up).is_file(), write_up
+    for folder in ("experiments", "sweeps"):
+        assert (REPO / "config" / folder / "README.md").is_file() and f"`{folder}/`" in text
+
+
+def test_listings_open_with_their_column_names(capsys):
+    from gpusp import cli
+
+    assert cli.main(["solvers", "--problem", "apsp"]) == 0
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.split()[:4] == ["solver", "problem", "device", "paper"] and second.split()[1:3] == ["apsp", "gpu"]

@@ -53,7 +53,8 @@ def cmd_peers(args):
 
 def cmd_solvers(args):
     specs = [registry.get(n) for n in registry.list_solvers(args.problem)]
-    print(json.dumps([s.info() for s in specs], indent=1) if args.json else "\n".join(s.describe() for s in specs))
+    lines = [specs[0].header()] + [s.describe() for s in specs] if specs else []
+    print(json.dumps([s.info() for s in specs], indent=1) if args.json else "\n".join(lines))
 
 
 def cmd_solve(args):

@@ -237,7 +237,13 @@ class SolverSpec:
         parameter defaults."""
         params = ", ".join(f"{p.name}={p.default}" for p in self.params)
         batched = "batched " if self.batched else ""
-        return f"{self.name:<32} {self.problem} {self.device} paper {self.paper:<3} {batched}{params}"
+        return f"{self.name:<32} {self.problem:<7} {self.device:<6} {self.paper:<5} {batched}{params}"
+
+    @staticmethod
+    def header() -> str:
+        """The column names above :meth:`describe`'s lines."""
+        return (f"{'solver':<32} {'problem':<7} {'device':<6} {'paper':<5} "
+                "parameters (defaults; batched: a job's sources at once)")
 
     def info(self) -> dict:
         """A JSON-ready description (what ``gpusp solvers`` and :func:`gpusp.solver_info` show)."""
