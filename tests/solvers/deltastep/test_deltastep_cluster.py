@@ -91,6 +91,10 @@ def test_shared_memory_bound_names_the_limit():
     spec = registry.get("deltastep_cluster")
     assert spec.max_n == rules.cluster_max_n(16, 1) and "n <=" in spec.why_not(spec.max_n + 1, 0)
     assert spec.why_not(264_346, 733_846) is None  # USA-road-d.NY fits a cluster of 16
+    # the planner's view, under the parameters a config gives: the same reasons before any job runs
+    assert spec.why_not(limit, 0, params={"cluster": 1, "queue": 1}) is None
+    assert f"n <= {limit}" in spec.why_not(limit + 1, 0, params={"cluster": 1, "queue": 1})
+    assert "int32 distances" in spec.why_not(100, 200, itemsize=8)
 
 
 _PTXAS = r"""
@@ -131,3 +135,15 @@ def test_inline_ptx_assembles_for_sm90(module):
         regs = int(log.split("Used ")[1].split(" registers")[0])
         assert "0 bytes spill stores" in log and regs <= 65536 // int(label.split("block=")[1].rstrip("]")), line
 
+
+
+def test_the_planner_skips_what_the_cluster_cannot_hold_with_the_reason():
+    from gpusp.plan import expand_jobs, validate_config
+
+    small = rules.cluster_max_n(1, 1)
+    config = validate_config({"graphs": {"wide": {"generate": "ring", "params": {"n": small + 1}},
+                                         "narrow": {"generate": "ring", "params": {"n": 64}}},
+                              "solvers": [{"name": "deltastep_cluster", "params": {"cluster": [1], "queue": [1]}}]})
+    jobs, skipped = expand_jobs(config)[:2]
+    assert [j.graph for j in jobs] == ["narrow"]
+    assert [s["graph"] for s in skipped] == ["wide"] and f"n <= {small}" in skipped[0]["reason"]

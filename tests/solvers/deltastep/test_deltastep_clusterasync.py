@@ -122,3 +122,7 @@ def test_shared_memory_bound_names_the_limit():
     spec = registry.get("deltastep_clusterasync")
     assert spec.max_n == rules.clusterasync_max_n(16) and "n <=" in spec.why_not(spec.max_n + 1, 0)
     assert spec.why_not(321_270, 800_172) is None  # USA-road-d.BAY fits a cluster of 16
+    # the planner's view, under the parameters a config gives: the same reasons before any job runs
+    assert spec.why_not(limit, 0, params={"cluster": 1}) is None
+    assert f"n <= {limit}" in spec.why_not(limit + 1, 0, params={"cluster": 1})
+    assert "int32 distances" in spec.why_not(100, 200, itemsize=8)

@@ -181,6 +181,9 @@ class SolverSpec:
     peer: bool = False
     batched: bool = False  # SSSP: run() takes every source of a job at once (the harness's batch protocol)
     offsets64: bool = False  # takes int64 arc offsets: graphs of more than MAX_INT32_ARCS arcs
+    # what else stops it on a graph of n vertices with distances of itemsize bytes under these (resolved) parameters:
+    # (n, itemsize, params) -> the reason, or None; the solver raises the same reason when it is built anyway
+    limit: Callable[[int, int, dict], str | None] | None = field(default=None, compare=False)
 
     @property
     def family(self) -> str:
@@ -220,6 +223,10 @@ class SolverSpec:
             return f"{self.name} is limited to n <= {self.max_n} (n = {n})"
         if m > MAX_INT32_ARCS and not self.offsets64:
             return f"{self.name} takes int32 arc offsets, m <= 2^31 - 1 (m = {m})"
+        if self.limit is not None:
+            reason = self.limit(n, itemsize, self.resolve(params))
+            if reason:
+                return reason
         if free_bytes is not None:
             need = self.memory(n, m, self.resolve(params), itemsize)
             if need > free_bytes:

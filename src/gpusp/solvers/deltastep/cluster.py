@@ -19,7 +19,7 @@ from .dsmem import (ClusterSSSP, atomic_add, atomic_min, cluster_min, cluster_sy
 from .persistent import block_add, tight_tree
 from ..common.gate import kernel
 from ..common.launch import TARGET
-from .spec import CLUSTER_DELTA_WIDTH, CLUSTER_HEAD_WORDS, CLUSTER_SHARED_BYTES, cluster_max_n, cluster_words
+from .spec import CLUSTER_DELTA_WIDTH, CLUSTER_HEAD_WORDS, cluster_limit, cluster_words
 
 # per-block shared words ahead of the distances: queue counters (three slots), the block's and the cluster's
 # smallest FAR distance (two slots each, by split parity), the round totals (two slots, by round parity)
@@ -214,17 +214,12 @@ class ClusterDeltaStepSolver(ClusterSSSP):
     def __init__(self, graph, *, delta, lanes, cluster, block, queue, owner):
         super().__init__(graph, delta=delta, lanes=lanes, cluster=cluster, block=block, queue=queue, owner=owner)
         self.owner = owner
-        if graph.dtype != np.int32:
-            raise SolverError("deltastep_cluster keeps int32 distances in shared memory; this graph's path bound "
-                              "needs int64 distances")
+        reason = cluster_limit(graph.n, graph.dtype.itemsize, {"cluster": cluster, "queue": queue})
+        if reason:
+            raise SolverError(reason)
         self.ranks = int(cluster)
         self.chunk, self.queue, words = cluster_words(graph.n, self.ranks, queue)
         self.shared_bytes = 4 * words
-        if self.shared_bytes > CLUSTER_SHARED_BYTES:
-            raise SolverError(f"deltastep_cluster: {graph.n} vertices need {self.shared_bytes} bytes of shared memory "
-                              f"per block in a cluster of {self.ranks} (2 words a vertex, 6 words per entry of queue "
-                              f"{self.queue}); at "
-                              f"most {CLUSTER_SHARED_BYTES}: n <= {cluster_max_n(self.ranks, self.queue)}")
         self.delta = delta or graph.default_delta(CLUSTER_DELTA_WIDTH)
         self.lanes = min(int(lanes), int(block))
         self.block = int(block)

@@ -20,8 +20,7 @@ from .dsmem import (WARP_WIDTH, ClusterSSSP, atomic_add_own, atomic_min, atomic_
 from .persistent import block_add
 from ..common.gate import kernel
 from ..common.launch import TARGET
-from .spec import (CLUSTER_SHARED_BYTES, CLUSTERASYNC_DELTA_WIDTH, CLUSTERASYNC_HEAD_WORDS, clusterasync_max_n,
-                    clusterasync_words)
+from .spec import CLUSTERASYNC_DELTA_WIDTH, CLUSTERASYNC_HEAD_WORDS, clusterasync_limit, clusterasync_words
 
 # per-block words ahead of the distances: attempts, settled work, phases ended (set by block 0's warp 0), the block's
 # and the cluster's smallest waiting distance (two slots each, by split parity)
@@ -307,17 +306,13 @@ class ClusterAsyncSolver(ClusterSSSP):
 
     def __init__(self, graph, *, delta, stripe, cluster, block):
         super().__init__(graph, delta=delta, stripe=stripe, cluster=cluster, block=block)
-        if graph.dtype != np.int32:
-            raise SolverError("deltastep_clusterasync keeps int32 distances in shared memory; this graph's path bound "
-                              "needs int64 distances")
+        reason = clusterasync_limit(graph.n, graph.dtype.itemsize, {"cluster": cluster, "stripe": stripe})
+        if reason:
+            raise SolverError(reason)
         self.ranks = int(cluster)
         self.stripe = int(stripe)
         self.chunk, self.wshift, words = clusterasync_words(graph.n, self.ranks, self.stripe)
         self.shared_bytes = 4 * words
-        if self.shared_bytes > CLUSTER_SHARED_BYTES:
-            raise SolverError(f"deltastep_clusterasync: {graph.n} vertices need {self.shared_bytes} bytes of shared "
-                              f"memory per block in a cluster of {self.ranks} (2 words a vertex and a bitmap); at most "
-                              f"{CLUSTER_SHARED_BYTES}: n <= {clusterasync_max_n(self.ranks, self.stripe)}")
         self.delta = delta or graph.default_delta(CLUSTERASYNC_DELTA_WIDTH)
         self.block = int(block)
         # the simulator runs every rank in one block: a few threads per rank keep it fast

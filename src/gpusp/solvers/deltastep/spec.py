@@ -96,6 +96,21 @@ def cluster_max_n(ranks: int = CLUSTER_BLOCKS, queue: int = 0) -> int:
     return int(ranks) * (words // 2)
 
 
+def cluster_limit(n: int, itemsize: int, params: dict) -> str | None:
+    """Why deltastep_cluster cannot hold such a graph in its cluster's shared memory (int32 distances, 2 words a
+    vertex and the queues), or None."""
+    if itemsize != 4:
+        return ("deltastep_cluster keeps int32 distances in shared memory; this graph's path bound needs int64 "
+                "distances")
+    ranks, queue = int(params["cluster"]), int(params["queue"])
+    _, kept, words = cluster_words(n, ranks, queue)
+    if 4 * words > CLUSTER_SHARED_BYTES:
+        return (f"deltastep_cluster: {n} vertices need {4 * words} bytes of shared memory per block in a cluster of "
+                f"{ranks} (2 words a vertex, 6 words per entry of queue {kept}); at most {CLUSTER_SHARED_BYTES}: "
+                f"n <= {cluster_max_n(ranks, queue)}")
+    return None
+
+
 # --- deltastep_clusterasync ----------------------------------------------------------------------------------------
 # The same cluster without rounds: a distance and a packed arc range a vertex, and a bitmap of marked vertices.
 CLUSTERASYNC_HEAD_WORDS = 8  # per-block control words ahead of the distances (counts, phase flag, minima)
@@ -111,6 +126,20 @@ def clusterasync_words(n: int, ranks: int, stripe: int = 1) -> tuple[int, int, i
     chunk = max(1, int(stripe) * -(-int(n) // (int(stripe) * int(ranks))))
     wshift = max(0, (-(-chunk // 32) - 1).bit_length())
     return chunk, wshift, CLUSTERASYNC_HEAD_WORDS + 2 * chunk + (1 << wshift)
+
+
+def clusterasync_limit(n: int, itemsize: int, params: dict) -> str | None:
+    """Why deltastep_clusterasync cannot hold such a graph in its cluster's shared memory, or None."""
+    if itemsize != 4:
+        return ("deltastep_clusterasync keeps int32 distances in shared memory; this graph's path bound needs int64 "
+                "distances")
+    ranks, stripe = int(params["cluster"]), int(params["stripe"])
+    words = clusterasync_words(n, ranks, stripe)[2]
+    if 4 * words > CLUSTER_SHARED_BYTES:
+        return (f"deltastep_clusterasync: {n} vertices need {4 * words} bytes of shared memory per block in a cluster "
+                f"of {ranks} (2 words a vertex and a bitmap); at most {CLUSTER_SHARED_BYTES}: "
+                f"n <= {clusterasync_max_n(ranks, stripe)}")
+    return None
 
 
 def clusterasync_max_n(ranks: int = CLUSTER_BLOCKS, stripe: int = CLUSTERASYNC_STRIPE) -> int:
@@ -198,7 +227,7 @@ CLUSTER = SolverSpec(
             Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "
                   "cluster, so a round's frontier (a wave of neighbouring ids on a road graph) is spread "
                   "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range"))),
-    max_n=cluster_max_n(CLUSTER_BLOCKS, 1),
+    max_n=cluster_max_n(CLUSTER_BLOCKS, 1), limit=cluster_limit,
     memory=CSR + note(24 * (N + par("cluster")), "the near queues' overflow in global memory"))
 
 CLUSTERASYNC = SolverSpec(
@@ -218,7 +247,7 @@ CLUSTERASYNC = SolverSpec(
                   "at 8)", choices=(1, 2, 4, 8, 16)),
             Param("block", 512, "threads per block (each polls its share of the bitmap)",
                   choices=(128, 256, 512, 1024))),
-    max_n=clusterasync_max_n(),
+    max_n=clusterasync_max_n(), limit=clusterasync_limit,
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
     + note(4 * (N + par("cluster") * par("stripe")), "the packed arc ranges"))
 
