@@ -500,7 +500,8 @@ def test_aggregate_apsp_rate_and_ceiling_fraction(capsys, tmp_path, monkeypatch)
     recs = []
     for solver in ("floydwarshall_cpu", "dijkstra_cpu"):
         recs.append(tmp_path / f"{solver}.json")
-        ok(capsys, "solve", "--graph", TINY, "--solver", solver, "--source", 0, "--trials", 2, "--record", recs[-1])
+        where = ["--source", 0] if solver == "dijkstra_cpu" else []
+        ok(capsys, "solve", "--graph", TINY, "--solver", solver, *where, "--trials", 2, "--record", recs[-1])
     for ceiling, sub in ((None, "plain"), (1e9, "ceiling")):
         ok(capsys, "aggregate", *recs, "--out-dir", tmp_path / sub, *(["--ceiling", ceiling] if ceiling else []))
         table = pd.read_csv(tmp_path / sub / "summary.csv").set_index("solver")
@@ -588,6 +589,20 @@ def test_solve_empty_sources_file(capsys, tmp_path):
     f = tmp_path / "s.txt"
     f.write_text("# no sources\n")
     fails(capsys, "solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--sources", f, names=["source"])
+
+
+def test_solve_sources_for_an_apsp_solver_are_refused(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("99999\n")
+    for extra in (["--source", "99999"], ["--sources", str(f)], ["--num-sources", "3"]):
+        assert usage_exit("solve", "--graph", TINY, "--solver", "floydwarshall_cpu", *extra) == 2
+
+
+def test_solve_sources_file_that_is_not_text_names_the_file_and_line(capsys, tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_bytes(b"3\n4\n\xff\xfe5\n")
+    fails(capsys, "solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--sources", f,
+          names=[f"{f}:3", "not UTF-8 text", "0xff"])
 
 
 def test_solve_time_budget_records_a_skip(capsys, tmp_path, monkeypatch):

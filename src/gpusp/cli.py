@@ -111,6 +111,9 @@ def check_solve(args) -> str | None:
         return "argument --sources: not allowed with argument --source"
     if given and args.num_sources is not None:
         return f"argument --num-sources: not allowed with argument {given[0]} (it sets the sources itself)"
+    chosen = given + (["--num-sources"] if args.num_sources is not None else [])
+    if chosen and args.solver in registry.REGISTRY and registry.get(args.solver).problem == "apsp":
+        return f"argument {chosen[0]}: {args.solver} solves APSP, from every vertex: sources are for SSSP solvers"
     if args.paths_file and args.output != "write":
         return "argument --paths-file: only with --output write (nothing is written otherwise)"
     return None

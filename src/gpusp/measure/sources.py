@@ -38,8 +38,13 @@ def pick_sources(graph: Graph, count: int, seed: int, option: str = "number of s
 def read_sources(path) -> list[int]:
     """One vertex id per line; blank lines and '#' comments ignored."""
     out = []
-    with open(path) as fh:
-        for lineno, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SolverError(f"{path}:{lineno}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                                  f"{exc.start + 1}); a sources file holds one vertex id per line") from None
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
