@@ -220,11 +220,12 @@ REFUSED = {
                              "key solvers/0/params", "'roundz' (did you mean 'rounds'?); it takes block, rounds"),
     # a parameter VALUE the solver does not allow: was planned, then every row of it "skipped" deep in a reason line
     "param-value-choice": ({"solvers": [{"name": "edgebf_coo", "params": {"launch": ["host", "persist"]}}]},
-                           "key solvers/0/params/launch", "edgebf_coo: parameter launch='persist': allowed values are "
-                           "['host', 'graph', 'persistent'] (did you mean 'persistent'?)"),
+                           "key solvers/0/params/launch", ("edgebf_coo: parameter launch='persist': allowed values "
+                                                           "are ['host', 'graph', 'persistent'] (did you mean "
+                                                           "'persistent'?)")),
     "param-value-number-choice": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": [32, 33]}}]},
-                                  "key solvers/0/params/block", "bellmanford_naive: parameter block=33: allowed "
-                                                                "values are [32, 64, 128, 256, 512, 1024]"),
+                                  "key solvers/0/params/block", ("bellmanford_naive: parameter block=33: "
+                                                                 "allowed values are [32, 64, 128, 256, 512, 1024]")),
     "param-value-type": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": "wide"}}]},
                          "key solvers/0/params/block", "bellmanford_naive: parameter block='wide': expected int"),
     "param-value-no-path": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": float("inf")}}]},
