@@ -340,14 +340,15 @@ def _transfer_with_retries(session, url, part, state, *, timeout, retries, backo
         except _Retryable as exc:
             attempt += 1
             offline = exc.unreachable and not state.answered
-            if attempt > (min(retries, UNREACHABLE_RETRIES) if offline else retries):
+            allowed = min(retries, UNREACHABLE_RETRIES) if offline else retries
+            if attempt > allowed:
                 why = " (the host cannot be reached: no network, a name that does not resolve, or a refused " \
                       "connection)" if offline else ""
                 raise DownloadError(f"{url}: giving up after {attempt} attempt(s){why}: {exc.reason}") from exc
             delay = min(backoff_cap, backoff * 2 ** (attempt - 1))
             if exc.retry_after is not None:
                 delay = min(backoff_cap, max(delay, exc.retry_after))
-            log.warning("%s: %s; retry %d/%d in %.3g s", url, exc.reason, attempt, retries, delay)
+            log.warning("%s: %s; retry %d/%d in %.3g s", url, exc.reason, attempt, allowed, delay)
             sleep(delay)
 
 
