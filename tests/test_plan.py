@@ -151,14 +151,17 @@ def test_schema_violations_name_the_file_and_the_key(tmp_path, change, where, wo
 
 
 def test_only_graphs_plans_the_jobs_and_skips_of_those_graphs_alone():
-    raw = {"graphs": {"g": RING, "h": {**RING, "params": {"n": 4}}},
-           "solvers": [{"name": "scipy_dijkstra"}, {"name": "bellmanford_naive", "params": {"block": [32, 33]}}]}
+    raw = {"graphs": {"g": RING, "h": {**RING, "params": {"n": 4}}}, "max_apsp_n": 6,
+           "solvers": [{"name": "scipy_dijkstra"}, {"name": "scipy_apsp"}]}
     everything = expand_jobs(validate_config(raw))
     assert validate_config(raw)["only_graphs"] is None  # the schema's default: every graph
+    assert [(s["graph"], s["solver"]) for s in everything[1]] == [("g", "scipy_apsp")] and len(everything[0]) == 3
+    jobs, skipped = expand_jobs(validate_config({**raw, "only_graphs": ["g"]}))
+    assert [(j.graph, j.solver) for j in jobs] == [("g", "scipy_dijkstra")]
+    assert [(s["graph"], s["solver"]) for s in skipped] == [("g", "scipy_apsp")]
     jobs, skipped = expand_jobs(validate_config({**raw, "only_graphs": ["h"]}))
-    assert sorted((j.graph, j.solver) for j in jobs) == [("h", "bellmanford_naive"), ("h", "scipy_dijkstra")]
-    assert [(s["graph"], s["params"]) for s in skipped] == [("h", "block-33")]
-    assert len(everything[0]) == 2 * len(jobs) and len(everything[1]) == 2 * len(skipped)
+    assert sorted((j.graph, j.solver) for j in jobs) == [("h", "scipy_apsp"), ("h", "scipy_dijkstra")]
+    assert skipped == []
     with pytest.raises(ConfigError) as caught:
         validate_config({**raw, "only_graphs": ["hh"]}, "c.yaml")
     assert (caught.value.source, caught.value.detail) == (
@@ -215,6 +218,16 @@ REFUSED = {
         "key solvers/2/params", "no parameter 'edges_per_thraed'"),
     "param-name-of-a-list": ({"solvers": [{"name": "bellmanford_naive", "params": {"roundz": ["early", "fixed"]}}]},
                              "key solvers/0/params", "'roundz' (did you mean 'rounds'?); it takes block, rounds"),
+    # a parameter VALUE the solver does not allow: was planned, then every row of it "skipped" deep in a reason line
+    "param-value-choice": ({"solvers": [{"name": "edgebf_coo", "params": {"launch": ["host", "persist"]}}]},
+                           "key solvers/0/params/launch", ("edgebf_coo: parameter launch='persist': allowed values "
+                                                           "are ['host', 'graph', 'persistent'] (did you mean "
+                                                           "'persistent'?)")),
+    "param-value-number-choice": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": [32, 33]}}]},
+                                  "key solvers/0/params/block", ("bellmanford_naive: parameter block=33: "
+                                                                 "allowed values are [32, 64, 128, 256, 512, 1024]")),
+    "param-value-type": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": "wide"}}]},
+                         "key solvers/0/params/block", "bellmanford_naive: parameter block='wide': expected int"),
     "param-value-no-path": ({"solvers": [{"name": "bellmanford_naive", "params": {"block": float("inf")}}]},
                             "key solvers/0/params/block", "cannot be part of a path label"),
     "solver-name": ({"solvers": [{"name": "bellmanford_naiv"}]}, "key solvers/0/name",
@@ -288,11 +301,16 @@ def test_expand_jobs_refuses_them_too(change, where, words):
     assert str(caught.value).startswith(f"mine.yaml: {where}: ") and words in str(caught.value)
 
 
-def test_a_parameter_value_the_solver_does_not_allow_stays_a_skip():
-    jobs, skipped = expand_jobs(validate_config({**BASE, "solvers": [
-        {"name": "bellmanford_naive", "params": {"block": [32, 33]}}]}))
-    assert [j.label for j in jobs] == ["block-32"]
-    assert [(s["params"], "block=33" in s["reason"]) for s in skipped] == [("block-33", True)]
+def test_a_misspelt_value_in_a_matrix_is_refused_though_the_other_values_are_valid():
+    """One bad value of a solver's list refuses the config (a misspelling never quietly turns into skipped rows);
+    valid values in the same list that cannot run on a graph stay skips with their reason."""
+    with pytest.raises(ConfigError, match=r"key solvers/0/params/launch: .*'persist'.*did you mean 'persistent'"):
+        validate_config({**BASE, "solvers": [{"name": "edgebf_coo", "params": {"launch": ["host", "persist"]}}]})
+    jobs, skipped = expand_jobs(validate_config({**BASE, "gpu_memory_gb": 1e-9, "solvers": [
+        {"name": "scipy_dijkstra"}, {"name": "edgebf_coo", "params": {"launch": ["host", "persistent"]}}]}))
+    assert [j.solver for j in jobs] == ["scipy_dijkstra"]
+    assert [(s["params"], "device memory" in s["reason"]) for s in skipped] == [("launch-host", True),
+                                                                               ("launch-persistent", True)]
 
 
 def test_cpu_solvers_are_skipped_past_max_cpu_arcs_with_the_reason():

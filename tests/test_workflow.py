@@ -202,18 +202,12 @@ def test_max_apsp_n_skips_with_reason():
     assert skipped[0]["solver"] == "scipy_apsp" and "max_apsp_n" in skipped[0]["reason"]
 
 
-def test_invalid_parameter_values_are_skipped_with_reason():
-    """A value the solver does not allow is a skip with the reason; a parameter name it does not have is an
-    error of the config (tests/test_plan.py, and the dry run below)."""
-    config = _cfg({"a": RANDOM, "b": GRID},
-                  [{"name": "floydwarshall_tiledglobal", "params": {"tile": [16, 5]}},
-                   {"name": "bellmanford_naive", "params": {"block": 33}}])
-    jobs, skipped = expand_jobs(config)
-    assert {(j.graph, j.label) for j in jobs} == {("a", "tile-16"), ("b", "tile-16")}
-    reasons = {(s["graph"], s["solver"], s["params"]): s["reason"] for s in skipped}
-    assert len(reasons) == 4  # every bad combination, on every graph
-    assert "allowed values are [4, 8, 16, 32]" in reasons[("a", "floydwarshall_tiledglobal", "tile-5")]
-    assert "block=33" in reasons[("b", "bellmanford_naive", "block-33")]
+def test_invalid_parameter_values_are_errors_of_the_config():
+    """A value the solver does not allow is an error of the config, like a parameter name it does not have
+    (tests/test_plan.py has the cases): no job and no skipped row is planned from it."""
+    with pytest.raises(GpuspError, match=r"key solvers/0/params/tile: floydwarshall_tiledglobal: parameter tile=5: "
+                                         r"allowed values are \[4, 8, 16, 32\]"):
+        _cfg({"a": RANDOM, "b": GRID}, [{"name": "floydwarshall_tiledglobal", "params": {"tile": [16, 5]}}])
     with pytest.raises(GpuspError, match="key solvers/0/params: edgebf_coo has no parameter 'no_such'"):
         _cfg({"a": RANDOM}, [{"name": "edgebf_coo", "params": {"no_such": 1}}])
 

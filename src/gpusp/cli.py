@@ -140,7 +140,8 @@ FLAG = {"action": "store_true"}
 FMT = ("--format", {"choices": FORMATS, "help": "file format (default: from the extension)"})
 FROM = ("--from", {"dest": "from_format", "choices": FORMATS, "help": "input format (default: extension)"})
 TO = ("--to", {"dest": "to_format", "choices": FORMATS, "help": "output format (default: extension)"})
-MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR)"})
+MIRROR = ("--mirror", {"help": "offline mirror folder (default: $GPUSP_MIRROR, else `mirror:` in the site file "
+                                  "$GPUSP_SITE or ~/.config/gpusp/site.yaml)"})
 REQUIRED = {"required": True}
 VALIDATION = [("--validation-method", {"choices": ("auto", "reference", "certificate"), "default": "auto", "help":
                                        "reference: SciPy's distances; certificate: the O(m) optimality certificate; "

@@ -4,11 +4,11 @@
 shipped in the package as ``gpusp/schemas/config.schema.yaml``) with Snakemake's own
 ``validate(config, schema, set_default=True)``, which fills in the schema's defaults (the one place a default is
 written), then refuses what the schema cannot say (a parameter name its solver does not have, a graph no solver
-runs on, bad generator parameters, more sources than a graph has, ...); every refusal is one :class:`ConfigError`
-line naming the config and the key. :func:`expand_jobs` turns a validated config into fully resolved jobs, one per
-(graph, solver, parameter set), and the combinations that cannot run, each with the reason (negative weights on
-Dijkstra, an n x n matrix larger than the GPU, a parameter value the solver does not allow). Names end up in file
-paths and shell commands, so :func:`check_name` admits safe identifiers only.
+runs on, a parameter value its solver does not allow, bad generator parameters, more sources than a graph has, ...);
+every refusal is one :class:`ConfigError` line naming the config and the key. :func:`expand_jobs` turns a validated
+config into fully resolved jobs, one per (graph, solver, parameter set), and the valid combinations that cannot run
+on their graph or machine, each with the reason (negative weights on Dijkstra, an n x n matrix larger than the GPU).
+Names end up in file paths and shell commands, so :func:`check_name` admits safe identifiers only.
 """
 
 from __future__ import annotations
@@ -349,8 +349,8 @@ def _hint(name, known) -> str:
 
 def check_config(config: dict, source: str = "config") -> dict:
     """Refuse, in one :class:`ConfigError` line naming ``source`` and the key, a config the schema lets through but
-    that cannot plan what it says: no graphs or no solvers; a solver name or a parameter *name* its solver does not
-    have (a parameter *value* the solver does not allow is a skip with the reason, see :func:`expand_jobs`); a
+    that cannot plan what it says: no graphs or no solvers; a solver name, a parameter name or a parameter value
+    (outside its choices or range, or of the wrong type) its solver does not have, with "did you mean"; a
     solver's ``graphs`` naming no graph of the config, or empty; a graph that no solver runs on; an ``only_graphs``
     name that is no graph; bad generator parameters, weight ranges, source seeds; more sources than a graph known
     at planning time has; a ``compare_with`` that does not exist. :func:`validate_config` and :func:`expand_jobs`
@@ -404,7 +404,7 @@ def _check_solver_entry(entry: dict, graphs: dict, where: str) -> set:
                          "(`gpusp solvers` lists them)") from None
     except GpuspError as exc:
         raise GpuspError(f"{where}/name: {exc}") from None
-    known = [p.name for p in spec.params]
+    known = {p.name: p for p in spec.params}
     for key, values in sorted((entry.get("params") or {}).items()):
         if key not in known:
             raise GpuspError(f"{where}/params: {spec.name} has no parameter {key!r}{_hint(key, known)}; it takes "
@@ -412,6 +412,11 @@ def _check_solver_entry(entry: dict, graphs: dict, where: str) -> set:
         for value in values if isinstance(values, list) else [values]:
             try:
                 paramset_label({key: value})
+                known[key].check(value)
+            except SolverError as exc:
+                choices = known[key].choices or ()
+                hint = _hint(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+                raise GpuspError(f"{where}/params/{key}: {spec.name}: {exc}{hint}") from None
             except GpuspError as exc:
                 raise GpuspError(f"{where}/params/{key}: {exc}") from None
     only = entry.get("graphs")
@@ -490,11 +495,7 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                     continue  # the same combination listed twice
                 seen.add((gname, solver, label))
                 base = {"graph": gname, "solver": solver, "params": label, "problem": spec.problem}
-                try:
-                    params = spec.resolve(raw)
-                except SolverError as exc:
-                    skipped.append({**base, "reason": str(exc)})
-                    continue
+                params = spec.resolve(raw)  # every value passed check_config
                 n, m, negative = sizes[gname]
                 itemsize = 8 if gspec.get("int64") else 4
                 reason = None

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -26,6 +27,7 @@ from gpusp.data import datasets
 from gpusp.data.datasets import (UnknownDatasetError, check_file, fetch, get_dataset, list_datasets, parse_registry,
                             verify)
 from gpusp.data.download import close_session, part_path
+from gpusp.data.mirror import SITE_ENV, resolve, site_file
 from gpusp.errors import DownloadError, GpuspError
 
 pytestmark = pytest.mark.timeout(30)
@@ -90,7 +92,7 @@ def session():
 
 
 @pytest.fixture
-def registry(server, monkeypatch):
+def registry(server, monkeypatch, tmp_path_factory):
     """The real registry plus toy entries, every URL pointing at the loopback server."""
     reg = {}
     for e in list_datasets():
@@ -107,6 +109,7 @@ def registry(server, monkeypatch):
         reg[e["name"]] = e
     monkeypatch.setattr(datasets, "_registry", lambda: reg)
     monkeypatch.delenv(datasets.MIRROR_ENV, raising=False)
+    monkeypatch.setenv(SITE_ENV, str(tmp_path_factory.mktemp("site") / "site.yaml"))  # none of the machine's
     return reg
 
 
@@ -418,6 +421,94 @@ def test_mirror_env_may_list_several_folders(server, session, registry, tmp_path
     monkeypatch.setenv("GPUSP_MIRROR", os.pathsep.join([str(a), str(b)]))
     assert _fetch("toy-hashed", tmp_path / "out", session).read_bytes() == TOY_GZ
     assert server.requests == []
+
+
+# ------------------------------------------------- where the mirror comes from, and what a failed fetch says of it
+
+def _mirror_with_toy(folder):
+    folder.mkdir(parents=True)
+    (folder / "toy-hashed.gr.gz").write_bytes(TOY_GZ)
+    return folder
+
+
+def test_the_mirror_comes_from_the_argument_then_the_environment_then_the_site_file(registry, tmp_path,
+                                                                                    monkeypatch):
+    site = tmp_path / "etc" / "site.yaml"
+    monkeypatch.setenv(SITE_ENV, str(site))
+    assert site_file() == site
+    none = resolve()
+    assert none.folders == () and none.origin is None
+    assert none.options() == ("mirror options, the first set wins: --mirror / config key `mirror`: not given; "
+                              f"$GPUSP_MIRROR: not set; site file (GPUSP_SITE): {site}: no such file (docs/data.md)")
+    site.parent.mkdir()
+    site.write_text("results: elsewhere\n")
+    assert resolve().folders == () and f"{site}: no `mirror:` key" in resolve().options()
+    site.write_text("mirror: data\n")  # relative: read from the site file's folder, not the working directory
+    got = resolve()
+    assert got.folders == (tmp_path / "etc" / "data",) and got.origin == "site file (GPUSP_SITE)"
+    assert f"site file (GPUSP_SITE): {site}: data (searched; no folder {tmp_path / 'etc' / 'data'})" in got.options()
+    monkeypatch.setenv("GPUSP_MIRROR", os.pathsep.join(["/e1", "/e2"]))
+    got = resolve()
+    assert got.folders == (Path("/e1"), Path("/e2")) and got.origin == "$GPUSP_MIRROR"
+    assert f"site file (GPUSP_SITE): {site}: not read" in got.options()
+    got = resolve(tmp_path / "arg")
+    assert got.folders == (tmp_path / "arg",) and got.origin == "--mirror / config key `mirror`"
+    assert f"$GPUSP_MIRROR: /e1{os.pathsep}/e2;" in got.options()  # set, but the argument comes first
+    assert resolve(False).folders == () and "`mirror`: off (no mirror)" in resolve(False).options()
+    site.write_text("mirror: [a, b]\n")
+    monkeypatch.delenv("GPUSP_MIRROR")
+    with pytest.raises(GpuspError, match=f"^{re.escape(str(site))}: `mirror:` is a folder"):
+        resolve()
+    site.write_text("mirror: [a\n")
+    with pytest.raises(GpuspError, match=f"^{re.escape(str(site))}: the gpusp site file cannot be read"):
+        resolve()
+
+
+def test_the_site_file_defaults_to_the_users_config_folder(monkeypatch, tmp_path):
+    monkeypatch.delenv(SITE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert site_file() == tmp_path / "gpusp" / "site.yaml"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert site_file() == tmp_path / "home" / ".config" / "gpusp" / "site.yaml"
+
+
+def test_fetch_reads_the_mirror_from_the_site_file(server, session, registry, tmp_path, monkeypatch):
+    _mirror_with_toy(tmp_path / "site-mirror")
+    site = tmp_path / "site.yaml"
+    site.write_text(f"mirror: {tmp_path / 'site-mirror'}\n")
+    monkeypatch.setenv(SITE_ENV, str(site))
+    assert _fetch("toy-hashed", tmp_path / "out", session).read_bytes() == TOY_GZ and server.requests == []
+
+
+def test_a_failed_fetch_names_the_mirror_options_in_one_line(server, session, registry, tmp_path, monkeypatch):
+    """Offline, with no mirror, or with a mirror that lacks the file: the error says which options exist and what
+    each held, so that the user knows where to put the mirror."""
+    with pytest.raises(DownloadError) as caught:
+        _fetch("toy-hashed", tmp_path / "out", session, offline=True)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("toy-hashed: no verified toy-hashed.gr.gz in a mirror, and "
+                                                      "offline is set; mirror options, the first set wins: ")
+    assert "$GPUSP_MIRROR: not set" in message and "site file (GPUSP_SITE)" in message
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("GPUSP_MIRROR", str(empty))
+    with pytest.raises(DownloadError) as caught:  # the network answers 404
+        _fetch("toy-hashed", tmp_path / "out", session)
+    message = str(caught.value)
+    assert "\n" not in message and "the download failed: " in message and "404" in message
+    assert f"$GPUSP_MIRROR: {empty} (searched)" in message
+    assert not (tmp_path / "out" / "toy-hashed.gr.gz").exists()
+
+
+def test_a_peer_archive_fetch_names_the_mirror_options_too(tmp_path, monkeypatch):
+    from gpusp.solvers.peers import build
+
+    monkeypatch.setenv(SITE_ENV, str(tmp_path / "no-site.yaml"))
+    monkeypatch.setenv("GPUSP_MIRROR", str(tmp_path / "nowhere"))
+    with pytest.raises(DownloadError, match=r"^gapbs: no verified .* in a mirror, and offline is set; mirror options, "
+                                            rf"the first set wins: .*\$GPUSP_MIRROR: {re.escape(str(tmp_path))}"):
+        build.fetch_archive("gapbs", tmp_path / "downloads", offline=True)
 
 
 # ------------------------------------------------- the test suite's own mirror: mirror, else download, else skip

@@ -276,14 +276,39 @@ def test_failed_download_keeps_existing_dest(server, session, sleeps, tmp_path):
     assert dest.read_bytes() == b"old"
 
 
-def test_connection_refused_is_retried_then_fails(session, sleeps, tmp_path):
+def test_a_host_that_cannot_be_reached_is_retried_once_then_fails(session, sleeps, tmp_path):
+    """Offline (a refused connection, a name that does not resolve) more waiting does not help: one retry, not the
+    whole backoff of a transient failure, and the error says why."""
     with socket.socket() as s:  # a loopback port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/f.bin"
     with pytest.raises(DownloadError) as err:
-        _dl(url, tmp_path / "f.bin", session, sleeps, retries=2)
-    assert url in str(err.value) and sleeps == [0.01, 0.02]
+        _dl(url, tmp_path / "f.bin", session, sleeps, retries=5)
+    assert url in str(err.value) and "giving up after 2 attempt(s) (the host cannot be reached" in str(err.value)
+    assert sleeps == [0.01]
+    with pytest.raises(DownloadError, match="after 1 attempt"):
+        _dl(url, tmp_path / "f.bin", session, sleeps, retries=0)
+    _no_leftovers(tmp_path / "f.bin")
+
+
+def test_a_host_that_answered_once_gets_every_retry(server, session, sleeps, tmp_path):
+    """A server that has answered in this download and then refuses is a transient failure: the usual backoff."""
+    def answer_then_hang_up(h, body):
+        status(503)(h, body)
+        h.close_connection = True
+
+    url = server.script("/f.bin", BODY, answer_then_hang_up)
+
+    def close_then_wait(seconds):  # the server goes away after its one answer: every later attempt is refused
+        server.close()
+        sleeps.fn(seconds)
+
+    with pytest.raises(DownloadError) as err:
+        download(url, tmp_path / "f.bin", session=session, sleep=close_then_wait, progress=False, retries=3,
+                 backoff=0.01, timeout=(2.0, 2.0))
+    assert "giving up after 4 attempt(s): ConnectionError" in str(err.value) and sleeps == [0.01, 0.02, 0.04]
+    assert len(server.requests) == 1
 
 
 def test_truncated_body_then_success(server, session, sleeps, tmp_path):

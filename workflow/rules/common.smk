@@ -22,7 +22,7 @@ from gpusp.plan import (
 )
 
 from gpusp.solvers.peers import build as peers
-from gpusp.data.datasets import MIRROR_ENV
+from gpusp.data.mirror import MIRROR_ENV
 from gpusp.measure.codehash import code_hash
 from gpusp.solvers import registry
 
@@ -58,7 +58,8 @@ RESULTS = str(results_dir(config))
 JOB_INDEX = {(j.graph, j.solver, j.label): j for j in JOBS}
 GRAPH_SIZES = {j.graph: (j.n, j.m) for j in JOBS}  # as planning found them
 # The offline mirror reaches the downloads through the environment, never a rule's params: where the verified
-# files come from does not change them, so a different mirror reruns nothing.
+# files come from does not change them, so a different mirror reruns nothing. The config key comes first, as
+# --mirror does on the command line; without it a job reads $GPUSP_MIRROR, else the site file (gpusp.data.mirror).
 if config["mirror"]:
     os.environ[MIRROR_ENV] = config["mirror"]
 

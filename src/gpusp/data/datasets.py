@@ -2,10 +2,10 @@
 
 * ``list_datasets()`` / ``get_dataset(name)`` read the registry (schema: see the YAML's header).
 * ``fetch(name, dest_dir)`` returns ``dest_dir/<filename>``, a verified ``.gz``, taking it from, in order:
-  the file already at that path (if it verifies), an offline mirror (``mirror=`` or the
-  ``GPUSP_MIRROR`` environment variable: a folder, or several joined with ``os.pathsep``, holding
-  files named as the registry's ``filename``), then the official URL via ``gpusp.data.download``.
-  A mirror file that does not verify is skipped with a warning (never copied into place).
+  the file already at that path (if it verifies), an offline mirror (``gpusp.data.mirror``: ``mirror=``, else
+  ``$GPUSP_MIRROR``, else the site file; folders holding files named as the registry's ``filename``), then the
+  official URL via ``gpusp.data.download``. A mirror file that does not verify is skipped with a warning (never
+  copied into place); a failed fetch names every mirror option and what each held.
 * ``verify(path, entry)`` says whether a file is the dataset: its ``.gz`` sha256 is ``sha256`` or one
   of ``sha256_alternatives``, or its decompressed text matches ``sha256_content`` or (line endings
   normalised) ``sha256_content_normalized``. With no hash known, the gzip stream must be complete and
@@ -36,13 +36,13 @@ import yaml
 from .download import (CHUNK_SIZE, DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, download, part_path,
                        sha256_file)
 from ..errors import DownloadError, GpuspError
+from .mirror import MIRROR_ENV, resolve
 
 __all__ = ["MIRROR_ENV", "UnknownDatasetError", "check_file", "fetch", "get_dataset", "list_datasets",
            "verify"]
 
 log = logging.getLogger(__name__)
 
-MIRROR_ENV = "GPUSP_MIRROR"
 KINDS = ("dimacs9", "snap")
 FORMATS = ("gr", "co", "snap")
 WEIGHTS = ("real", "none")
@@ -280,23 +280,6 @@ def verify(path, entry) -> bool:
 
 # -------------------------------------------------------------------------------------------- fetching
 
-def _mirror_folders(mirror) -> list[Path]:
-    """``None``: $GPUSP_MIRROR; ``False``/"": none; a str may join several folders with os.pathsep."""
-    if mirror is None:
-        mirror = os.environ.get(MIRROR_ENV, "")
-    if mirror is False or mirror == "":
-        return []
-    if isinstance(mirror, str):
-        mirror = [p for p in mirror.split(os.pathsep) if p]
-    elif isinstance(mirror, os.PathLike):
-        mirror = [mirror]
-    folders = [Path(p).expanduser() for p in mirror]
-    for folder in folders:
-        if not folder.is_dir():
-            log.warning("mirror folder %s does not exist", folder)
-    return folders
-
-
 class _Rejected(Exception):
     pass
 
@@ -333,8 +316,9 @@ def fetch(name: str, dest_dir, *, mirror=None, session=None, retries: int = DEFA
     """Make ``dest_dir/<filename>`` a verified copy of dataset ``name`` and return its path.
 
     Order: an existing verified file there (kept; one that does not verify is deleted), the offline
-    mirror (``mirror``: folder path or list of them; ``None`` reads ``$GPUSP_MIRROR``; ``False`` none),
-    then the official URL (unless ``offline``). Raises ``UnknownDatasetError`` or ``DownloadError``.
+    mirror (``mirror``: folder path or list of them; ``None``: ``$GPUSP_MIRROR``, else the site file's; ``False``
+    none: :func:`gpusp.data.mirror.resolve`), then the official URL (unless ``offline``). Raises
+    ``UnknownDatasetError`` or ``DownloadError``, whose one line names the mirror options when nothing gave the file.
     """
     entry = get_dataset(name)
     dest = Path(dest_dir) / entry["filename"]
@@ -347,16 +331,20 @@ def fetch(name: str, dest_dir, *, mirror=None, session=None, retries: int = DEFA
             dest.unlink()
         except OSError as exc:
             raise DownloadError(f"{dest} does not verify and cannot be removed: {exc}") from exc
-    folders = _mirror_folders(mirror)
-    if _from_mirror(entry, dest, folders):
+    found = resolve(mirror)
+    if _from_mirror(entry, dest, found.folders):
         return dest
     if offline:
-        where = ", ".join(map(str, folders)) or f"no mirror (set {MIRROR_ENV})"
-        raise DownloadError(f"{name}: no verified {entry['filename']} in {where}, and offline is set")
+        raise DownloadError(f"{name}: no verified {entry['filename']} in a mirror, and offline is set; "
+                            f"{found.options()}")
     known = _gz_hashes(entry)
-    got = download(entry["url"], dest, sha256=known[0] if known else None, sha256_alternatives=known[1:],
-                   accept=lambda p: _content_problem(p, entry) is None, timeout=timeout, retries=retries,
-                   backoff=backoff, sleep=sleep, session=session, progress=progress)
+    try:
+        got = download(entry["url"], dest, sha256=known[0] if known else None, sha256_alternatives=known[1:],
+                       accept=lambda p: _content_problem(p, entry) is None, timeout=timeout, retries=retries,
+                       backoff=backoff, sleep=sleep, session=session, progress=progress)
+    except DownloadError as exc:
+        raise DownloadError(f"{name}: no verified {entry['filename']} in a mirror, and the download failed: {exc}; "
+                            f"{found.options()}") from exc
     changed = _pin_problem(got, entry)
     if changed:
         got.unlink()

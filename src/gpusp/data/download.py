@@ -31,6 +31,9 @@ DEFAULT_TIMEOUT: tuple[float, float] = (10.0, 60.0)  # (connect, read) seconds; 
 DEFAULT_RETRIES = 5
 DEFAULT_BACKOFF = 1.0
 DEFAULT_BACKOFF_CAP = 60.0
+# retries when the host cannot be reached at all (its name does not resolve, the connection is refused or does not
+# open) and it has not answered yet in this download: offline, more waiting does not help
+UNREACHABLE_RETRIES = 1
 CHUNK_SIZE = 1 << 20
 USER_AGENT = f"gpusp-download/1 python-requests/{requests.__version__}"
 
@@ -42,10 +45,11 @@ _CONTENT_RANGE = re.compile(r"^\s*bytes\s+(?:(\d+)-(\d+)|\*)/(\d+|\*)\s*$", re.I
 class _Retryable(Exception):
     """A transient failure: try again after a backoff."""
 
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, unreachable: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.unreachable = unreachable
 
 
 class _Fatal(Exception):
@@ -59,6 +63,7 @@ class _State:
     accept_ranges: bool | None = None  # None: not known yet (no 200/206 seen)
     validator: str | None = None  # strong ETag or Last-Modified of the resource
     pieces: int = 0  # transfers that wrote into the current .part
+    answered: bool = False  # the server has sent a response in this download
 
 
 def part_path(dest) -> Path:
@@ -162,10 +167,11 @@ def _one_transfer(session: requests.Session, url: str, part: Path, state: _State
     try:
         resp = session.get(url, headers=headers, stream=True, timeout=timeout, allow_redirects=True)
     except (requests.Timeout, requests.ConnectionError) as exc:
-        raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
+        raise _Retryable(f"{type(exc).__name__}: {exc}", unreachable=_unreachable(exc)) from exc
     except requests.RequestException as exc:  # invalid URL, schema, too many redirects, ...
         raise _Fatal(f"{url}: {type(exc).__name__}: {exc}") from exc
 
+    state.answered = True
     with resp:
         status = resp.status_code
         if status in (200, 206):
@@ -232,6 +238,15 @@ def _one_transfer(session: requests.Session, url: str, part: Path, state: _State
             _truncate(part)
             state.pieces = 0
             raise _Retryable(f"assembled {size} bytes but the server announced {total}; restarting from zero")
+
+
+def _unreachable(exc: requests.RequestException) -> bool:
+    """Whether no connection could be opened: a name that does not resolve, a refused or timed-out connect (urllib3's
+    NewConnectionError, NameResolutionError among them, is a ConnectTimeoutError), not a failure of an open one."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, urllib3.exceptions.ConnectTimeoutError)
 
 
 def _problem(part: Path, url: str, known: list[str], expected_size: int | None,
@@ -324,12 +339,16 @@ def _transfer_with_retries(session, url, part, state, *, timeout, retries, backo
             return
         except _Retryable as exc:
             attempt += 1
-            if attempt > retries:
-                raise DownloadError(f"{url}: giving up after {attempt} attempt(s): {exc.reason}") from exc
+            offline = exc.unreachable and not state.answered
+            allowed = min(retries, UNREACHABLE_RETRIES) if offline else retries
+            if attempt > allowed:
+                why = " (the host cannot be reached: no network, a name that does not resolve, or a refused " \
+                      "connection)" if offline else ""
+                raise DownloadError(f"{url}: giving up after {attempt} attempt(s){why}: {exc.reason}") from exc
             delay = min(backoff_cap, backoff * 2 ** (attempt - 1))
             if exc.retry_after is not None:
                 delay = min(backoff_cap, max(delay, exc.retry_after))
-            log.warning("%s: %s; retry %d/%d in %.3g s", url, exc.reason, attempt, retries, delay)
+            log.warning("%s: %s; retry %d/%d in %.3g s", url, exc.reason, attempt, allowed, delay)
             sleep(delay)
 
 

@@ -27,6 +27,7 @@ import yaml
 from ...atomic import atomic_open
 from . import cudabuild
 from ...data.download import download, part_path, sha256_file
+from ...data.mirror import resolve as resolve_mirror
 from ...errors import BuildError, DownloadError, GpuspError, SolverUnavailable
 
 log = logging.getLogger(__name__)
@@ -107,11 +108,9 @@ def _archive_problem(path: Path, entry: dict) -> str | None:
             f"{entry['sha256_content']}")
 
 
-def _copy_from_mirror(entry: dict, dest: Path, mirror) -> bool:
+def _copy_from_mirror(entry: dict, dest: Path, folders) -> bool:
     """Copy a verifying archive from a mirror folder (``peers/`` below it, or its top) onto ``dest``."""
-    from ...data.datasets import _mirror_folders
-
-    for folder in _mirror_folders(mirror):
+    for folder in folders:
         for candidate in (folder / "peers" / entry["filename"], folder / entry["filename"]):
             if not candidate.is_file():
                 continue
@@ -146,13 +145,19 @@ def fetch_archive(name: str, dest_dir, *, mirror=None, offline: bool = False, pr
             return dest
         log.warning("%s; removing it and fetching again", problem)
         dest.unlink()
-    if _copy_from_mirror(entry, dest, mirror):
+    found = resolve_mirror(mirror)
+    if _copy_from_mirror(entry, dest, found.folders):
         return dest
     if offline:
-        raise DownloadError(f"{name}: no verified {entry['filename']} in the mirror, and offline is set")
-    return download(entry["url"], dest, sha256=entry["sha256"],
-                    accept=lambda p: _archive_problem(Path(p), entry) is None, progress=progress,
-                    **download_options)
+        raise DownloadError(f"{name}: no verified {entry['filename']} in a mirror, and offline is set; "
+                            f"{found.options()}")
+    try:
+        return download(entry["url"], dest, sha256=entry["sha256"],
+                        accept=lambda p: _archive_problem(Path(p), entry) is None, progress=progress,
+                        **download_options)
+    except DownloadError as exc:
+        raise DownloadError(f"{name}: no verified {entry['filename']} in a mirror, and the download failed: "
+                            f"{exc}; {found.options()}") from exc
 
 
 # -------------------------------------------------------------------------------------------- extract
