@@ -140,7 +140,11 @@ def test_source_settings_take_the_graphs_own_values_else_the_top_level_ones():
     ({"solvers": [{"name": "scipy_dijkstra", "warmpu": 1}]}, "key solvers/0", "'warmpu' was unexpected"),
     ({"graphs": {"g": {**RING, "seed": "x"}}}, "key graphs/g/seed", "not of type 'integer'"),
     ({"sources": 3}, "key sources", "not of type 'object'"),
-], ids=["misspelled-key", "wrong-type", "nested-minimum", "solver-key", "graph-type", "object-type"])
+    ({"graphs": {"g": {"params": {"n": 5}}}}, "key graphs/g",
+     "needs exactly one of the keys file, dataset, generate; it has none of them"),
+    ({"graphs": {"g": {**RING, "file": "a.gr"}}}, "key graphs/g", "it has file and generate"),
+], ids=["misspelled-key", "wrong-type", "nested-minimum", "solver-key", "graph-type", "object-type", "graph-kind",
+        "graph-two-kinds"])
 def test_schema_violations_name_the_file_and_the_key(tmp_path, change, where, words):
     path = write(tmp_path, {"graphs": {"g": RING}, "solvers": [{"name": "scipy_dijkstra"}], **change})
     with pytest.raises(GpuspError) as caught:

@@ -262,8 +262,21 @@ def _check_schema(config: dict, source: str, schema) -> None:
         if not isinstance(error, ValidationError):
             raise ConfigError(source, " ".join(str(exc).split())) from None
         where = "/".join(str(part) for part in error.absolute_path)
-        raise ConfigError(source, f"{f'key {where}' if where else 'top level'}: {' '.join(error.message.split())} "
+        raise ConfigError(source, f"{f'key {where}' if where else 'top level'}: {_schema_words(error)} "
                                   "(schema workflow/schemas/config.schema.yaml)") from None
+
+
+def _schema_words(error) -> str:
+    """jsonschema's message, except where it cannot say what is wrong: a choice between required keys (a graph is a
+    file, a dataset or a generator) then names the keys and those the entry has."""
+    alternatives = error.validator_value if error.validator in ("oneOf", "anyOf") else None
+    if alternatives and all(set(a) == {"required"} and len(a["required"]) == 1 for a in alternatives) \
+            and isinstance(error.instance, dict):
+        keys = [a["required"][0] for a in alternatives]
+        present = [k for k in keys if k in error.instance]
+        return (f"needs exactly one of the keys {', '.join(keys)}; it has "
+                f"{' and '.join(present) if present else 'none of them'}")
+    return " ".join(error.message.split())
 
 
 @dataclass(frozen=True)
