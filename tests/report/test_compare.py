@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from gpusp import cli
+from gpusp.errors import GpuspError
 from gpusp.report.aggregate import write_tables
 from gpusp.report.compare import (
     FASTER,
@@ -187,6 +188,37 @@ def test_a_bad_record_in_an_archive_names_the_archive_and_member(sweep, tmp_path
     assert cli.main(["compare", str(archive), str(archive)]) == 1
     err = capsys.readouterr().err
     assert f"{archive}:records/tiny/x/default.json" in err and "gpusp-compare-" not in err
+
+
+def test_a_cut_short_archive_is_one_error_line_naming_it(tmp_path, capsys):
+    import io
+    import tarfile
+
+    archive = tmp_path / "records.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for k in range(40):  # incompressible records, so that a cut lands inside them
+            data = json.dumps({"noise": np.random.default_rng(k).integers(0, 2**62, 400).tolist()}).encode()
+            info = tarfile.TarInfo(f"records/g/s{k}/default.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    good = tmp_path / "good.csv"
+    side(A).to_csv(good, index=False)
+    assert cli.main(["compare", str(good), str(archive)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{archive}: the records archive is damaged or cut short" in err[0]
+
+
+def test_an_empty_side_is_refused_and_a_side_of_wrong_answers_is_said(tmp_path):
+    good, empty, wrong = tmp_path / "good.csv", tmp_path / "empty.csv", tmp_path / "wrong.csv"
+    side(A).to_csv(good, index=False)
+    side(A).assign(time_ms=np.nan, status="skipped").to_csv(empty, index=False)
+    side(B, seed=1).assign(validated=False).to_csv(wrong, index=False)
+    with pytest.raises(GpuspError, match=r"^B \(.*empty.csv\): no timed samples, nothing to compare"):
+        run_compare(good, empty)
+    printed, _ = run_compare(good, wrong, resamples=200)
+    assert "B: every timed configuration failed validation" in printed and "failed validation in B" in printed
+    assert "A: every timed" not in printed
 
 
 @pytest.mark.skipif(not RAW.is_dir(), reason="benchmarks/solver-house-h100-raw is not in this checkout")

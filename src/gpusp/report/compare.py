@@ -100,17 +100,21 @@ def read_archive(path) -> pd.DataFrame:
         raise GpuspError(f"{path}: not a records archive ({exc})") from None
     with tar, tempfile.TemporaryDirectory(prefix="gpusp-compare-") as tmp:
         records = []
-        for member in tar.getmembers():
-            parts = PurePosixPath(member.name).parts
-            if not member.isfile() or not member.name.endswith(".json"):
-                continue
-            if member.name.startswith("/") or ".." in parts:
-                raise GpuspError(f"{path}: member {member.name} points outside the archive")
-            dest = Path(tmp).joinpath(*parts)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(tar.extractfile(member).read())
-            if not member.name.endswith(".verdict.json"):
-                records.append(dest)
+        try:
+            for member in tar.getmembers():
+                parts = PurePosixPath(member.name).parts
+                if not member.isfile() or not member.name.endswith(".json"):
+                    continue
+                if member.name.startswith("/") or ".." in parts:
+                    raise GpuspError(f"{path}: member {member.name} points outside the archive")
+                dest = Path(tmp).joinpath(*parts)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(tar.extractfile(member).read())
+                if not member.name.endswith(".verdict.json"):
+                    records.append(dest)
+        except (EOFError, zlib.error, tarfile.TarError) as exc:
+            raise GpuspError(f"{path}: the records archive is damaged or cut short ({exc or type(exc).__name__}); "
+                             "write it again (gpusp aggregate) or give the results folder") from None
         if not records:
             raise GpuspError(f"{path}: no records in this archive")
         try:
@@ -193,7 +197,7 @@ def compare_samples(a: pd.DataFrame, b: pd.DataFrame, *, resamples: int = RESAMP
             rows.append({**row, "verdict": ONLY_B if ra is None else ONLY_A})
             continue
         notes = ["code changed"] if row["a_code_hash"] != row["b_code_hash"] else []
-        notes += [f"not validated in {s.upper()}" for s, part in (("a", ra), ("b", rb)) if _validated(part) is False]
+        notes += [f"failed validation in {s.upper()}" for s, part in (("a", ra), ("b", rb)) if _validated(part) is False]
         notes += [f"{s.upper()} mixes {what}" for s, part in (("a", ra), ("b", rb))
                   for c, what in (("gpu", "GPUs"), ("cpu", "host CPUs")) if part[c].nunique() > 1]
         if set(ra["source"]) != set(rb["source"]):
@@ -324,9 +328,18 @@ def run_compare(a_path, b_path, out_dir=None, *, resamples: int = RESAMPLES, con
     from ..atomic import atomic_path
 
     a, b = load_side(a_path), load_side(b_path)
+    for side, path, samples in (("A", a_path, a), ("B", b_path, b)):
+        if _timed(samples).empty:
+            raise GpuspError(f"{side} ({path}): no timed samples, nothing to compare (every run there was skipped or "
+                             "failed)")
     table = compare_samples(a, b, resamples=resamples, confidence=confidence, seed=seed, factor=factor)
     sides = {"A": (str(a_path), describe_side(a)), "B": (str(b_path), describe_side(b))}
     warnings = warnings_for(differences(sides["A"][1], sides["B"][1], table))
+    for side in "ab":
+        checked = [bool(v) for v in table[f"{side}_validated"] if not missing(v)]
+        if checked and not any(checked):
+            warnings.append(f"{side.upper()}: every timed configuration failed validation: its times are those of "
+                            "wrong answers")
     shown = table[table["verdict"].isin([FASTER, SLOWER])] if only_changed else table
     printed = compare_text(shown, sides, warnings, confidence)
     if out_dir is None:
