@@ -292,6 +292,18 @@ def test_configs_the_schema_lets_through_are_refused_at_planning(tmp_path, chang
     assert message.startswith(f"{path}: {where}: ") and words in message, message
 
 
+def test_compare_with_this_runs_own_results_is_refused(tmp_path):
+    results = tmp_path / "res"
+    (results / "tables").mkdir(parents=True)
+    for own in (results, results / "tables", tmp_path / "." / "res"):
+        path = write(tmp_path, {**BASE, "results": str(results), "compare_with": str(own)})
+        with pytest.raises(GpuspError, match="key compare_with: .* is this run's own results"):
+            load_config(path)
+    other = tmp_path / "other"
+    other.mkdir()
+    load_config(write(tmp_path, {**BASE, "results": str(results), "compare_with": str(other)}))
+
+
 @pytest.mark.parametrize("change, where, words", REFUSED.values(), ids=REFUSED.keys())
 def test_expand_jobs_refuses_them_too(change, where, words):
     """A config that passed the schema alone (Snakemake's validate, defaults filled in) or was changed after

@@ -266,6 +266,12 @@ def _check_schema(config: dict, source: str, schema) -> None:
                                   "(schema workflow/schemas/config.schema.yaml)") from None
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (links and relative parts resolved)."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
 def _schema_words(error) -> str:
     """jsonschema's message, except where it cannot say what is wrong: a choice between required keys (a graph is a
     file, a dataset or a generator) then names the keys and those the entry has."""
@@ -388,6 +394,10 @@ def _graph_sizes(config: dict) -> dict:
     if config.get("compare_with") and not Path(config["compare_with"]).exists():
         raise GpuspError(f"key compare_with: {config['compare_with']}: no such file or folder (a results "
                          "folder, a samples table or a records archive of the run to compare with)")
+    if config.get("compare_with") and _inside(Path(config["compare_with"]), Path(config.get("results") or "results")):
+        raise GpuspError(f"key compare_with: {config['compare_with']} is this run's own results "
+                         f"({config.get('results') or 'results'}), which the run rewrites: copy it elsewhere first, "
+                         "or name another run's results")
     for name in config.get("only_graphs") or ():
         if name not in graphs:
             raise GpuspError(f"key only_graphs: {name!r} is not a graph of the config{_hint(name, graphs)}; its "
