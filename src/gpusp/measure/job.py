@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ import numpy as np
 
 from ..atomic import atomic_open, atomic_path
 from ..device import mode
+from ..stopping import STOP_SIGNALS, SignalScope, StopOnSignals, Stopped
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError, SolverUnavailable
 from ..solvers import registry
@@ -42,7 +42,6 @@ from .records import make_record, run_entry, write_record
 from .sources import pick_sources, read_sources
 from .validate import check_apsp, check_rows, overall, peer_verdict, sample_rows
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE_S = 10.0  # how long a stopped child may take to clean up before it is killed
 POLL_S = 0.1  # how often the parent looks at the clock and the stop flag while its child runs
 STAGED = {"answer": "answer.npz", "paths": "paths.txt", "record": "record.json"}  # names in the child's folder
@@ -96,18 +95,6 @@ class JobOutcome:
     results: list = field(default_factory=list)  # the Result objects (in-process runs only)
 
 
-class Stopped(SystemExit):
-    """The process was told to stop (SIGTERM, SIGHUP) while it ran a job: nothing of the run is recorded,
-    and it exits with 128 + the signal's number, as a shell reports a process ended by that signal."""
-
-    def __init__(self, signum: int):
-        super().__init__(128 + signum)
-        self.signum = signum
-
-    def __str__(self) -> str:
-        return f"stopped by {signal.Signals(self.signum).name}: the run was not recorded"
-
-
 def _stop(signum: int) -> BaseException:
     return KeyboardInterrupt() if signum == signal.SIGINT else Stopped(signum)
 
@@ -118,7 +105,7 @@ def run_job(job: SolveJob, stream=None) -> JobOutcome:
     try:
         if job.time_budget:
             return _run_with_budget(job, stream)
-        with _StopOnSignals(signal.SIGTERM, signal.SIGHUP):  # so that atomic writes clean up what they began
+        with StopOnSignals(signal.SIGTERM, signal.SIGHUP):  # so that atomic writes clean up what they began
             return _execute(job, stream)
     except Stopped as exc:
         print(f"gpusp: {exc}", file=sys.stderr)
@@ -373,29 +360,7 @@ def _wait_for_child(cmd, budget: float, stop: _Forwarder) -> tuple[str, str, boo
             stop.child = None
 
 
-class _SignalScope:
-    """Within its ``with`` block, ``_handle`` gets ``signums``; the handlers before are put back after it.
-    A signal the process ignores stays ignored (``nohup`` ignores SIGHUP, a shell's background job SIGINT),
-    and only the main thread can catch signals: elsewhere nothing is installed."""
-
-    signums: tuple = STOP_SIGNALS
-
-    def __enter__(self):
-        self._saved = {}
-        if threading.current_thread() is threading.main_thread():
-            self._saved = {s: signal.signal(s, self._handle) for s in self.signums
-                           if signal.getsignal(s) is not signal.SIG_IGN}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for s, handler in self._saved.items():
-            signal.signal(s, handler)
-
-    def _handle(self, signum, frame) -> None:
-        raise NotImplementedError
-
-
-class _Forwarder(_SignalScope):
+class _Forwarder(SignalScope):
     """While the parent's child runs, a stop signal is forwarded to it and remembered (a second one kills
     the child); before and after that, it stops the parent at once (so atomic writes clean up)."""
 
@@ -416,20 +381,6 @@ class _Forwarder(_SignalScope):
                 self.child.send_signal(signum)
         elif not self.starting:
             raise _stop(signum)
-
-
-class _StopOnSignals(_SignalScope):
-    """Turn the first of ``signums`` into :class:`Stopped` (later ones are ignored, so that the clean-up
-    it starts runs to its end)."""
-
-    def __init__(self, *signums):
-        self.signums = signums
-        self.raised = False
-
-    def _handle(self, signum, frame) -> None:
-        if not self.raised:
-            self.raised = True
-            raise Stopped(signum)
 
 
 def _publish(staged: Path, target) -> None:
@@ -466,7 +417,7 @@ def _child(argv) -> int:
     when it was told to stop: the parent then records nothing)."""
     job_json, outcome_path = argv
     try:
-        with _StopOnSignals(*STOP_SIGNALS):
+        with StopOnSignals(*STOP_SIGNALS):
             done = _execute(SolveJob(**json.loads(job_json)), sys.stdout)
         out = {"status": done.status, "reason": done.reason, "lines": done.lines, "validation_s": done.validation_s}
     except Stopped as exc:

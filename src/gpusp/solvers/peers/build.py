@@ -15,6 +15,7 @@ import logging
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tarfile
 import tempfile
@@ -26,9 +27,11 @@ import yaml
 
 from ...atomic import atomic_open
 from . import cudabuild
+from .logged import failure, run_logged
 from ...data.download import download, part_path, sha256_file
 from ...data.mirror import resolve as resolve_mirror
 from ...errors import BuildError, DownloadError, GpuspError, SolverUnavailable
+from ...stopping import StopOnSignals
 
 log = logging.getLogger(__name__)
 
@@ -231,10 +234,12 @@ def _make(tree: Path, cxx: str, targets, log_path: Path) -> None:
     with open(log_path, "w") as fh:
         fh.write("$ " + shlex.join(cmd) + "\n")
         fh.flush()
-        proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, timeout=1800)
-    if proc.returncode != 0:
-        tail = "".join(log_path.read_text().splitlines(keepends=True)[-5:]).strip()
-        raise BuildError(f"`{shlex.join(cmd)}` exited {proc.returncode} (log {log_path}): {tail}")
+        try:
+            code = run_logged(cmd, fh, env=env)
+        except subprocess.TimeoutExpired:
+            raise BuildError(f"make did not finish {', '.join(targets)} in 1800 s (log {log_path})") from None
+    if code != 0:
+        raise BuildError(f"`{shlex.join(cmd)}` exited {code} (log {log_path}): {failure(log_path, 5)}")
 
 
 def _driver_target(entry: dict) -> str | None:
@@ -255,13 +260,12 @@ def _compile_cxx_driver(tree: Path, staging: Path, entry: dict, cxx: str, log_pa
         fh.flush()
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=1800)
+            code = run_logged(cmd, fh)
         except subprocess.TimeoutExpired:
             raise BuildError(f"{cxx} did not finish the {target} driver in 1800 s (log {log_path})") from None
         compile_s = time.perf_counter() - t0
-    if proc.returncode != 0:
-        tail = "".join(log_path.read_text().splitlines(keepends=True)[-8:]).strip()
-        raise BuildError(f"`{shlex.join(cmd)}` exited {proc.returncode} (log {log_path}): {tail}")
+    if code != 0:
+        raise BuildError(f"`{shlex.join(cmd)}` exited {code} (log {log_path}): {failure(log_path, 8)}")
     return {"driver": entry["driver"], "driver_sha256": cudabuild.driver_sha256(entry["driver"]),
             "driver_flags": shlex.join(CXX_FLAGS), "compile_s": round(compile_s, 2), "binaries": {target: target}}
 
@@ -325,12 +329,27 @@ def _base_info(entry: dict, tools: dict) -> dict:
             **tools, **_identity(entry), "built": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
-def _stage(entry: dict, staging: Path, tools: dict, archive: Path) -> dict:
-    """Fill ``staging`` with a build (or, when unavailable, raise SolverUnavailable); return BUILD.json."""
+def _unavailable(entry: dict, tools: dict) -> str | None:
+    """Why ``entry`` cannot be built with ``tools`` here (a compiler, make, nvcc or the architecture missing), or
+    None."""
     nvcc = _builder(entry) == "nvcc"
     reason = cudabuild.probe(tools["nvcc"], tools["arch"]) if nvcc else probe(tools["cxx"])
-    if reason:
-        raise SolverUnavailable(f"{entry['name']} unavailable: {reason}")
+    return f"{entry['name']} unavailable: {reason}" if reason else None
+
+
+def _keep_log(message: str, staging: Path, dest: Path) -> str:
+    """``message`` with the staging folder's build log (removed with the folder) moved beside ``dest`` and named."""
+    log = staging / "build.log"
+    if not log.is_file():
+        return message
+    kept = dest.parent / f"{dest.name}.failed-build.log"
+    shutil.copyfile(log, kept)
+    return message.replace(str(log), str(kept))
+
+
+def _stage(entry: dict, staging: Path, tools: dict, archive: Path) -> dict:
+    """Fill ``staging`` with a build of ``entry`` from ``archive`` (the tools probed already); return BUILD.json."""
+    nvcc = _builder(entry) == "nvcc"
     tree = extract(archive, staging, entry["prefix"])
     if nvcc:
         return {**_base_info(entry, tools), "ok": True,
@@ -383,16 +402,20 @@ def build(name: str = "gapbs", dest=None, *, cxx: str | None = None, nvcc: str |
     wanted = _wanted(entry, tools)
     if not force and _complete(dest, wanted):
         return dest
-    archive = fetch_archive(name, downloads or cache_dir() / "downloads", mirror=mirror, offline=offline)
+    reason = _unavailable(entry, tools)  # before the archive: a machine without the tools needs no download
+    if reason and not unavailable_ok:
+        raise SolverUnavailable(reason)
+    archive = None if reason else fetch_archive(name, downloads or cache_dir() / "downloads", mirror=mirror,
+                                                offline=offline)
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".build", dir=dest.parent))
     try:
-        try:
-            info = _stage(entry, staging, tools, archive)
-        except SolverUnavailable as exc:
-            if not unavailable_ok:
-                raise
-            info = {**_base_info(entry, tools), "ok": False, "reason": str(exc)}
+        with StopOnSignals(signal.SIGTERM, signal.SIGHUP):  # a stopped build removes its staging folder
+            try:
+                info = _stage(entry, staging, tools, archive) if archive else \
+                    {**_base_info(entry, tools), "ok": False, "reason": reason}
+            except BuildError as exc:
+                raise BuildError(_keep_log(str(exc), staging, dest)) from None
         _write_info(staging, info)
         umask = os.umask(0)
         os.umask(umask)

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import BuildError, GpuspError
+from .logged import failure, run_logged
 
 NVCC_ENV = "NVCC"
 ARCH_ENV = "GPUSP_CUDA_ARCH"
@@ -127,14 +128,13 @@ def compile_driver(tree: Path, staging: Path, entry: dict, *, nvcc: str, arch: i
         fh.flush()
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, timeout=COMPILE_TIMEOUT_S)
+            code = run_logged(cmd, fh, timeout=COMPILE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise BuildError(f"nvcc did not finish the {target} driver in {COMPILE_TIMEOUT_S} s "
                              f"(log {log_path})") from None
         compile_s = time.perf_counter() - t0
-    if proc.returncode != 0:
-        tail = "".join(log_path.read_text().splitlines(keepends=True)[-8:]).strip()
-        raise BuildError(f"`{shlex.join(cmd)}` exited {proc.returncode} (log {log_path}): {tail}")
+    if code != 0:
+        raise BuildError(f"`{shlex.join(cmd)}` exited {code} (log {log_path}): {failure(log_path, 8)}")
     ptx = staging / f"{target}.ptx"
     kept = keep / f"{source.stem}.ptx"
     if not kept.is_file():

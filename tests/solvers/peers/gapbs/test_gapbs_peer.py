@@ -14,8 +14,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tarfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +146,64 @@ def test_no_compiler_or_no_openmp_is_unavailable(tmp_path, mirror):
         peers.build("gapbs", tmp_path / "b2", cxx=fake_cxx(tmp_path), downloads=tmp_path, mirror=str(mirror),
                     offline=True)
     assert not (tmp_path / "b1").exists() and not (tmp_path / "b2").exists()
+
+
+def test_no_compiler_needs_no_archive(tmp_path):
+    """The tools are probed first: with --unavailable-ok, a machine with neither a compiler nor the archive (offline,
+    an empty mirror) gets its 'unavailable' build without a download."""
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    dest = peers.build("gapbs", tmp_path / "b", cxx="no-such-cxx-1234", downloads=tmp_path / "dl", mirror=str(empty),
+                       offline=True, unavailable_ok=True)
+    info = peers.read_build(dest)
+    assert info["ok"] is False and "no C++ compiler" in info["reason"]
+    assert not (tmp_path / "dl").exists() or not any((tmp_path / "dl").iterdir())
+
+
+def compiler_that(tmp_path, then: str) -> str:
+    """A C++ compiler that builds the OpenMP probe and answers --version, and runs the shell line ``then`` for any
+    other compile (GAPBS's Makefile)."""
+    script = tmp_path / "cxx"
+    script.write_text("#!/bin/sh\ncase \"$*\" in *omp_probe*) exit 0;; *--version*) echo fake 1.0; exit 0;; esac\n"
+                      f"{then}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.needs_mirror("gapbs")
+def test_a_failed_compile_names_the_compilers_error_and_keeps_its_log(tmp_path, mirror):
+    cxx = compiler_that(tmp_path, "echo 'sssp.cc:12:3: error: no member named bad' >&2; "
+                                  "for i in 1 2 3 4 5 6 7 8; do echo 'note: noise' >&2; done; exit 1")
+    dest = tmp_path / "b"
+    with pytest.raises(BuildError) as caught:
+        peers.build("gapbs", dest, cxx=cxx, downloads=tmp_path, mirror=str(mirror), offline=True)
+    first = str(caught.value).splitlines()[0]  # the line `gpusp peers build` prints
+    kept = tmp_path / "b.failed-build.log"
+    assert "sssp.cc:12:3: error: no member named bad" in first and str(kept) in first
+    assert "error: no member named bad" in kept.read_text()
+    assert not dest.exists() and not list(tmp_path.glob(".b.*.build"))
+
+
+@pytest.mark.needs_mirror("gapbs")
+def test_a_stopped_build_ends_its_compiler_and_leaves_no_staging_folder(tmp_path, mirror):
+    pid_file = tmp_path / "compiler.pid"
+    cxx = compiler_that(tmp_path, f"echo $$ > {pid_file}; sleep 120")
+    code = (f"from gpusp.solvers.peers import build as peers\n"
+            f"peers.build('gapbs', {str(tmp_path / 'b')!r}, cxx={cxx!r}, downloads={str(tmp_path)!r}, "
+            f"mirror={str(mirror)!r}, offline=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "slow"
+        time.sleep(0.05)
+    compiler = int(pid_file.read_text())
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    time.sleep(0.2)
+    status = Path(f"/proc/{compiler}/status")
+    # gone, or a zombie that nobody has reaped yet (a container's first process may reap nothing): not running
+    assert not status.exists() or "\nState:\tZ" in status.read_text()
+    assert not (tmp_path / "b").exists() and not list(tmp_path.glob(".b.*.build"))
 
 
 @pytest.mark.needs_mirror("gapbs")
