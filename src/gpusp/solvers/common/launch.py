@@ -8,9 +8,12 @@ from __future__ import annotations
 import ctypes
 import functools
 import operator
+import sys
+import threading
 import weakref
 from dataclasses import dataclass
 
+import numpy as np
 from numba import config, cuda
 from numba.core import types as numba_types
 
@@ -54,6 +57,33 @@ class Target:
 
 
 TARGET = Target(simulator=bool(config.ENABLE_CUDASIM))
+
+
+def _one_shared_array_per_line(self, shape, dtype, alignment=None):
+    """The simulator's ``cuda.shared.array`` (numba-cuda 0.30.4's FakeCUDAShared.array: one array per block and
+    calling line) with its look-up and first allocation under a lock. Unlocked, two threads of a block that reach
+    the line first can each make an array and keep their own, so writes to it are lost to the block (the seldom
+    wrong entries a simulated kernel showed under load)."""
+    if alignment is not None:
+        raise RuntimeError("Array alignment is not supported in cudasim")
+    if isinstance(dtype, kernelapi.types.Type):
+        dtype = kernelapi.numpy_support.as_dtype(dtype)
+    if shape == 0:  # dynamic shared memory: one buffer for every such request
+        return np.frombuffer(self._dynshared.data, dtype=dtype, count=self._dynshared_size // dtype.itemsize)
+    caller = sys._getframe(1)
+    key = (caller.f_code.co_filename, caller.f_lineno)
+    with _SHARED_LOCK:
+        found = self._allocations.get(key)
+        if found is None:
+            found = self._allocations[key] = np.empty(shape, dtype)
+    return found
+
+
+_SHARED_LOCK = threading.Lock()
+if TARGET.simulator:
+    from numba.cuda.simulator import kernelapi
+
+    kernelapi.FakeCUDAShared.array = _one_shared_array_per_line
 
 
 def launch_grid(n_threads: int, block: int) -> int:
