@@ -292,6 +292,22 @@ def test_configs_the_schema_lets_through_are_refused_at_planning(tmp_path, chang
     assert message.startswith(f"{path}: {where}: ") and words in message, message
 
 
+def test_a_solves_slurm_minutes_follow_its_work_under_its_budget():
+    from gpusp.plan import ARCS_PER_S, RUNTIME_MARGIN, START_MINUTES, expected_minutes
+
+    # 4 sources x 3 runs of 2^27 arcs on a GPU: 1.6e9 arcs, 4 x 16 s: a minute and two
+    assert expected_minutes("sssp", 2**23, 2**27, "gpu", 4, 3) == START_MINUTES + 2
+    assert expected_minutes("sssp", 8, 20, "sim", 2, 3) == START_MINUTES + 1  # a tiny graph: a minute of work at most
+    apsp = expected_minutes("apsp", 1000, 8000, "cpu", 99, 2)  # one run from every vertex; sources do not count
+    assert apsp == START_MINUTES + -(-RUNTIME_MARGIN * 2 * 8000 * 1000 // (ARCS_PER_S["cpu"] * 60))
+    config = validate_config({"graphs": {"big": {"generate": "kron", "params": {"scale": 20}}, "g": RING},
+                              "time_budget_s": 600, "solvers": [{"name": "deltastep_gpu"}]})
+    jobs = {j.graph: j for j in expand_jobs(config)[0]}
+    assert jobs["g"].runtime_minutes(2, simulated=True) == START_MINUTES + 1
+    assert jobs["big"].runtime_minutes(2, simulated=False) < 2 + 10  # the GPU's expected minutes, under the budget's
+    assert jobs["big"].runtime_minutes(2, simulated=True) == 2 + 10  # the simulator on 33M arcs: the budget caps it
+
+
 def test_compare_with_this_runs_own_results_is_refused(tmp_path):
     results = tmp_path / "res"
     (results / "tables").mkdir(parents=True)

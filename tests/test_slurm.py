@@ -23,7 +23,7 @@ import yaml
 from test_workflow import REPO, TINY, TINY_FIGURES, _refused, job_counts, snakemake, snakemake_env
 
 from gpusp.data.prepare import graph_size
-from gpusp.plan import expand_jobs, load_config, memory_mb
+from gpusp.plan import expand_jobs, load_config, memory_mb, source_settings
 
 pytestmark = pytest.mark.timeout(1200)
 
@@ -119,7 +119,10 @@ def test_profile_resources_dry_run(tmp_path):
             assert res["slurm_partition"] == "gpu", job
             assert res.get("gpu") == ("1" if rule in ("solve_graph", "validate_answer") else None), job
             assert int(res["mem_mb"]) == plan.memory_mb == memory_mb(plan.problem, plan.n, plan.m), job
-            assert int(res["runtime"]) == (2 + 2 if rule == "solve_graph" else 5), job  # 120 s budget: 2 + 2 min
+            # a solve: its expected minutes (a tiny graph: start-up and one more), under its budget's 2 + 2
+            simulated = config["simulate"] in (True, "always")
+            expected = plan.runtime_minutes(source_settings(config, wc["graph"])[0], simulated)
+            assert int(res["runtime"]) == (expected if rule == "solve_graph" else 5) and expected <= 2 + 2, job
         else:
             assert rule in RULES_ON_CPU, job
             assert res["slurm_partition"] == "cpu" and "gpu" not in res, job
@@ -132,6 +135,8 @@ def test_profile_resources_dry_run(tmp_path):
     assert sum(job["rule"] == "solve_graph" for job in jobs) == 6
     # 6 solves + 6 validations: 6 connected components, at most 16 per group job: one SLURM job; the report one
     assert cluster_jobs(jobs) == (2 + 2, 2, {"prepare_graph": 2})
+    group = sum(int(j["resources"]["runtime"]) for j in jobs if j["rule"] in ("solve_graph", "validate_answer"))
+    assert group <= 6 * 2 + 6 * 5, group  # the solves ask their expected minutes, not their budgets' 6 x 4
     by_group = {}
     for job in jobs:
         if job["group"]:

@@ -348,4 +348,4 @@ def test_a_retried_solve_asks_for_twice_the_memory_and_runtime(tmp_path):
     n, m, _ = graph_size("neg", config["graphs"]["neg"])
     for attempt, res in enumerate(attempts, start=1):
         assert int(res["mem_mb"]) == memory_mb("sssp", n, m, attempt) == memory_mb("sssp", n, m) * 2 ** (attempt - 1)
-        assert int(res["runtime"]) == (2 + 1) * attempt  # a 60 s budget: 2 + 1 minutes at the first attempt
+        assert int(res["runtime"]) == 2 * attempt  # a minute to start and one of work at the first attempt

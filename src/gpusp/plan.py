@@ -19,6 +19,7 @@ import difflib
 import itertools
 import json
 import os
+import math
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -330,6 +331,15 @@ class Job:
         """Host memory of this job's solve or validation at the first attempt (see :func:`memory_mb`)."""
         return memory_mb(self.problem, self.n, self.m)
 
+    def runtime_minutes(self, sources: int, simulated: bool) -> int:
+        """SLURM minutes of this solve at the first attempt: its expected time (:func:`expected_minutes`), at most
+        its budget and two minutes of start-up, which the solve itself enforces."""
+        cap = 2 + math.ceil(self.budget / 60)
+        if self.n is None:
+            return cap
+        where = "cpu" if self.spec.device == "cpu" else ("sim" if simulated else "gpu")
+        return min(cap, expected_minutes(self.problem, self.n, self.m or 0, where, sources, self.trials + self.warmup))
+
 
 # host memory of a job: the Python, Numba and CUDA start-up, then bytes per vertex (answers, parents, the
 # certificate's and the automatic settings' arrays), per arc (the CSR with int64 weights and offsets, and one transient
@@ -349,6 +359,20 @@ def memory_mb(problem: str | None, n: int | None, m: int | None, attempt: int = 
         cells = n * n if problem == "apsp" else 0
         base = MEMORY_BASE_MB + -(-(BYTES_PER_VERTEX * n + BYTES_PER_ARC * (m or 0) + BYTES_PER_CELL * cells) // 10**6)
     return int(base * 2 ** (max(int(attempt), 1) - 1))
+
+
+# expected time of a solve, so that a SLURM request fits the work: a minute to start (Python, the imports, the graph
+# mapped, Numba's compile or its cache), then every run at a rate of arcs a second that the solvers of each place
+# beat (the GPU solvers' 1-5e9 on the H200, the CPU peers' and SciPy's 1e7-1e8, the simulator's 1e3-1e4), times a margin
+START_MINUTES, RUNTIME_MARGIN = 1, 4
+ARCS_PER_S = {"gpu": 10**8, "cpu": 10**6, "sim": 10**3}
+
+
+def expected_minutes(problem: str, n: int, m: int, where: str, sources: int, runs: int) -> int:
+    """Minutes a solve is expected to take at most: START_MINUTES, then ``runs`` runs (warm-up and trials) per source
+    (SSSP; an APSP run is one search from every vertex) of m arcs at ``ARCS_PER_S[where]``, times RUNTIME_MARGIN."""
+    work = runs * m * (n if problem == "apsp" else max(1, sources))
+    return START_MINUTES + math.ceil(RUNTIME_MARGIN * work / ARCS_PER_S[where] / 60)
 
 
 # the keys expand_jobs reads; a validated config always has them (the schema gives each a default)

@@ -111,9 +111,12 @@ def job_threads(wildcards):
 
 
 def job_runtime(wildcards, attempt):
-    """SLURM minutes of a solve: its budget and two minutes of start-up, doubled on a retry (a group job asks for
-    the sum of its solves' and validations' minutes)."""
-    return (2 + math.ceil(config_job(wildcards).budget / 60)) * attempt
+    """SLURM minutes of a solve: its expected time from the graph's size and where it runs (gpusp.plan's
+    Job.runtime_minutes), at most its budget and two minutes, doubled on a retry (a group job asks for the sum of
+    its solves' and validations' minutes)."""
+    job = config_job(wildcards)
+    simulated = config["simulate"] in (True, "always")
+    return job.runtime_minutes(graph_sources(wildcards.graph)[0], simulated) * attempt
 
 
 def job_memory(wildcards, attempt):
