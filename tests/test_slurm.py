@@ -101,9 +101,9 @@ def _dry(tmp_path, *args, config=()):
 
 def test_profile_resources_dry_run(tmp_path):
     """`snakemake --profile slurm -n`: solves and their validations go to partition gpu, in group jobs "gpu" (both
-    take the GPU token, so a group job runs them one at a time and no validation runs beside a timed solve), with the host memory gpusp.plan.memory_mb gives their graph and
-    problem and a runtime from the solve's budget; the rest go to partition cpu, aggregation and figures together
-    in one group job "report"."""
+    take the GPU token, so a group job runs them one at a time and no validation runs beside a timed solve), with
+    the host memory gpusp.plan.memory_mb gives their graph and problem and the solve's expected runtime; the rest go
+    to partition cpu, aggregation and figures together in one group job "report"."""
     _need_plugin()
     jobs = _dry(tmp_path, "--profile", "slurm")
     rules = {job["rule"] for job in jobs}
