@@ -57,3 +57,14 @@ def test_listings_open_with_their_column_names(capsys):
     assert cli.main(["solvers", "--problem", "apsp"]) == 0
     first, second = capsys.readouterr().out.splitlines()[:2]
     assert first.split()[:4] == ["solver", "problem", "device", "paper"] and second.split()[1:3] == ["apsp", "gpu"]
+
+
+def test_generate_help_lists_every_kind_with_its_parameters(capsys):
+    from gpusp import cli
+    from gpusp.data.generate import GENERATORS
+
+    with pytest.raises(SystemExit):
+        cli.main(["generate", "--help"])
+    listing = capsys.readouterr().out.split("(a bare name is required):\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listing] == list(GENERATORS)
+    assert "  kron      scale edge_factor=16 seed=0 wmin=1 wmax=255 offsets=auto" in listing

@@ -16,7 +16,7 @@ import sys
 from ._version import __version__
 from .data import commands as data_commands
 from .data.formats import FORMATS
-from .data.generate import generate
+from .data.generate import generate, kinds_listing
 from .errors import GpuspError
 from .measure import commands as measure_commands
 from .plan import parse_assignments
@@ -156,7 +156,8 @@ COMMANDS = {
     "convert": (data_commands.convert, "convert a graph between formats (gr, snap, plain, npz, .gz)",
                 [("input", {}), ("output", {}), FROM, TO, ("--name", {"help": "graph name stored in the output"}),
                  ("--symmetrize", {**FLAG, "help": "add the reverse of every edge (undirected input)"})]),
-    "generate": (cmd_generate, "a seeded graph (random, rmat, ...): `generate random g.npz n=1000 k=4 --seed 1`",
+    "generate": (cmd_generate, "a seeded graph (random, rmat, ...): `generate random g.npz n=1000 k=4 --seed 1`\n\n"
+                 f"kinds and their KEY=VALUE parameters (a bare name is required):\n{kinds_listing()}",
                  [("kind", {}), ("output", {}), ("params", {"nargs": "*", "metavar": "KEY=VALUE"}),
                   ("--seed", {"type": NON_NEGATIVE}), ("--name", {}), TO]),
     "weights": (data_commands.weights, "add random weights to an unweighted graph, or replace weights",
@@ -273,7 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add(sub, name, fn, text, arguments):
     """A subcommand; ``arguments`` as a dict: its own subcommands ``{name: (help, arguments)}``."""
-    q = sub.add_parser(name, help=text, description=text)
+    text, _, listing = text.partition("\n\n")  # a listing after the one-line text keeps its lines
+    q = sub.add_parser(name, help=text, description=text, epilog=listing or None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter if listing else argparse.HelpFormatter)
     if isinstance(arguments, dict):
         nested = q.add_subparsers(dest="action", required=True)
         for child, (child_text, child_arguments) in arguments.items():

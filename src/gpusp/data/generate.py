@@ -18,8 +18,8 @@ from .graph import INF32, Graph
 from .weights import _as_int, check_range, draw_weights
 
 __all__ = ["ALIASES", "GENERATORS", "MAX_ARCS", "MAX_EDGES", "GeneratorError", "check_params", "complete",
-           "delaunay", "delaunay_points", "estimate", "generate", "grid", "kron", "powerlaw", "random_sparse", "ring",
-           "rmat", "urand"]
+           "delaunay", "delaunay_points", "estimate", "generate", "grid", "kinds_listing", "kron", "powerlaw",
+           "random_sparse", "ring", "rmat", "urand"]
 
 MAX_EDGES = 2**31 - 1
 """Largest edge count the NumPy generators will produce (edge offsets stay within int32)."""
@@ -477,6 +477,17 @@ name starts with)."""
 
 ALIASES = {"random_sparse": "random"}
 """Other names :func:`generate` accepts for a kind."""
+
+
+def kinds_listing() -> str:
+    """One line per generator kind: its parameters, a bare name for a required one, ``name=default`` otherwise
+    (what ``gpusp generate --help`` lists)."""
+    lines = []
+    for kind, fn in GENERATORS.items():
+        params = [p.name if p.default is p.empty else f"{p.name}={p.default}"
+                  for p in inspect.signature(fn).parameters.values()]
+        lines.append(f"  {kind:<9} {' '.join(params)}")
+    return "\n".join(lines)
 
 
 def check_params(kind: str, params: dict) -> tuple[str, dict, int, int]:
