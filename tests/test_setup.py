@@ -68,3 +68,20 @@ def test_generate_help_lists_every_kind_with_its_parameters(capsys):
     listing = capsys.readouterr().out.split("(a bare name is required):\n", 1)[1].splitlines()
     assert [line.split()[0] for line in listing] == list(GENERATORS)
     assert "  kron      scale edge_factor=16 seed=0 wmin=1 wmax=255 offsets=auto" in listing
+
+
+def test_datasets_list_says_where_a_copy_already_is(tmp_path, capsys):
+    from gpusp import cli
+    from gpusp.data import datasets
+
+    ny, bay = datasets.get_dataset("USA-road-d.NY"), datasets.get_dataset("USA-road-d.BAY")
+    (tmp_path / "mirror").mkdir()
+    (tmp_path / "dl").mkdir()
+    (tmp_path / "mirror" / ny["filename"]).write_bytes(b"x")
+    (tmp_path / "dl" / bay["filename"]).write_bytes(b"x")
+    assert cli.main(["datasets", "list", "--dest", str(tmp_path / "dl"), "--mirror", str(tmp_path / "mirror")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:6] == ["dataset", "kind", "fmt", "vertices", "arcs", "here"]
+    here = {line.split()[0]: line.split()[7] for line in lines[1:]}  # after n= N m= M
+    assert here["USA-road-d.NY"] == "mirror" and here["USA-road-d.BAY"] == "downloaded"
+    assert here["USA-road-t.NY"] == "-"

@@ -165,7 +165,9 @@ COMMANDS = {
                  ("--min", {"type": INTEGER, "default": 1}), ("--max", {"type": INTEGER, "default": 100}), SEED,
                  FROM, TO]),
     "datasets": (data_commands.list_or_fetch, "list or fetch the real graphs (DIMACS9, SNAP)", {
-        "list": ("list the registry", [("--json", FLAG)]),
+        "list": ("list the registry, and where a copy of each file already is", [
+            ("--json", FLAG), ("--dest", {"default": "results/downloads", "help": "the downloads folder looked in"}),
+            MIRROR]),
         "fetch": ("download (or copy from the offline mirror) and verify", [
             ("names", {"nargs": "+"}), ("--dest", {"default": "results/downloads"}), MIRROR,
             ("--no-progress", FLAG)])}),

@@ -41,8 +41,9 @@ def list_or_fetch(args) -> None:
         for name in args.names:
             print(f"{name}: {datasets.fetch(name, args.dest, mirror=args.mirror, progress=not args.no_progress)}")
         return
-    rows = datasets.list_datasets()
-    print(json.dumps(rows, indent=1) if args.json else "\n".join(map(datasets.describe, rows)))
+    rows = [{**row, "here": datasets.where_held(row, args.dest, args.mirror)} for row in datasets.list_datasets()]
+    print(json.dumps(rows, indent=1) if args.json else
+          "\n".join([datasets.LIST_HEADER] + [datasets.describe(row, row["here"]) for row in rows]))
 
 
 def prepare(args) -> None:

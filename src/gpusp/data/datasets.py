@@ -116,10 +116,23 @@ def _registry() -> dict[str, dict]:
     return parse_registry(res.read_text(encoding="utf-8"), "gpusp/data/datasets.yaml")
 
 
-def describe(row: dict) -> str:
-    """One registry entry as a line of ``gpusp datasets list``."""
+LIST_HEADER = f"{'dataset':<24} {'kind':<7} {'fmt':<5} {'vertices':>13} {'arcs':>13}  {'here':<12} source"
+
+
+def describe(row: dict, here: str = "") -> str:
+    """One registry entry as a line of ``gpusp datasets list`` (under :data:`LIST_HEADER`); ``here``: where a copy
+    of its file already is (:func:`where_held`)."""
     n, m = (f"{v:,}" if v is not None else "-" for v in (row["nodes"], row["edges"]))
-    return f"{row['name']:<24} {row['kind']:<7} {row['format']:<5} n={n:>11} m={m:>11}  {row['url']}"
+    return f"{row['name']:<24} {row['kind']:<7} {row['format']:<5} n={n:>11} m={m:>11}  {here or '-':<12} {row['url']}"
+
+
+def where_held(row: dict, downloads, mirror=None) -> str:
+    """Where a copy of the entry's file already is: 'downloaded' (in ``downloads``), 'mirror' (in a folder of the
+    mirror :func:`gpusp.data.mirror.resolve` gives), both, or ''. Its name alone is looked at, not its checksum
+    (a fetch verifies)."""
+    places = [label for label, folders in (("downloaded", [Path(downloads)]), ("mirror", resolve(mirror).folders))
+              if any((Path(f) / row["filename"]).is_file() for f in folders)]
+    return "+".join(places)
 
 
 def list_datasets(kind: str | None = None) -> list[dict]:
