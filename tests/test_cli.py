@@ -591,6 +591,18 @@ def test_solve_empty_sources_file(capsys, tmp_path):
     fails(capsys, "solve", "--graph", TINY, "--solver", "dijkstra_cpu", "--sources", f, names=["source"])
 
 
+def test_solve_on_a_generated_graph_in_one_line(capsys, tmp_path):
+    record = tmp_path / "r.json"
+    out = ok(capsys, "solve", "--generate", "ring", "n=6", "seed=3", "--solver", "dijkstra_cpu", "--num-sources", 3,
+             "--trials", 2, "--validate", "--record", record)
+    assert out.count("dijkstra_cpu source ") == 3 and "dijkstra_cpu over 3 sources: median " in out
+    assert json.loads(record.read_text())["graph"]["name"].startswith("ring")
+    assert usage_exit("solve", "--solver", "dijkstra_cpu") == 2  # neither --graph nor --generate
+    assert usage_exit("solve", "--graph", TINY, "--generate", "ring", "n=6", "--solver", "dijkstra_cpu") == 2
+    capsys.readouterr()
+    fails(capsys, "solve", "--generate", "rign", "n=6", "--solver", "dijkstra_cpu", names=["rign"])
+
+
 def test_solve_sources_for_an_apsp_solver_are_refused(tmp_path):
     f = tmp_path / "s.txt"
     f.write_text("99999\n")

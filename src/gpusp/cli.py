@@ -62,6 +62,8 @@ def cmd_solve(args):
 
     same = {k: v for k, v in vars(args).items() if k in SolveJob.__dataclass_fields__ and k != "sources"}
     same["num_sources"] = args.num_sources or SolveJob.num_sources
+    if args.generate:
+        same["graph"] = generate(args.generate[0], **parse_assignments(args.generate[1:]))
     job = SolveJob(**same, params=parse_assignments(args.param),
                    sources=args.sources or ([args.source] if args.source is not None else None))
     out = run_job(job)
@@ -106,6 +108,9 @@ SEED = ("--seed", {"type": NON_NEGATIVE, "default": 0})
 
 def check_solve(args) -> str | None:
     """What no single option of ``gpusp solve`` can say: options that exclude each other."""
+    if (args.graph is None) == (args.generate is None):
+        return "one of the arguments --graph --generate is required" if args.graph is None else \
+            "argument --generate: not allowed with argument --graph"
     given = [flag for flag, value in (("--source", args.source), ("--sources", args.sources)) if value is not None]
     if len(given) == 2:
         return "argument --sources: not allowed with argument --source"
@@ -176,7 +181,10 @@ COMMANDS = {
     "solvers": (cmd_solvers, "list the registered solvers",
                 [("--problem", {"choices": ("sssp", "apsp")}), ("--json", FLAG)]),
     "solve": (cmd_solve, "run a solver with timing, optional validation and a JSON record", [
-        ("--graph", REQUIRED), FMT, ("--solver", REQUIRED),
+        ("--graph", {"help": "the graph file (or --generate)"}), FMT, ("--solver", REQUIRED),
+        ("--generate", {"nargs": "+", "metavar": "WORD",
+                        "help": "KIND [KEY=VALUE ...]: a seeded graph made in memory instead of --graph, e.g. "
+                                "--generate kron scale=16 (`gpusp generate --help` lists the kinds)"}),
         ("--source", {"type": NON_NEGATIVE, "help": "one SSSP source"}),
         ("--sources", {"help": "file of SSSP sources, one per line"}),
         ("--num-sources", {"type": COUNT, "help": "seeded sources (distinct vertices with out-degree > 0) when "

@@ -231,7 +231,8 @@ def _targets(job: SolveJob) -> dict:
     """Where the job's files go (None: not written), in the order they are put in place."""
     paths = None
     if job.output == "write":
-        paths = job.paths_file or f"{Path(str(job.graph)).name}.{job.solver}.paths.txt"
+        name = job.graph.name if isinstance(job.graph, Graph) else Path(str(job.graph)).name
+        paths = job.paths_file or f"{name}.{job.solver}.paths.txt"
     return {"answer": job.answer, "paths": paths, "record": job.record}
 
 
