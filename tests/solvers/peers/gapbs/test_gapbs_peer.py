@@ -500,3 +500,18 @@ def test_workflow_builds_and_runs_gapbs(tmp_path, mirror):
     summary = (results / "tables" / "summary.csv").read_text()
     assert "gapbs_sssp" in summary
     shutil.rmtree(results / "peers")  # a few MB of build output
+
+
+@pytest.mark.needs_mirror("gapbs")
+def test_a_working_build_in_the_cache_is_copied_not_rebuilt(tmp_path, monkeypatch, mirror):
+    monkeypatch.setenv("GPUSP_CACHE", str(tmp_path / "cache"))
+    first = peers.build("gapbs", tmp_path / "results-a" / "gapbs", downloads=tmp_path / "dl", mirror=str(mirror),
+                        offline=True)
+    shared = tmp_path / "cache" / "peers" / peers.folder_name("gapbs")
+    assert peers.read_build(shared) == peers.read_build(first)  # the build made for one results folder is cached
+    monkeypatch.setattr(peers, "_stage", lambda *a: pytest.fail("a second results folder must not build again"))
+    second = peers.build("gapbs", tmp_path / "results-b" / "gapbs", downloads=tmp_path / "dl", mirror=str(mirror),
+                         offline=True)
+    assert peers.read_build(second) == peers.read_build(first)
+    driver = peers.binary(peers.read_build(second) | {"folder": str(second)}, "gapbs_sssp_many")
+    assert os.access(driver, os.X_OK)
