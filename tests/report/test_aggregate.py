@@ -126,8 +126,21 @@ def test_landing_keeps_a_graph_that_only_the_gpu_peer_ran_on_its_gpu():
     summary = pd.DataFrame([{**row("ny", "gunrock_sssp", "gpu", 6.0, params="load_balance-block_mapped"),
                              "status": "ok"}])
     ny = landing_tables(summary)["sssp"].iloc[0]
-    assert pd.isna(ny.get("gpu_solver")) and ny["peer"] == "gunrock_sssp load_balance-block_mapped"
-    assert pd.isna(ny.get("peer_over_ours"))
+    assert ny["gpu_solver"] == "none: no GPU solver of the config ran on this graph"
+    assert ny["peer"] == "gunrock_sssp load_balance-block_mapped" and pd.isna(ny.get("peer_over_ours"))
+
+
+def test_landing_says_why_a_graph_has_no_gpu_row_and_what_its_cpu_check_gave():
+    summary = pd.DataFrame([
+        row("road", "scipy_dijkstra", "cpu", 5.0), row("road", "dijkstra_cpu", "cpu", 9.0, validated=False),
+        dict(graph="road", problem="sssp", solver="deltastep_cluster", params="default", device="gpu", n=10, m=40,
+             status="skipped", reason="deltastep_cluster: 10 vertices need more shared memory"),
+        row("snap", "scipy_dijkstra", "cpu", 1.0, validated=False)])
+    table = landing_tables(summary)["sssp"].set_index("graph")
+    assert table.loc["road", "gpu_solver"] == ("none timed: deltastep_cluster default: deltastep_cluster: 10 "
+                                               "vertices need more shared memory")
+    assert table.loc["road", "validated"] == "yes (CPU)" and table.loc["snap", "validated"] == "no (CPU)"
+    assert table.loc["snap", "gpu_solver"] == "none: no GPU solver of the config ran on this graph"
 
 
 def test_landing_falls_back_to_an_unvalidated_run_and_says_so():

@@ -394,6 +394,10 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
                     row.update(gpu_solver=f"{best['solver']} {best['params']}", gpu_median_ms=best["median_ms"],
                                gpu_iqr_ms=best["iqr_ms"], validated="yes" if valid else "no",
                                timings="SIMULATED" if best["mode"] == "sim" else "GPU", **batch_fields("gpu", best))
+                else:  # say why the GPU column is empty, and what the CPU baseline's check gave
+                    row["gpu_solver"] = _no_gpu_reason(summary, problem, graph)
+                    if len(cpu):
+                        row["validated"] = ("yes" if cpu.iloc[0]["validated"] == True else "no") + " (CPU)"  # noqa: E712
                 if len(cpu):
                     base = cpu.iloc[0]
                     row.update(cpu_baseline=f"{base['solver']} {base['params']}", cpu_median_ms=base["median_ms"],
@@ -413,6 +417,19 @@ def landing_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
                 rows.append(row)
         tables[problem] = pd.DataFrame(rows)
     return tables
+
+
+def _no_gpu_reason(summary: pd.DataFrame, problem: str, graph: str) -> str:
+    """The landing's GPU cell of a graph that no gpusp GPU solver timed: the first reason one was skipped or failed
+    for, else that none was configured for it."""
+    mine = summary[(summary["graph"] == graph) & (summary["problem"] == problem) & (summary["device"] == "gpu")]
+    mine = mine[~mine["solver"].map(is_peer).astype(bool)]
+    if mine.empty:
+        return "none: no GPU solver of the config ran on this graph"
+    first = mine.iloc[0]
+    why = first.get("reason") if "reason" in mine and not missing(first.get("reason")) else first.get("status")
+    more = f" (and {len(mine) - 1} more)" if len(mine) > 1 else ""
+    return f"none timed: {first['solver']} {first['params']}: {why}{more}"
 
 
 # the report's stylesheet styles no admonition: without this a SIMULATED warning reads as a plain paragraph
