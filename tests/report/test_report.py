@@ -27,7 +27,6 @@ import pytest
 
 from gpusp.report import plots
 from gpusp.report.aggregate import summary_table
-from gpusp.report.rst import ratio
 from test_workflow import TINY, snakemake, tiny_results
 
 pytestmark = pytest.mark.timeout(600)
@@ -229,9 +228,12 @@ def test_speedup_figure_points_with_intervals_sssp_and_apsp_apart():
     table_ = plots.speedup_table(baseline_samples())
     low, high = sssp.get_xlim()
     assert low < table_["low"].min() and table_["high"].max() < high and low < 1 < high
-    # each value written beside its point as the first page writes it (rst.ratio), never as 8.7e-05x
+    # each value written beside its point in one convention, "N x faster" or "N x slower", never as 8.7e-05x
     shown = texts(fig)
-    assert all(ratio(v) in shown for v in table_["speedup"]) and not any(EXPONENT.search(t) for t in shown)
+    assert all(plots.faster_or_slower(v) in shown for v in table_["speedup"]) and not any(EXPONENT.search(t)
+                                                                                        for t in shown)
+    assert all(t.endswith(("x faster", "x slower")) for t in shown if t[:1].isdigit())
+    assert plots.faster_or_slower(0.117) == "8.55x slower" and plots.faster_or_slower(12.3) == "12.3x faster"
 
 
 def test_no_speedup_without_a_cpu_baseline():
@@ -291,6 +293,9 @@ def test_throughput_best_is_among_validated_configurations_doing_comparable_work
     assert [line.get_xdata()[0] for line in lines] == [2.0e9]
     assert "bellmanford_naive rounds-fixed (300x work)" in tick_labels(ax)
     assert "measured peak" not in " ".join(texts(fig))
+    uncounted = rate_summary().iloc[[0]].assign(solver="scipy_dijkstra", params="default", relaxations_per_s=np.nan)
+    fig = plots.figure("throughput", pd.DataFrame(), pd.concat([rate_summary(), uncounted], ignore_index=True))
+    assert any("no relaxation count, not shown: scipy_dijkstra default" in t for t in texts(fig))
 
 
 def test_throughput_draws_the_measured_peak_on_apsp_panels_only():
