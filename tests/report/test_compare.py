@@ -190,6 +190,19 @@ def test_a_bad_record_in_an_archive_names_the_archive_and_member(sweep, tmp_path
     assert f"{archive}:records/tiny/x/default.json" in err and "gpusp-compare-" not in err
 
 
+def test_the_figures_ticks_never_crowd_and_a_simulated_side_gets_the_banner():
+    from gpusp.report.compare import compare_plot, spaced_ticks
+    from gpusp.report.plots import SIMULATED
+
+    for reach in (0.05, 0.3, 1, 2):
+        ticks = np.log10(spaced_ticks(reach))
+        assert 0 in ticks and all(abs(t) <= reach for t in ticks)
+        assert (np.diff(ticks) >= 2 * reach / 7 - 1e-9).all(), (reach, ticks)
+    table = compare_samples(side(A), side(B, seed=1), resamples=200)
+    texts = [t.get_text() for t in compare_plot(table, "t", simulated=True).texts]
+    assert SIMULATED in texts and SIMULATED not in [t.get_text() for t in compare_plot(table, "t").texts]
+
+
 def test_a_cut_short_archive_is_one_error_line_naming_it(tmp_path, capsys):
     import io
     import tarfile

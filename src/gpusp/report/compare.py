@@ -279,16 +279,41 @@ def compare_rst(table: pd.DataFrame, sides: dict, warnings: list[str], confidenc
     return "\n".join(out)
 
 
-def compare_figure(table: pd.DataFrame, path, title: str, confidence: float = CONFIDENCE) -> None:
-    """Ratio and interval per configuration on a log axis centred on 1 (PNG, written atomically)."""
+def spaced_ticks(reach: float, count: int = 7) -> list[float]:
+    """Of TICKS within ``reach`` decades of 1, those at least ``2 * reach / count`` decades from the one kept before
+    (from 1 outwards both ways), so that labels never run into each other however wide the axis."""
+    gap = 2 * reach / count
+    kept = [1.0]
+    for side in ([t for t in TICKS if t > 1], sorted((t for t in TICKS if t < 1), reverse=True)):
+        last = 0.0
+        for t in side:
+            if abs(np.log10(t)) <= reach and abs(np.log10(t)) - last >= gap:
+                kept.append(t)
+                last = abs(np.log10(t))
+    return sorted(kept)
+
+
+def compare_figure(table: pd.DataFrame, path, title: str, confidence: float = CONFIDENCE,
+                   simulated: bool = False) -> None:
+    """:func:`compare_plot` as a PNG, written atomically."""
+    from ..atomic import atomic_path
+
+    fig = compare_plot(table, title, confidence, simulated)
+    import matplotlib.pyplot as plt  # loaded by compare_plot, after it chose the Agg backend
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+    plt.close(fig)
+
+
+def compare_plot(table: pd.DataFrame, title: str, confidence: float = CONFIDENCE, simulated: bool = False):
+    """Ratio and interval per configuration on a log axis centred on 1; ``simulated``: a side's GPU times came from
+    the CUDA simulator, which a banner says as on every figure of the report."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
     import seaborn as sns
-
-    from ..atomic import atomic_path
 
     data = table.dropna(subset=["ratio"]).reset_index(drop=True)
     sns.set_theme(style="whitegrid", context="paper")
@@ -306,8 +331,7 @@ def compare_figure(table: pd.DataFrame, path, title: str, confidence: float = CO
         reach = float(np.nanmax(np.abs(np.log10(data[["ci_low", "ci_high", "ratio"]].to_numpy()))))
         reach = max(reach * 1.15, np.log10(1.05))  # symmetric: a halving and a doubling lie equally far from 1
         ax.set_xlim(10 ** -reach, 10 ** reach)
-        ticks = [t for t in TICKS if abs(np.log10(t)) <= reach]
-        ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+        ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(spaced_ticks(reach)))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}x"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_yticks(data.index, data["config"])
@@ -316,9 +340,12 @@ def compare_figure(table: pd.DataFrame, path, title: str, confidence: float = CO
         ax.set_xlabel(f"B / A, median time (log axis; below 1x B is faster; bars: {confidence:.0%} interval)")
         ax.legend(title="", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.set_title(textwrap.fill(title, 90), fontsize=9)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
+    if simulated:
+        from .plots import SIMULATED
+
+        fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
+                 bbox={"facecolor": "#b30000", "edgecolor": "none", "pad": 4})
+    return fig
 
 
 def run_compare(a_path, b_path, out_dir=None, *, resamples: int = RESAMPLES, confidence: float = CONFIDENCE,
@@ -345,9 +372,11 @@ def run_compare(a_path, b_path, out_dir=None, *, resamples: int = RESAMPLES, con
     if out_dir is None:
         return printed, {}
     out_dir, title = Path(out_dir), f"B / A per configuration.  A: {a_path}  B: {b_path}"
+    simulated = any(((side.get("mode") == "sim") & (side.get("device") == "gpu")).any() for side in (a, b)
+                    if "mode" in side and "device" in side)
     writers = {"compare.csv": lambda tmp: table.to_csv(tmp, index=False),
                "compare.rst": lambda tmp: tmp.write_text(compare_rst(shown, sides, warnings, confidence)),
-               "compare.png": lambda tmp: compare_figure(shown, tmp, title, confidence)}
+               "compare.png": lambda tmp: compare_figure(shown, tmp, title, confidence, simulated)}
     with contextlib.ExitStack() as staged:
         for name, write in writers.items():
             write(staged.enter_context(atomic_path(out_dir / name, suffix=Path(name).suffix)))
