@@ -197,7 +197,8 @@ def compare_samples(a: pd.DataFrame, b: pd.DataFrame, *, resamples: int = RESAMP
             rows.append({**row, "verdict": ONLY_B if ra is None else ONLY_A})
             continue
         notes = ["code changed"] if row["a_code_hash"] != row["b_code_hash"] else []
-        notes += [f"failed validation in {s.upper()}" for s, part in (("a", ra), ("b", rb)) if _validated(part) is False]
+        notes += [f"failed validation in {s.upper()}" for s, part in (("a", ra), ("b", rb))
+                  if _validated(part) is False]
         notes += [f"{s.upper()} mixes {what}" for s, part in (("a", ra), ("b", rb))
                   for c, what in (("gpu", "GPUs"), ("cpu", "host CPUs")) if part[c].nunique() > 1]
         if set(ra["source"]) != set(rb["source"]):
