@@ -92,7 +92,7 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     tail, head, w = simple_arcs(graph)
     rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
         n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree), get_num_threads())
-    dptr, dtail, dwt = group_arcs(n, dh.astype(np.int64), dt.astype(np.int64), dw)
+    dptr, dtail, _ = group_arcs(n, dh.astype(np.int64), dt.astype(np.int64), dw)
     level = _levels(n, rank, dptr, dtail.astype(np.int64))
     order = np.lexsort((np.arange(n), level)).astype(np.int32)
     position = np.empty(n, dtype=np.int32)
@@ -160,7 +160,7 @@ def _sweep(down_ptr, down_tail, down_w, level_ptr, dist):
 def cpu_query(h: Hierarchy, source: int) -> np.ndarray:
     """Distances (int64, original ids, ``INF`` unreachable) from ``source`` by an upward search and a downward
     sweep, both on the host: the hierarchy checked without a device."""
-    ptr, verts, dists = upward_spaces(h.up_ptr, h.up_head, h.up_w, np.array([h.position[source]], dtype=np.int64))
+    _, verts, dists = upward_spaces(h.up_ptr, h.up_head, h.up_w, np.array([h.position[source]], dtype=np.int64))
     dist = np.full(h.n, INF, dtype=np.int64)
     dist[verts] = dists
     _sweep(h.down_ptr, h.down_tail, h.down_w, h.level_ptr, dist)

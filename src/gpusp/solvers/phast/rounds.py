@@ -12,6 +12,7 @@ from numba import get_thread_id, njit, prange
 RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets +1 (and its depth) instead of new searches
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
+SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
 
 
@@ -91,14 +92,22 @@ def _lists(n, tail, head, w):
 
 
 @njit(cache=True)
-def _witness(ost, olen, oto, ow, dist, state, hk, hv, hh, ctr, src, skip, busy, tag, limit, settle, hops):
-    """Bounded Dijkstra from src up to distance ``limit`` that avoids ``skip`` and every vertex with busy == tag;
-    returns the mark ``seen``: ``dist[x]`` is valid where ``state[x] >= seen``."""
+def _stamp(state, target, ctr):
+    """A fresh mark for one search (``seen``; ``seen + 1`` marks settled vertices)."""
     ctr[0] += 1
     if ctr[0] >= STAMP_LIMIT:
         state[:] = 0
+        target[:] = 0
         ctr[0] = 1
-    seen = np.int32(2 * ctr[0])
+    return np.int32(2 * ctr[0])
+
+
+@njit(cache=True)
+def _witness(ost, olen, oto, ow, dist, state, target, hk, hv, hh, seen, src, skip, busy, tag, limit, targets, settle,
+             hops):
+    """Bounded Dijkstra from src up to distance ``limit`` that avoids ``skip`` and every vertex with busy == tag, and
+    stops once the ``targets`` vertices with target == seen are settled: ``dist[x]`` is valid where
+    ``state[x] >= seen``."""
     done = np.int32(seen + 1)
     state[src] = seen
     dist[src] = 0
@@ -112,6 +121,10 @@ def _witness(ost, olen, oto, ow, dist, state, hk, hv, hh, ctr, src, skip, busy, 
             break
         state[x] = done
         settled += 1
+        if target[x] == seen:
+            targets -= 1
+            if targets == 0:
+                break
         if h >= hops:
             continue
         for i in range(ost[x], ost[x] + olen[x]):
@@ -120,30 +133,37 @@ def _witness(ost, olen, oto, ow, dist, state, hk, hv, hh, ctr, src, skip, busy, 
             if y == skip or busy[y] == tag or nd > limit or (state[y] >= seen and nd >= dist[y]):
                 continue
             if size >= hk.size:
-                return seen
+                return
             state[y] = seen
             dist[y] = nd
             size = _push(hk, hv, hh, size, nd, y, h + 1)
-    return seen
 
 
 @njit(cache=True)
 def _shortcuts(g, ws, v, busy, tag, settle, hops, write, st, sh, sw, at):
     """The shortcuts contracting v needs (a witness avoids v and the vertices with busy == tag): (count, searches);
     ``write``: stored as (tail, head, weight) from index ``at``."""
-    ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
+    ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
     if olen[v] == 0 or ilen[v] == 0:
         return 0, 0
     t = get_thread_id()
-    dist, state, hk, hv, hh = ws[0][t], ws[1][t], ws[2][t], ws[3][t], ws[4][t]
-    ctr = ws[5][t:t + 1]
-    wmax = 0
-    for j in range(ost[v], ost[v] + olen[v]):
-        wmax = max(wmax, ow[j])
-    needed = 0
+    dist, state, target, hk, hv, hh = ws[0][t], ws[1][t], ws[2][t], ws[3][t], ws[4][t], ws[5][t]
+    ctr = ws[6][t]  # a row of its own: threads do not share the counter's cache line
+    needed, searches = 0, 0
     for i in range(ist[v], ist[v] + ilen[v]):
         u, wu = ito[i], iw[i]
-        seen = _witness(ost, olen, oto, ow, dist, state, hk, hv, hh, ctr, u, v, busy, tag, wu + wmax, settle, hops)
+        seen = _stamp(state, target, ctr)
+        wmax, targets = 0, 0
+        for j in range(ost[v], ost[v] + olen[v]):
+            if oto[j] != u:
+                wmax = max(wmax, ow[j])
+                target[oto[j]] = seen
+                targets += 1
+        if targets == 0:
+            continue
+        _witness(ost, olen, oto, ow, dist, state, target, hk, hv, hh, seen, u, v, busy, tag, wu + wmax, targets,
+                 settle, hops)
+        searches += 1
         for j in range(ost[v], ost[v] + olen[v]):
             x = oto[j]
             c = wu + ow[j]
@@ -152,7 +172,7 @@ def _shortcuts(g, ws, v, busy, tag, settle, hops, write, st, sh, sw, at):
             if write:
                 st[at + needed], sh[at + needed], sw[at + needed] = u, x, c
             needed += 1
-    return needed, ilen[v]
+    return needed, searches
 
 
 @njit(cache=True)
@@ -165,7 +185,7 @@ def _priority(g, ws, v, cn, depth, busy, settle, hops, none32, none64):
 @njit(cache=True, parallel=True)
 def _select(g, alive, prio):
     """The alive vertices whose (priority, id) is smaller than every neighbour's: an independent set."""
-    ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
+    ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     flag = np.zeros(alive.size, np.bool_)
     for i in prange(alive.size):
         v = alive[i]
@@ -191,8 +211,7 @@ def _merge(to, wt, start, length, x, c):
     """Arc to x of weight c into the list at start: lowers an existing entry, else appends; True when appended."""
     for i in range(start, start + length[0]):
         if to[i] == x:
-            if c < wt[i]:
-                wt[i] = c
+            wt[i] = min(wt[i], c)
             return False
     to[start + length[0]] = x
     wt[start + length[0]] = c
@@ -214,7 +233,7 @@ def _compact(to, wt, start, length, busy, tag):
 @njit(cache=True, parallel=True)
 def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh):
     """Per affected vertex the entries its out- and in-list may hold after the round (before the removals)."""
-    ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
+    ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     need = np.empty((aff.size, 2), np.int64)
     for j in prange(aff.size):
         a = aff[j]
@@ -264,7 +283,7 @@ def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn,
     """Remove the round's vertices from the affected lists, insert their shortcuts (the lightest of equal arcs), and
     update contracted-neighbour counts and depths: per affected vertex (arcs added, neighbours contracted, depth
     gained)."""
-    ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
+    ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
     out = np.zeros((aff.size, 3), np.int64)
     for j in prange(aff.size):
         a = aff[j]
@@ -317,7 +336,7 @@ def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, bump):
         if bump.shape[0] > 0 and g[6][v] * g[1][v] > RECOMPUTE_PAIRS:
             prio[v] += bump[j, 1] + bump[j, 2]
         else:
-            p, s = _priority(g, ws, v, cn, depth, busy, settle, hops, none32, none64)
+            p, s = _priority(g, ws, v, cn, depth, busy, max(1, settle // SIMULATION_SHARE), hops, none32, none64)
             prio[v] = p
             searches += s
     return searches
@@ -363,8 +382,9 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     """Contract every vertex (or all but the core) in rounds, ``threads`` workspaces for Numba's threads: (rank, up
     arcs, down arcs, core size, shortcuts, searches, rounds)."""
     g, ends = _lists(n, tail, head, w)
-    ws = (np.zeros((threads, n), np.int64), np.zeros((threads, n), np.int32), np.empty((threads, HEAP_CAP), np.int64),
-          np.empty((threads, HEAP_CAP), np.int32), np.empty((threads, HEAP_CAP), np.int32), np.zeros(threads, np.int64))
+    ws = (np.zeros((threads, n), np.int64), np.zeros((threads, n), np.int32), np.zeros((threads, n), np.int32),
+          np.empty((threads, HEAP_CAP), np.int64), np.empty((threads, HEAP_CAP), np.int32),
+          np.empty((threads, HEAP_CAP), np.int32), np.zeros((threads, 16), np.int64))
     cn, depth, prio = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     busy = np.full(n, -1, np.int64)  # the round a vertex is contracted in
     rank = np.full(n, -1, np.int64)
