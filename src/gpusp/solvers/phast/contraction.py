@@ -1,7 +1,7 @@
-"""Contraction hierarchies built on the host with Numba (:func:`build`: a :class:`Hierarchy` in sweep order), the
-upward searches of PHAST's queries (:func:`upward_spaces`) and a query on the host that checks a hierarchy without a
-device (:func:`cpu_query`). Witness searches, the contraction order, the core and the sweep levels:
-docs/solvers/phast.md ("Preprocessing").
+"""Contraction hierarchies built on the host with Numba (:func:`build`: a :class:`Hierarchy` in sweep order, contracted
+in parallel rounds by :mod:`.rounds`), the upward searches of PHAST's queries (:func:`upward_spaces`) and a query on
+the host that checks a hierarchy without a device (:func:`cpu_query`). Witness searches, the contraction order, the
+core and the sweep levels: docs/solvers/phast.md ("Preprocessing").
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ class Hierarchy:
 
 
 def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hierarchy:
-    """The contraction hierarchy of ``graph`` (non-negative weights) with bounded witness searches."""
+    """The contraction hierarchy of ``graph`` (non-negative weights) with bounded witness searches, built on Numba's
+    threads (the same hierarchy on any number of them)."""
     t0 = time.perf_counter()
     n = graph.n
     tail, head, w = simple_arcs(graph)
