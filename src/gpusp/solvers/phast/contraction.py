@@ -10,11 +10,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import get_num_threads, njit
+from numba import get_num_threads, njit, set_parallel_chunksize
 
 from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
+PARALLEL_CHUNK = 32  # a round's loops hand out vertices 32 at a time: hubs' searches cost far more than others'
 
 
 @njit(cache=True)
@@ -91,8 +92,13 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     t0 = time.perf_counter()
     n = graph.n
     tail, head, w = simple_arcs(graph)
-    rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
-        n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree), get_num_threads())
+    chunk = set_parallel_chunksize(PARALLEL_CHUNK)
+    try:
+        rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
+            n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree),
+            get_num_threads())
+    finally:
+        set_parallel_chunksize(chunk)
     dptr, dtail, _ = group_arcs(n, dh.astype(np.int64), dt.astype(np.int64), dw)
     level = _levels(n, rank, dptr, dtail.astype(np.int64))
     order = np.lexsort((np.arange(n), level)).astype(np.int32)
