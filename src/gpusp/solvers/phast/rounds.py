@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
-RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets +1 (and its depth) instead of new searches
+RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets its contracted neighbours and depth gain added
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
