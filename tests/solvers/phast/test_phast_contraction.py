@@ -5,11 +5,13 @@ Numba on the host.
 
 import time
 
+import numba
 import numpy as np
 import pytest
 from cases import _g, pairwise, random_graph
 
 from gpusp.data.formats import read_graph
+from gpusp.data.generate import generate
 from gpusp.data.weights import add_weights
 from gpusp.measure.validate import reference_distances
 from gpusp.solvers import registry
@@ -49,11 +51,67 @@ def test_hierarchy_cpu_query_matches_scipy(cell):
     _cpu_matches_scipy(graph, h, range(0, graph.n, 11))
 
 
+def _same_hierarchy(a, b):
+    for name in ("order", "position", "rank", "up_ptr", "up_head", "up_w", "down_ptr", "down_tail", "down_w",
+                 "level_ptr"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert (a.core, a.shortcuts, a.searches, a.rounds) == (b.core, b.shortcuts, b.searches, b.rounds)
+
+
 def test_hierarchy_is_deterministic():
     graph = random_graph(120, 500, seed=9, wmin=0, wmax=9)
-    a, b = contraction.build(graph), contraction.build(graph)
-    assert np.array_equal(a.order, b.order) and np.array_equal(a.down_tail, b.down_tail)
-    assert (a.shortcuts, a.levels) == (b.shortcuts, b.levels)
+    _same_hierarchy(contraction.build(graph), contraction.build(graph))
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one Numba thread only")
+@pytest.mark.parametrize("core_degree", [0, 6])
+def test_hierarchy_does_not_depend_on_the_thread_count(core_degree):
+    """Every round's set, shortcuts and priorities are a function of the graph: one thread and two give the same
+    arrays (a grid with zero weights, where many priorities tie, and a random graph with a core)."""
+    graphs = [generate("grid", rows=12, cols=15, wmin=0, wmax=4, seed=2), random_graph(300, 1500, seed=5, wmax=50)]
+    before = numba.get_num_threads()
+    try:
+        for graph in graphs:
+            numba.set_num_threads(1)
+            one = contraction.build(graph, core_degree=core_degree)
+            numba.set_num_threads(2)
+            two = contraction.build(graph, core_degree=core_degree)
+            _same_hierarchy(one, two)
+            assert one.rounds > (1 if core_degree == 0 else 0)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _hub_and_rim(n):
+    """A hub joined both ways to every vertex of a ring (weights 5 to the hub, 1 along the ring)."""
+    arcs = [(0, v, 5) for v in range(1, n)] + [(v, 0, 5) for v in range(1, n)]
+    return arcs + [(v, v % (n - 1) + 1, 1) for v in range(1, n)]
+
+
+AWKWARD = [
+    ("one vertex", _g(1, [], "one")),
+    ("one vertex, self-loop", _g(1, [(0, 0, 3)], "loop")),
+    ("no arcs", _g(5, [], "empty")),
+    ("zero-weight cycles", _g(6, [(0, 1, 0), (1, 2, 0), (2, 0, 0), (2, 3, 4), (3, 4, 0), (4, 3, 0), (4, 5, 0),
+                                  (5, 3, 0), (1, 5, 7)], "zero-cycles")),
+    ("duplicates and self-loops", _g(4, [(0, 1, 9), (0, 1, 2), (0, 1, 5), (1, 2, 1), (1, 2, 1), (2, 2, 0),
+                                         (2, 3, 0), (3, 0, 4), (3, 0, 1)], "duplicates")),
+    ("unreachable parts", _g(9, [(0, 1, 2), (1, 2, 2), (2, 0, 2), (3, 4, 1), (4, 5, 1), (6, 7, 0), (8, 6, 3)],
+                             "parts")),
+    ("hub", _g(40, _hub_and_rim(40), "hub")),
+    ("zero-weight grid", generate("grid", rows=9, cols=11, wmin=0, wmax=1, seed=3)),
+]
+
+
+@pytest.mark.parametrize("graph", [g for _, g in AWKWARD], ids=[name for name, _ in AWKWARD])
+@pytest.mark.parametrize("core_degree", [0, 2])
+def test_awkward_hierarchies_answer_exactly(graph, core_degree):
+    """From every source, with the defaults' searches and with searches of one settled vertex (every witness
+    missed: the shortcuts alone keep the distances)."""
+    for settle, hops in ((64, 8), (1, 1)):
+        h = contraction.build(graph, settle=settle, hops=hops, core_degree=core_degree)
+        assert h.level_ptr[-1] == graph.n
+        _cpu_matches_scipy(graph, h, range(graph.n))
 
 
 @pytest.mark.needs_mirror("p2p-Gnutella04")
