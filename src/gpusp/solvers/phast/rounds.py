@@ -230,6 +230,20 @@ def _compact(to, wt, start, length, busy, tag):
     length[0] = k - start
 
 
+@njit(cache=True)
+def _list_room(a, start, length, to, busy, tag, sidx, soff, scnt, ends):
+    """Entries a's list (``to[start[a]:start[a] + length[a]]``) may hold after the round: its own, and one per
+    shortcut of a neighbour contracted this round whose end (``ends``) is a."""
+    k = length[a]
+    for i in range(start[a], start[a] + length[a]):
+        h = to[i]
+        if busy[h] == tag:
+            s0 = soff[sidx[h]]
+            for s in range(s0, s0 + scnt[sidx[h]]):
+                k += ends[s] == a
+    return k
+
+
 @njit(cache=True, parallel=True)
 def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh):
     """Per affected vertex the entries its out- and in-list may hold after the round (before the removals)."""
@@ -237,22 +251,8 @@ def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh):
     need = np.empty((aff.size, 2), np.int64)
     for j in prange(aff.size):
         a = aff[j]
-        k = olen[a]
-        for i in range(ost[a], ost[a] + olen[a]):
-            h = oto[i]
-            if busy[h] == tag:
-                s0 = soff[sidx[h]]
-                for s in range(s0, s0 + scnt[sidx[h]]):
-                    k += st[s] == a
-        need[j, 0] = k
-        k = ilen[a]
-        for i in range(ist[a], ist[a] + ilen[a]):
-            h = ito[i]
-            if busy[h] == tag:
-                s0 = soff[sidx[h]]
-                for s in range(s0, s0 + scnt[sidx[h]]):
-                    k += sh[s] == a
-        need[j, 1] = k
+        need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
+        need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
     return need
 
 
