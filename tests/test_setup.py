@@ -85,3 +85,27 @@ def test_datasets_list_says_where_a_copy_already_is(tmp_path, capsys):
     here = {line.split()[0]: line.split()[7] for line in lines[1:]}  # after n= N m= M
     assert here["USA-road-d.NY"] == "mirror" and here["USA-road-d.BAY"] == "downloaded"
     assert here["USA-road-t.NY"] == "-"
+
+
+def test_long_parses_and_generations_say_how_far_they_got(tmp_path, monkeypatch, capsys):
+    from gpusp.data import gap_synthetic, textblocks
+    from gpusp.data.formats import read_graph, write_graph
+    from gpusp.data.generate import generate
+
+    monkeypatch.setattr(gap_synthetic, "PROGRESS_SCALE", 8)
+    graph = generate("kron", scale=8, seed=1)
+    stages = capsys.readouterr().err.splitlines()
+    said = [line.split(": ", 2)[2].rsplit(" (", 1)[0] for line in stages]
+    assert said[0] == f"{16 * 256:,} edges drawn" and said[1].endswith(" arcs placed by source, with their weights")
+    assert said[2] == f"made simple: {graph.m:,} arcs kept" and said[3] == "CSR arrays written"
+    assert all(line.startswith("gpusp: kron scale 8: ") for line in stages)
+    path = tmp_path / "k.gr"
+    write_graph(graph, path)
+    monkeypatch.setattr(textblocks, "PROGRESS_ARCS", 1)
+    monkeypatch.setattr(textblocks, "BLOCK_BYTES", 4096)  # several blocks, so the lines come as they go
+    assert read_graph(path).m == graph.m
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) >= 3 and all(line.startswith(f"gpusp: parsing {path}: ") for line in lines)
+    assert lines[-1].split(": ")[2].startswith(f"{graph.m:,} of {graph.m:,} arcs (100 %")
+    generate("kron", scale=7, seed=1)  # below the threshold: quiet
+    assert capsys.readouterr().err == ""

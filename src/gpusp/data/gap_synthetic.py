@@ -9,6 +9,9 @@ self-loops dropped, parallel arcs merged into the lightest. Rules, stages and pe
 
 from __future__ import annotations
 
+import sys
+import time
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -292,8 +295,10 @@ def build(kind: int, scale: int, edge_factor: int, seed: int, wmin: int, wmax: i
     if split is not None:
         low_bits, chunks = split
         buckets = 1 << (scale - low_bits)
+    said = _Stages(f"{'kron' if kind == KRON else 'urand'} scale {scale}", scale >= PROGRESS_SCALE)
     src, dst, hist = _draw_edges(kind, stream_key(kind, seed, "topology"), stream_key(kind, seed, "permutation"),
                                  scale, n_edges, chunks, low_bits, buckets)
+    said(f"{n_edges:,} edges drawn")
     bstart = np.zeros(buckets + 1, np.int64)
     np.cumsum(hist.sum(axis=0), out=bstart[1:])
     cursor = np.cumsum(hist, axis=0) - hist + bstart[:-1][None, :]
@@ -301,6 +306,7 @@ def build(kind: int, scale: int, edge_factor: int, seed: int, wmin: int, wmax: i
     arcs = np.empty(int(bstart[-1]), np.uint64)
     _scatter(src, dst, stream_key(kind, seed, "weights"), scale, low_bits, wbits, span + 1, cursor, arcs)
     del src, dst, cursor
+    said(f"{arcs.size:,} arcs placed by source, with their weights")
     kept = np.zeros(buckets, np.int64)
     row_max = np.zeros((buckets, 4), np.int64)
     indptr = np.zeros(n + 1, np.int64 if force_int64 or arcs.size >= 2**31 else np.int32)
@@ -308,6 +314,7 @@ def build(kind: int, scale: int, edge_factor: int, seed: int, wmin: int, wmax: i
         _squish(arcs, bstart, low_bits, scale, wbits, wmin, indptr[1:], kept, row_max)
     np.cumsum(indptr[1:], out=indptr[1:])
     m = int(indptr[-1])
+    said(f"made simple: {m:,} arcs kept")
     rows = row_max[row_max[:, 2] > 0]
     largest = int(rows[:, 3].max()) if m else 0
     bound = path_bound_from_row_maxima(n, largest, int(rows[:, 0].sum()), int(rows[:, 1].min()),
@@ -315,7 +322,22 @@ def build(kind: int, scale: int, edge_factor: int, seed: int, wmin: int, wmax: i
     indices = np.empty(m, np.int32)
     weights = np.empty(m, distance_dtype(max(bound, largest), wmin < 0))
     _unpack(arcs, bstart, kept, indptr, low_bits, wbits, scale, wmin, indices, weights)
+    said("CSR arrays written")
     return indptr, indices, weights
+
+
+PROGRESS_SCALE = 22  # from this scale (a few seconds and up), build() says each stage done on stderr
+
+
+class _Stages:
+    """``said(what)``: one line on stderr with the seconds since the build began, when ``on``."""
+
+    def __init__(self, title: str, on: bool):
+        self.title, self.on, self.t0 = title, on, time.perf_counter()
+
+    def __call__(self, what: str) -> None:
+        if self.on:
+            print(f"gpusp: {self.title}: {what} ({time.perf_counter() - self.t0:.1f} s)", file=sys.stderr, flush=True)
 
 
 __all__ = ["KRON", "MAX_WEIGHT_SPAN", "URAND", "build", "edge_list", "feistel_permutation", "layout", "peak_bytes",

@@ -13,6 +13,8 @@ import concurrent.futures
 import csv
 import io
 import os
+import sys
+import time
 import zlib
 
 import numpy as np
@@ -133,6 +135,25 @@ def read_gr_blocks(path):
         return None
 
 
+PROGRESS_ARCS = 1 << 24  # a file of this many arcs and more (seconds of parsing) says how far it got on stderr
+
+
+class _Progress:
+    """``said(arcs)``: a line on stderr at each tenth of a large file's ``m`` arcs and at the last, with the seconds
+    so far."""
+
+    def __init__(self, path, m: int):
+        self.path, self.m, self.t0 = path, m, time.perf_counter()
+        self.step = m // 10 if m >= PROGRESS_ARCS else 0
+        self.next = self.step
+
+    def __call__(self, arcs: int) -> None:
+        if self.step and (arcs >= self.next or arcs == self.m):
+            print(f"gpusp: parsing {self.path}: {arcs:,} of {self.m:,} arcs ({100 * arcs // self.m} %, "
+                  f"{time.perf_counter() - self.t0:.1f} s)", file=sys.stderr, flush=True)
+            self.next = arcs + self.step
+
+
 def _read_gr_blocks(path):
     blocks = _blocks(path)
     text, limit = b"", 0
@@ -156,6 +177,7 @@ def _read_gr_blocks(path):
         raise _NotCanonical from None  # the general reader says what the header's count asks
     filled = 0
     workers = _workers()
+    said = _Progress(path, m)
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         pending = collections.deque()
 
@@ -166,6 +188,7 @@ def _read_gr_blocks(path):
                 raise _NotCanonical
             src[filled:filled + len(u)], dst[filled:filled + len(u)], weights[filled:filled + len(u)] = u, v, w
             filled += len(u)
+            said(filled)
 
         def submit(chunk):
             pending.append(pool.submit(_parse_arcs, chunk, n))
