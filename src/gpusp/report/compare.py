@@ -342,11 +342,17 @@ def compare_plot(table: pd.DataFrame, title: str, confidence: float = CONFIDENCE
         ax.legend(title="", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.set_title(textwrap.fill(title, 90), fontsize=9)
     if simulated:
-        from .plots import SIMULATED
-
-        fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
-                 bbox={"facecolor": "#b30000", "edgecolor": "none", "pad": 4})
+        simulated_banner(fig)
     return fig
+
+
+SIMULATED = "SIMULATED: GPU times from the CUDA simulator, not GPU timings"
+
+
+def simulated_banner(fig) -> None:
+    """The red SIMULATED banner at the top of a figure (every figure of the report whose GPU times are simulated)."""
+    fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
+             bbox={"facecolor": "#b30000", "edgecolor": "none", "pad": 4})
 
 
 def run_compare(a_path, b_path, out_dir=None, *, resamples: int = RESAMPLES, confidence: float = CONFIDENCE,

@@ -33,7 +33,7 @@ import seaborn as sns  # noqa: E402
 from ..atomic import atomic_path  # noqa: E402
 from ..plan import parse_paramset  # noqa: E402
 from .aggregate import machines as aggregate_machines  # noqa: E402
-from .compare import bootstrap_ratio  # noqa: E402
+from .compare import SIMULATED, bootstrap_ratio, simulated_banner  # noqa: E402
 from .rst import number  # noqa: E402
 
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
@@ -42,7 +42,6 @@ DEVICE_STYLE = {"gpu": ("GPU", "#1f77b4", "o"), "cpu": ("CPU", "#d95f02", "s")}
 WORK_FACTOR = 2.0
 BOOTSTRAP = 2000
 CONFIDENCE = 0.95
-SIMULATED = "SIMULATED: GPU times from the CUDA simulator, not GPU timings"
 LABEL_CHARS = 40
 
 
@@ -158,8 +157,7 @@ def _panels(frame: pd.DataFrame):
 def _banner(fig, simulated: bool, title: str):
     fig.suptitle(title)
     if simulated:
-        fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
-                 bbox={"facecolor": "#b30000", "edgecolor": "none", "pad": 4})
+        simulated_banner(fig)
 
 
 def _save(fig, path):
