@@ -92,7 +92,7 @@ def test_no_import_cycles():
 
 def test_the_checker_sees_lazy_and_relative_imports():
     """The parser itself: a lazy relative import inside a function is found and resolved."""
-    assert "gpusp.measure.job" in GRAPH["gpusp.cli"]  # imported inside cmd_solve
+    assert "gpusp.measure.job" in GRAPH["gpusp.measure.commands"]  # imported inside solve
     assert "gpusp.solvers.peers.build" in GRAPH["gpusp.solvers.peers.gapbs.solver"]  # `from .. import build as peers`
     assert "gpusp.measure.harness" in GRAPH["gpusp"]
 

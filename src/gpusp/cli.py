@@ -57,23 +57,6 @@ def cmd_solvers(args):
     print(json.dumps([s.info() for s in specs], indent=1) if args.json else "\n".join(lines))
 
 
-def cmd_solve(args):
-    from .measure.job import SolveJob, exit_status, run_job
-
-    same = {k: v for k, v in vars(args).items() if k in SolveJob.__dataclass_fields__ and k != "sources"}
-    same["num_sources"] = args.num_sources or SolveJob.num_sources
-    if args.generate:
-        same["graph"] = generate(args.generate[0], **parse_assignments(args.generate[1:]))
-    job = SolveJob(**same, params=parse_assignments(args.param),
-                   sources=args.sources or ([args.source] if args.source is not None else None))
-    out = run_job(job)
-    print("".join(f"{line}\n" for line in out.lines), end="")
-    code, message = exit_status(out, recorded=bool(args.record))
-    if message:
-        print(message, file=sys.stderr)
-    return code
-
-
 def cmd_bench(args):
     from .bench import run_bench
 
@@ -106,24 +89,6 @@ FACTOR = bounded(float, lambda v: math.isfinite(v) and v >= 1, "a finite number 
 SEED = ("--seed", {"type": NON_NEGATIVE, "default": 0})
 
 
-def check_solve(args) -> str | None:
-    """What no single option of ``gpusp solve`` can say: options that exclude each other."""
-    if (args.graph is None) == (args.generate is None):
-        return "one of the arguments --graph --generate is required" if args.graph is None else \
-            "argument --generate: not allowed with argument --graph"
-    given = [flag for flag, value in (("--source", args.source), ("--sources", args.sources)) if value is not None]
-    if len(given) == 2:
-        return "argument --sources: not allowed with argument --source"
-    if given and args.num_sources is not None:
-        return f"argument --num-sources: not allowed with argument {given[0]} (it sets the sources itself)"
-    chosen = given + (["--num-sources"] if args.num_sources is not None else [])
-    if chosen and args.solver in registry.REGISTRY and registry.get(args.solver).problem == "apsp":
-        return f"argument {chosen[0]}: {args.solver} solves APSP, from every vertex: sources are for SSSP solvers"
-    if args.paths_file and args.output != "write":
-        return "argument --paths-file: only with --output write (nothing is written otherwise)"
-    return None
-
-
 def check_generate(args) -> str | None:
     if args.seed is not None and any(item.partition("=")[0].strip() == "seed" for item in args.params):
         return "argument --seed: not allowed with a seed=VALUE parameter (the same seed, given twice)"
@@ -136,7 +101,7 @@ def check_weights(args) -> str | None:
     return None
 
 
-CHECKS = {"solve": check_solve, "generate": check_generate, "weights": check_weights}  # across options
+CHECKS = {"solve": measure_commands.check_solve, "generate": check_generate, "weights": check_weights}  # across options
 
 
 # --- parser ------------------------------------------------------------------------------------------
@@ -180,7 +145,7 @@ COMMANDS = {
                 [("graph", {}), ("output", {}), ("--count", {"type": COUNT, "default": 4}), SEED, FMT]),
     "solvers": (cmd_solvers, "list the registered solvers",
                 [("--problem", {"choices": ("sssp", "apsp")}), ("--json", FLAG)]),
-    "solve": (cmd_solve, "run a solver with timing, optional validation and a JSON record", [
+    "solve": (measure_commands.solve, "run a solver with timing, optional validation and a JSON record", [
         ("--graph", {"help": "the graph file (or --generate)"}), FMT, ("--solver", REQUIRED),
         ("--generate", {"nargs": "+", "metavar": "WORD",
                         "help": "KIND [KEY=VALUE ...]: a seeded graph made in memory instead of --graph, e.g. "

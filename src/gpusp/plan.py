@@ -18,8 +18,8 @@ import copy
 import difflib
 import itertools
 import json
-import os
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources

@@ -3,6 +3,7 @@ import math
 import os
 import shlex
 
+from gpusp.device import ALLOTTED
 from gpusp.errors import GpuspError
 from gpusp.plan import (
     PARAMSET,
@@ -115,8 +116,10 @@ def job_runtime(wildcards, attempt):
     Job.runtime_minutes), at most its budget and two minutes, doubled on a retry (a group job asks for the sum of
     its solves' and validations' minutes)."""
     job = config_job(wildcards)
-    simulated = config["simulate"] in (True, "always")
-    return job.runtime_minutes(graph_sources(wildcards.graph)[0], simulated) * attempt
+    return (
+        job.runtime_minutes(graph_sources(wildcards.graph)[0], always_simulated())
+        * attempt
+    )
 
 
 def job_memory(wildcards, attempt):
@@ -200,13 +203,18 @@ def solve_env():
     """The CUDA simulator stands in for a GPU when none is found (records then say 'sim'), but never where one
     was allotted: a job given a GPU by SLURM (or CUDA_VISIBLE_DEVICES) that cannot use it fails instead of wasting
     the allocation in the simulator."""
-    sim = config["simulate"]
-    if sim is True or sim == "always":
+    if always_simulated():
         return "NUMBA_ENABLE_CUDASIM=1"
-    if sim == "auto":
+    if config["simulate"] == "auto":
         # decided on the machine that runs the job (a GPU node on a cluster), not at planning time
+        allotted = "".join(f"${{{name}:-}}" for name in ALLOTTED)
         return (
-            'NUMBA_ENABLE_CUDASIM=$(if [ -n "${SLURM_JOB_GPUS:-}${SLURM_STEP_GPUS:-}${CUDA_VISIBLE_DEVICES:-}" ]; '
+            f'NUMBA_ENABLE_CUDASIM=$(if [ -n "{allotted}" ]; '
             "then echo 0; else python -c \"import gpusp.device as d; print(int(d.mode() != 'gpu'))\"; fi)"
         )
     return "NUMBA_ENABLE_CUDASIM=0"
+
+
+def always_simulated():
+    """Whether the config runs every GPU solver in the CUDA simulator (simulate: always)."""
+    return config["simulate"] in (True, "always")

@@ -7,6 +7,7 @@ import json
 
 from . import datasets
 from .formats import read_graph, write_graph
+from .mirror import resolve
 from .prepare import prepare_graph, read_spec
 from .weights import add_weights, replace_weights, symmetrize
 
@@ -41,7 +42,8 @@ def list_or_fetch(args) -> None:
         for name in args.names:
             print(f"{name}: {datasets.fetch(name, args.dest, mirror=args.mirror, progress=not args.no_progress)}")
         return
-    rows = [{**row, "here": datasets.where_held(row, args.dest, args.mirror)} for row in datasets.list_datasets()]
+    folders = resolve(args.mirror).folders
+    rows = [{**row, "here": datasets.where_held(row, args.dest, folders)} for row in datasets.list_datasets()]
     print(json.dumps(rows, indent=1) if args.json else
           "\n".join([datasets.LIST_HEADER] + [datasets.describe(row, row["here"]) for row in rows]))
 

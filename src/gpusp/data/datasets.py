@@ -126,11 +126,11 @@ def describe(row: dict, here: str = "") -> str:
     return f"{row['name']:<24} {row['kind']:<7} {row['format']:<5} n={n:>11} m={m:>11}  {here or '-':<12} {row['url']}"
 
 
-def where_held(row: dict, downloads, mirror=None) -> str:
-    """Where a copy of the entry's file already is: 'downloaded' (in ``downloads``), 'mirror' (in a folder of the
-    mirror :func:`gpusp.data.mirror.resolve` gives), both, or ''. Its name alone is looked at, not its checksum
-    (a fetch verifies)."""
-    places = [label for label, folders in (("downloaded", [Path(downloads)]), ("mirror", resolve(mirror).folders))
+def where_held(row: dict, downloads, mirror_folders) -> str:
+    """Where a copy of the entry's file already is: 'downloaded' (in ``downloads``), 'mirror' (in one of
+    ``mirror_folders``, :func:`gpusp.data.mirror.resolve`'s), both, or ''. Its name alone is looked at, not its
+    checksum (a fetch verifies)."""
+    places = [label for label, folders in (("downloaded", [Path(downloads)]), ("mirror", mirror_folders))
               if any((Path(f) / row["filename"]).is_file() for f in folders)]
     return "+".join(places)
 

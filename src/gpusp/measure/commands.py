@@ -1,11 +1,15 @@
-"""What the command line's measuring commands do (``gpusp sources``, ``validate``): each takes the options
-:mod:`gpusp.cli` parsed, prints what it did and returns its exit status (None: 0)."""
+"""What the command line's measuring commands do (``gpusp solve``, ``sources``, ``validate``): each takes the options
+:mod:`gpusp.cli` parsed, prints what it did and returns its exit status (None: 0); ``check_solve`` says what no
+single option of ``gpusp solve`` can."""
 
 from __future__ import annotations
 
 import sys
 
 from ..data.formats import read_graph
+from ..data.generate import generate
+from ..plan import parse_assignments
+from ..solvers import registry
 from .records import write_record
 from .sources import pick_sources, write_sources
 
@@ -31,3 +35,39 @@ def validate(args) -> int:
         print(error, file=sys.stderr)
         return 0 if args.failure_ok else 1
     return 0
+
+
+def solve(args) -> int:
+    """``gpusp solve``: one job on a graph file or a generated graph, its lines printed; the job's exit status."""
+    from .job import SolveJob, exit_status, run_job
+
+    same = {k: v for k, v in vars(args).items() if k in SolveJob.__dataclass_fields__ and k != "sources"}
+    same["num_sources"] = args.num_sources or SolveJob.num_sources
+    if args.generate:
+        same["graph"] = generate(args.generate[0], **parse_assignments(args.generate[1:]))
+    job = SolveJob(**same, params=parse_assignments(args.param),
+                   sources=args.sources or ([args.source] if args.source is not None else None))
+    out = run_job(job)
+    print("".join(f"{line}\n" for line in out.lines), end="")
+    code, message = exit_status(out, recorded=bool(args.record))
+    if message:
+        print(message, file=sys.stderr)
+    return code
+
+
+def check_solve(args) -> str | None:
+    """What no single option of ``gpusp solve`` can say: options that exclude each other."""
+    if (args.graph is None) == (args.generate is None):
+        return "one of the arguments --graph --generate is required" if args.graph is None else \
+            "argument --generate: not allowed with argument --graph"
+    given = [flag for flag, value in (("--source", args.source), ("--sources", args.sources)) if value is not None]
+    if len(given) == 2:
+        return "argument --sources: not allowed with argument --source"
+    if given and args.num_sources is not None:
+        return f"argument --num-sources: not allowed with argument {given[0]} (it sets the sources itself)"
+    chosen = given + (["--num-sources"] if args.num_sources is not None else [])
+    if chosen and args.solver in registry.REGISTRY and registry.get(args.solver).problem == "apsp":
+        return f"argument {chosen[0]}: {args.solver} solves APSP, from every vertex: sources are for SSSP solvers"
+    if args.paths_file and args.output != "write":
+        return "argument --paths-file: only with --output write (nothing is written otherwise)"
+    return None

@@ -349,6 +349,13 @@ def compare_plot(table: pd.DataFrame, title: str, confidence: float = CONFIDENCE
 SIMULATED = "SIMULATED: GPU times from the CUDA simulator, not GPU timings"
 
 
+def simulated_rows(frame: pd.DataFrame) -> pd.Series:
+    """Which rows are GPU times from the CUDA simulator (mode 'sim' on a GPU solver)."""
+    mode = frame["mode"] if "mode" in frame else pd.Series("", index=frame.index)
+    device = frame["device"] if "device" in frame else pd.Series("gpu", index=frame.index)
+    return (mode == "sim") & (device == "gpu")
+
+
 def simulated_banner(fig) -> None:
     """The red SIMULATED banner at the top of a figure (every figure of the report whose GPU times are simulated)."""
     fig.text(0.5, 1.0, SIMULATED, ha="center", va="bottom", color="white", fontsize=10, weight="bold",
@@ -379,8 +386,7 @@ def run_compare(a_path, b_path, out_dir=None, *, resamples: int = RESAMPLES, con
     if out_dir is None:
         return printed, {}
     out_dir, title = Path(out_dir), f"B / A per configuration.  A: {a_path}  B: {b_path}"
-    simulated = any(((side.get("mode") == "sim") & (side.get("device") == "gpu")).any() for side in (a, b)
-                    if "mode" in side and "device" in side)
+    simulated = simulated_rows(a).any() or simulated_rows(b).any()
     writers = {"compare.csv": lambda tmp: table.to_csv(tmp, index=False),
                "compare.rst": lambda tmp: tmp.write_text(compare_rst(shown, sides, warnings, confidence)),
                "compare.png": lambda tmp: compare_figure(shown, tmp, title, confidence, simulated)}

@@ -34,6 +34,7 @@ from ..atomic import atomic_path  # noqa: E402
 from ..plan import parse_paramset  # noqa: E402
 from .aggregate import machines as aggregate_machines  # noqa: E402
 from .compare import SIMULATED, bootstrap_ratio, simulated_banner  # noqa: E402
+from .compare import simulated_rows as _simulated  # noqa: E402
 from .rst import number  # noqa: E402
 
 FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
@@ -49,12 +50,6 @@ LABEL_CHARS = 40
 def _label(samples: pd.DataFrame) -> str:
     """The note a figure's title gets when GPU times came from the CUDA simulator (CPU times are real)."""
     return f" [{SIMULATED}]" if _simulated(samples).any() else ""
-
-
-def _simulated(frame: pd.DataFrame) -> pd.Series:
-    mode = frame["mode"] if "mode" in frame else pd.Series("", index=frame.index)
-    device = frame["device"] if "device" in frame else pd.Series("gpu", index=frame.index)
-    return (mode == "sim") & (device == "gpu")
 
 
 def param_values(label) -> dict:

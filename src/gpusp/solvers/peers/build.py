@@ -371,20 +371,29 @@ def _stage(entry: dict, staging: Path, tools: dict, archive: Path) -> dict:
 
 def _copy_build(source: Path, dest: Path, wanted: dict) -> Path:
     """A copy of the complete build ``source`` at ``dest``, put in place as a build is (staged, then renamed)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".copy", dir=dest.parent))
-    try:
+    with _staging(dest, ".copy") as staging:
         shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True)
-        if dest.exists() and not _complete(dest, wanted):
-            shutil.rmtree(dest) if any(dest.iterdir()) else dest.rmdir()
-        _install(staging, dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        _install(staging, dest, replace=not _complete(dest, wanted))
     return dest
 
 
-def _install(staging: Path, dest: Path) -> None:
-    """Rename ``staging`` onto ``dest`` (an absent or empty folder); if another process won, keep its."""
+@contextlib.contextmanager
+def _staging(dest: Path, suffix: str):
+    """A fresh folder beside ``dest`` to fill and rename onto it (:func:`_install`), removed after whatever
+    happened."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent))
+    try:
+        yield staging
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _install(staging: Path, dest: Path, replace: bool) -> None:
+    """Rename ``staging`` onto ``dest``, what ``dest`` held removed first when ``replace``; if another process won,
+    keep its."""
+    if replace and dest.exists():
+        shutil.rmtree(dest) if any(dest.iterdir()) else dest.rmdir()
     try:
         os.rename(staging, dest)
     except OSError:
@@ -427,9 +436,7 @@ def build(name: str = "gapbs", dest=None, *, cxx: str | None = None, nvcc: str |
         raise SolverUnavailable(reason)
     archive = None if reason else fetch_archive(name, downloads or cache_dir() / "downloads", mirror=mirror,
                                                 offline=offline)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".build", dir=dest.parent))
-    try:
+    with _staging(dest, ".build") as staging:
         with StopOnSignals(signal.SIGTERM, signal.SIGHUP):  # a stopped build removes its staging folder
             try:
                 info = _stage(entry, staging, tools, archive) if archive else \
@@ -440,11 +447,7 @@ def build(name: str = "gapbs", dest=None, *, cxx: str | None = None, nvcc: str |
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp makes 0700; give the build folder the usual permissions
-        if dest.exists() and (force or not _complete(dest, wanted)):
-            shutil.rmtree(dest) if any(dest.iterdir()) else dest.rmdir()
-        _install(staging, dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        _install(staging, dest, replace=force or not _complete(dest, wanted))
     if info.get("ok") and dest.resolve() != shared.resolve() and not _complete(shared, wanted):
         _copy_build(dest, shared, wanted)  # the next results folder copies it
     return dest
