@@ -154,6 +154,13 @@ COMMANDS = {
         ("--sources", {"help": "file of SSSP sources, one per line"}),
         ("--num-sources", {"type": COUNT, "help": "seeded sources (distinct vertices with out-degree > 0) when "
                                                   "none are given (default 1)"}),
+        ("--all-sources", {**FLAG, "help": "every vertex a source, each batch of trees reduced on the device to "
+                                           "eccentricity, reach, sum and a histogram per source (a batched solver "
+                                           "with a sweep: multisource_sssp; --summary writes them)"}),
+        ("--targets", {"help": "file of target vertices, one per line: the sources x targets distance table "
+                               "(origin-destination), reduced on the device like --all-sources"}),
+        ("--summary", {"help": "write the per-source reductions and the table of --all-sources / --targets here "
+                               "(.npz)"}),
         (SEED[0], {**SEED[1], "help": "seed for sources and validation samples"}),
         ("--param", {"action": "append", "metavar": "KEY=VALUE", "help": "solver parameter (repeatable)"}),
         ("--trials", {"type": COUNT, "default": 5}), ("--warmup", {"type": NON_NEGATIVE, "default": 1}),

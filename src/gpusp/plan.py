@@ -241,10 +241,28 @@ def validate_config(config: dict, source: str = "config", schema=None) -> dict:
             node = node.get(key) if isinstance(node, dict) else None
         if node is not None:
             raise ConfigError(source, f"key {'/'.join(path)}: no longer a config key: {where}")
-    filled = copy.deepcopy(config)
+    filled = _every_source_shorthand(copy.deepcopy(config), source)
     _check_schema(filled, source, schema or resources.files(__package__).joinpath(SCHEMA))
     check_config(filled, source)
     return filled
+
+
+ALL_SOURCES = "all"  # sources: all, or sources/count: all: every vertex a source, swept (gpusp.measure.alltrees)
+
+
+def _every_source_shorthand(config: dict, source: str) -> dict:
+    """``sources: all`` (top level or a graph's) as ``{count: all}``; any other word is refused here, by name."""
+    graphs = config.get("graphs") if isinstance(config.get("graphs"), dict) else {}
+    places = [("sources", config)] + [(f"graphs/{g}/sources", spec) for g, spec in graphs.items()
+                                      if isinstance(spec, dict)]
+    for where, node in places:
+        value = node.get("sources")
+        if value == ALL_SOURCES:
+            node["sources"] = {"count": ALL_SOURCES}
+        elif isinstance(value, str):
+            raise ConfigError(source, f"key {where}: {value!r} is neither a mapping {{count, seed}} nor "
+                                      f"{ALL_SOURCES!r} (every vertex a source, its trees swept by a batched solver)")
+    return config
 
 
 def _check_schema(config: dict, source: str, schema) -> None:
@@ -337,6 +355,7 @@ class Job:
         cap = 2 + math.ceil(self.budget / 60)
         if self.n is None:
             return cap
+        sources = self.n if sources == ALL_SOURCES else sources
         where = "cpu" if self.spec.device == "cpu" else ("sim" if simulated else "gpu")
         return min(cap, expected_minutes(self.problem, self.n, self.m or 0, where, sources, self.trials + self.warmup))
 
@@ -498,7 +517,7 @@ def _check_graph(config: dict, name: str, spec: dict) -> tuple[int | None, int |
         raise GpuspError(f"sources/seed: must be >= 0, got {seed}")
     size = graph_size(name, spec)
     n = size[0]
-    if n is not None and count > n:
+    if n is not None and count != ALL_SOURCES and count > n:
         own = "count" in (spec.get("sources") or {})
         raise GpuspError(f"{count} sources asked for (by {'its own' if own else 'the top-level'} sources: {{count: "
                          f"{count}}}), but the graph has n = {n} and sources are distinct vertices: give it its own "
@@ -551,6 +570,10 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                 elif n is not None:
                     reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,
                                           free_bytes=free if spec.device == "gpu" else None)
+                    if reason is None and spec.problem == "sssp" and not spec.sweeps \
+                            and source_settings(config, gname)[0] == ALL_SOURCES:
+                        reason = (f"sources: all sweeps every tree, and {solver} cannot: "
+                                  f"{', '.join(s.name for s in registry.SPECS if s.sweeps)} can")
                     if reason is None and spec.problem == "apsp" and limit and n > int(limit):
                         reason = f"APSP limited to n <= {limit} by max_apsp_n (n = {n})"
                     if reason is None and cpu_arcs is not None and spec.device == "cpu" and not spec.peer \
@@ -571,10 +594,12 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     return jobs, skipped
 
 
-def source_settings(config: dict, graph: str) -> tuple[int, int]:
-    """(count, seed) of a graph's SSSP sources in a validated config: the graph's own, else the top level."""
+def source_settings(config: dict, graph: str) -> tuple[int | str, int]:
+    """(count, seed) of a graph's SSSP sources in a validated config: the graph's own, else the top level; count
+    is ALL_SOURCES for every vertex."""
     settings = {**config["sources"], **(config["graphs"][graph].get("sources") or {})}
-    return int(settings["count"]), int(settings["seed"])
+    count = settings["count"]
+    return count if count == ALL_SOURCES else int(count), int(settings.get("seed", 0))
 
 
 def find_job(jobs, graph: str, solver: str, label: str) -> Job:

@@ -6,6 +6,7 @@ import shlex
 from gpusp.device import ALLOTTED
 from gpusp.errors import GpuspError
 from gpusp.plan import (
+    ALL_SOURCES,
     PARAMSET,
     SAFE_NAME,
     SOLVER_NAME,
@@ -178,13 +179,25 @@ def peer_of(wildcards):
 def sources_input(wildcards):
     """An SSSP solve's sources file (pick_sources). None for APSP, which solves from every vertex: a graph's new
     sources then rerun only its SSSP solves, and an APSP-only sweep picks no sources."""
-    if registry.get(wildcards.solver).problem == "sssp":
+    if registry.get(wildcards.solver).problem == "sssp" and not every_source(wildcards):
         return [f"{RESULTS}/graphs/{wildcards.graph}.sources.txt"]
     return []
 
 
+def every_source(wildcards):
+    """Whether an SSSP job sweeps every vertex's tree (its graph's sources: all): no sources file, a summary."""
+    return registry.get(wildcards.solver).problem == "sssp" and graph_sources(wildcards.graph)[0] == ALL_SOURCES
+
+
 def sources_flag(wildcards, input):
+    if every_source(wildcards):
+        return "--all-sources"
     return f"--sources {shlex.quote(input.sources[0])}" if input.sources else ""
+
+
+def answer_flag(wildcards):
+    """The flag that writes a solve's answer file: a sweep's reductions (--summary) or the rows (--answer)."""
+    return "--summary" if every_source(wildcards) else "--answer"
 
 
 def peer_input(wildcards):

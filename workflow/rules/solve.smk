@@ -27,6 +27,7 @@ rule solve_graph:
     params:
         solver_params=job_params,
         sources=sources_flag,
+        answer=answer_flag,
         settings=job_settings,
         code=job_code,
         env=solve_env(),
@@ -35,4 +36,4 @@ rule solve_graph:
         "{params.env} {params.peer_env} gpusp solve --graph {input.graph:q} --solver {wildcards.solver} "
         "{params.solver_params} {params.sources} {params.settings} "
         "--params-label {wildcards.params} --graph-label {wildcards.graph} "
-        "--record {output.record:q} --answer {output.answer:q} > {log:q} 2>&1"
+        "--record {output.record:q} {params.answer} {output.answer:q} > {log:q} 2>&1"

@@ -66,6 +66,17 @@ def check_solve(args) -> str | None:
     if given and args.num_sources is not None:
         return f"argument --num-sources: not allowed with argument {given[0]} (it sets the sources itself)"
     chosen = given + (["--num-sources"] if args.num_sources is not None else [])
+    if args.all_sources and chosen:
+        return f"argument {chosen[0]}: not allowed with argument --all-sources (every vertex is a source)"
+    sweep = "--all-sources" if args.all_sources else ("--targets" if args.targets is not None else None)
+    chosen += [sweep] if sweep else []
+    if sweep:
+        clash = [f for f, on in (("--answer", args.answer), ("--output", args.output != "none"),
+                                 ("--end-to-end", args.end_to_end)) if on]
+        if clash:
+            return f"argument {clash[0]}: not allowed with argument {sweep} (no whole trees come to the host)"
+    elif args.summary:
+        return "argument --summary: only with --all-sources or --targets (it holds their reductions)"
     if chosen and args.solver in registry.REGISTRY and registry.get(args.solver).problem == "apsp":
         return f"argument {chosen[0]}: {args.solver} solves APSP, from every vertex: sources are for SSSP solvers"
     if args.paths_file and args.output != "write":

@@ -44,7 +44,8 @@ from .validate import check_apsp, check_rows, overall, peer_verdict, sample_rows
 
 STOP_GRACE_S = 10.0  # how long a stopped child may take to clean up before it is killed
 POLL_S = 0.1  # how often the parent looks at the clock and the stop flag while its child runs
-STAGED = {"answer": "answer.npz", "paths": "paths.txt", "record": "record.json"}  # names in the child's folder
+STAGED = {"answer": "answer.npz", "paths": "paths.txt", "summary": "summary.npz",
+          "record": "record.json"}  # names in the child's folder
 SIM_WARN_ARCS = 1 << 14  # a GPU solver in the simulator on more arcs than this gets a warning first
 PROGRESS_AFTER_S = 5.0  # a job running this long reports each source done on stderr
 
@@ -75,6 +76,9 @@ class SolveJob:
     params_label: str | None = None
     graph_label: str | None = None
     staging: str | None = None  # a budgeted run's child writes its files here; the parent puts them in place
+    all_sources: bool = False  # every vertex a source, each batch's trees reduced on the device (measure.alltrees)
+    targets: list[int] | str | Path | None = None  # origin-destination table: these targets' distances (or a file)
+    summary: str | Path | None = None  # the sweep's reductions and table (.npz, measure.alltrees.write_summary)
 
     def to_json(self) -> str:
         if isinstance(self.graph, Graph):
@@ -137,6 +141,13 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     params = spec.resolve(dict(job.params))
     if spec.peer and job.output != "none":
         raise GpuspError(f"{job.solver} is a peer binary that gives no predecessors: --output has no paths to show")
+    targets = _targets(job)
+    staged = {name: Path(job.staging) / STAGED[name] if job.staging else target for name, target in targets.items()}
+    if job.all_sources or job.targets is not None:  # every tree, or a table: reduced on the device, no rows here
+        from .alltrees import run_sweep_job
+
+        sources = np.arange(graph.n) if job.all_sources else _sources(job, graph)
+        return run_sweep_job(job, graph, spec, params, sources, staged, _labels(job))
     sources = _sources(job, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
     _warn_if_slow(spec, graph)
@@ -167,8 +178,6 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         elif ok is None and status == "ok":
             reason = next(v.reason for v in verdicts if v.ok is None)
 
-    targets = _targets(job)
-    staged = {name: Path(job.staging) / STAGED[name] if job.staging else target for name, target in targets.items()}
     if job.answer:
         _write_answer(staged["answer"], job, spec, graph, results, runs)
     record = make_record(spec=spec, params=params, graph=graph,
@@ -233,7 +242,7 @@ def _targets(job: SolveJob) -> dict:
     if job.output == "write":
         name = job.graph.name if isinstance(job.graph, Graph) else Path(str(job.graph)).name
         paths = job.paths_file or f"{name}.{job.solver}.paths.txt"
-    return {"answer": job.answer, "paths": paths, "record": job.record}
+    return {"answer": job.answer, "paths": paths, "summary": job.summary, "record": job.record}
 
 
 def exit_status(outcome: JobOutcome, recorded: bool) -> tuple[int, str | None]:

@@ -180,6 +180,7 @@ class SolverSpec:
     max_n: int | None = None
     peer: bool = False
     batched: bool = False  # SSSP: run() takes every source of a job at once (the harness's batch protocol)
+    sweeps: bool = False  # batched, with sweep(): every tree reduced on the device (gpusp.measure.alltrees)
     offsets64: bool = False  # takes int64 arc offsets: graphs of more than MAX_INT32_ARCS arcs
     # what else stops it on a graph of n vertices with distances of itemsize bytes under these (resolved) parameters:
     # (n, itemsize, params) -> the reason, or None; the solver raises the same reason when it is built anyway
@@ -268,6 +269,7 @@ class SolverSpec:
             "offsets64": self.offsets64,
             "peer": self.peer,
             "batched": self.batched,
+            "sweeps": self.sweeps,
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
                                "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
                        for p in self.params},

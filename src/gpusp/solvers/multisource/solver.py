@@ -320,10 +320,11 @@ def _kernel(w: str, sbuf_size: int = SBUF, regs: int = 0, unroll: int = 2):
         dist_rounds = 0
         tree_rounds = 0
         buckets = 0
+        rows_out = out_dist.shape[0] != 0  # no result rows (a sweep that reduces each batch): no trees either
         for b in range(first, last):
             base = b * S
             ns = min(S, nsrc - base)
-            for tree in range(2):  # distances first, then the shortest-path trees over tight arcs
+            for tree in range(2 if rows_out else 1):  # distances first, then the shortest-path trees over tight arcs
                 if tree == 1 and tight:
                     tight_pass(indices, weights, chunk_vertex, chunk_start, dist, parent, ns, S, wshift, inf)
                     grid.sync()  # every parent is written before the rows go out
@@ -386,7 +387,8 @@ def _kernel(w: str, sbuf_size: int = SBUF, regs: int = 0, unroll: int = 2):
                     buckets += 1
                     grid.sync()  # round q's list holds the bucket's pairs, the other pile the rest
                 grid.sync()  # everybody has seen the empty count before the next phase appends to it
-            write_rows(dist, parent, out_dist, out_parent, rowmap, 0 if staged else base, ns, S)
+            if rows_out:
+                write_rows(dist, parent, out_dist, out_parent, rowmap, 0 if staged else base, ns, S)
             grid.sync()  # the rows are out before the next batch resets the working arrays
         # atomic: per-thread counters summed once per thread
         cuda.atomic.add(ctl, ITEMS, counts[0])
@@ -468,12 +470,14 @@ class MultiSourceSolver(Solver):
         self.identity = cuda.to_device(np.arange(self.out.dist.shape[0], dtype=np.int32))  # the staging area's rows
         self.rows = k
 
-    def _args(self, srcs, rowmap, first, last):
+    def _args(self, srcs, rowmap, first, last, out=None):
+        """The kernel's arguments for batches first .. last - 1, the rows into ``out`` (default: the result)."""
+        out = out or self.out
         wt = self.graph.dtype.type
         return ((self.indices, self.weights, self.d_chunk_ptr, self.d_chunk_vertex, self.d_chunk_start),
                 (self.dist, self.stamp, self.istamp, self.parent_w, self.lists, self.cnt, self.ctl),
-                (self.out.dist, self.out.parent, srcs, rowmap if self.out.on_device else self.identity),
-                np.int64(first), np.int64(last), np.int64(self.S), not self.out.on_device, self.tight,
+                (out.dist, out.parent, srcs, rowmap if out.on_device else self.identity),
+                np.int64(first), np.int64(last), np.int64(self.S), not out.on_device, self.tight,
                 wt(self.graph.inf), wt(self.delta), (self.d_indptr, self.pairs, self.farq))
 
     def run(self, source=None):
@@ -481,18 +485,30 @@ class MultiSourceSolver(Solver):
             self.all_sources = cuda.to_device(np.arange(self.graph.n, dtype=np.int32))
         return self._solve(self.all_sources, self.all_sources, None)
 
+    def _start(self, srcs, rowmap, out=None) -> None:
+        """Reset the round stamps and control words for a run over ``srcs``; the first run compiles the kernel."""
+        for arr in (self.stamp, self.istamp, self.cnt):  # round numbers start at 1 and only grow within a run
+            fill_array(arr, 0)
+        self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
+        if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+            want = self.want_grid or blocks_per_sm(MULTISOURCE_BLOCKS_PER_SM)
+            self.grid = cooperative_grid(self.kernel, self._args(srcs, rowmap, 0, 1, out), self.block, want)
+
+    def _counters(self, batches: int, launches: int) -> dict:
+        ctl = self.ctl.copy_to_host()
+        return {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
+                "tight_parents": int(self.tight), "delta": int(self.delta), "buckets": int(ctl[BUCKETS]),
+                "pair_items": int(self.pairs),
+                "batches": batches, "batch": self.S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
+                "launches": launches, "grid": self.grid}
+
     def _solve(self, srcs, rowmap, rows):
         """Every source of the device array ``srcs``, S at a time, the one at position p into row ``rowmap[p]`` of
         the result (``rows``: the same map on the host, None for the identity); returns the counters."""
         k, S = srcs.size, self.S
         self._result(k)
         batches = (k + S - 1) // S
-        for arr in (self.stamp, self.istamp, self.cnt):  # round numbers start at 1 and only grow within a run
-            fill_array(arr, 0)
-        self.ctl.copy_to_device(np.array([1] + [0] * (CTL_SIZE - 1), dtype=np.int64))
-        if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
-            want = self.want_grid or blocks_per_sm(MULTISOURCE_BLOCKS_PER_SM)
-            self.grid = cooperative_grid(self.kernel, self._args(srcs, rowmap, 0, 1), self.block, want)
+        self._start(srcs, rowmap)
         launches = 0
         spans = [(0, batches)] if self.out.on_device else [(b, b + 1) for b in range(batches)]
         for first, last in spans:
@@ -500,16 +516,33 @@ class MultiSourceSolver(Solver):
             launches += 1
             base, count = first * S, min(S, k - first * S)
             self.out.keep(base, count, at=None if rows is None else rows[base:base + count])
-        ctl = self.ctl.copy_to_host()
-        counters = {"iterations": int(ctl[DIST_ROUNDS]), "tree_levels": int(ctl[TREE_ROUNDS]),
-                    "tight_parents": int(self.tight), "delta": int(self.delta), "buckets": int(ctl[BUCKETS]),
-                    "pair_items": int(self.pairs),
-                    "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
-                    "launches": launches, "grid": self.grid, **self.out.counters()}
-        return counters
+        return {**self._counters(batches, launches), **self.out.counters()}
+
+    def sweep(self, srcs, after_batch) -> dict:
+        """Every source of the device array ``srcs``, a launch per batch of S, no rows and no trees: after each
+        launch ``after_batch(base, count)`` runs while that batch's distances are in ``self.dist`` (vertex-major,
+        source ``srcs[base + s]`` at ``dist[v * S + s]``), e.g. a reduction kernel on the same stream. Returns the
+        counters (docs/solvers/multisource.md, "All trees")."""
+        k, S, n = srcs.size, self.S, self.graph.n
+        no_rows = _NoRows(cuda.device_array((0, n), dtype=self.graph.dtype), cuda.device_array((0, n), np.int32))
+        self._start(srcs, srcs, no_rows)
+        batches = (k + S - 1) // S
+        for b in range(batches):
+            self.kernel[self.grid, self.block](*self._args(srcs, srcs, b, b + 1, no_rows))
+            after_batch(b * S, min(S, k - b * S))
+        return self._counters(batches, batches)
 
     def download(self):
         return self.out.download()
+
+
+class _NoRows:
+    """The result a sweep passes the kernel: no rows (and so no trees), nothing staged."""
+
+    on_device = True
+
+    def __init__(self, dist, parent):
+        self.dist, self.parent = dist, parent
 
 
 class MultiSourceSssp(MultiSourceSolver):
@@ -527,17 +560,21 @@ class MultiSourceSssp(MultiSourceSolver):
         if self.landmarks:  # host preparation: three breadth-first searches, once per graph
             graph.hop_landmarks()
 
-    def run(self, sources):
+    def order(self, sources) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the sources in the order they are solved, the position of each in ``sources``; None: as given)."""
         srcs = np.asarray(sources, dtype=np.int64).reshape(-1)
         if srcs.size == 0:
             raise SolverError(f"{self.NAME}: no sources given")
         if srcs.min() < 0 or srcs.max() >= self.graph.n:
             raise SolverError(f"{self.NAME}: source out of range 0..{self.graph.n - 1}")
-        rows = None
-        if self.landmarks:  # close sources share 32-source words, and so frontier items
-            _, hops_a, hops_b = self.graph.hop_landmarks()
-            rows = np.argsort(morton(hops_a[srcs], hops_b[srcs]), kind="stable").astype(np.int32)
-            srcs = srcs[rows]
+        if not self.landmarks:
+            return srcs, None
+        _, hops_a, hops_b = self.graph.hop_landmarks()  # close sources share 32-source words, and so frontier items
+        rows = np.argsort(morton(hops_a[srcs], hops_b[srcs]), kind="stable").astype(np.int32)
+        return srcs[rows], rows
+
+    def run(self, sources):
+        srcs, rows = self.order(sources)
         d_srcs = cuda.to_device(srcs.astype(np.int32))  # K x 4 bytes (and the row map): part of the trial
         rowmap = np.arange(srcs.size, dtype=np.int32) if rows is None else rows
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)

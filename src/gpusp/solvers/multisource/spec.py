@@ -97,5 +97,5 @@ SPECS = (
                "by multisource_fast's kernel (S sources per batch stored vertex-major, one arc read serving 32 of "
                "them, every round of every batch in one cooperative kernel); per-source rows and the batch's time",
                "gpusp.solvers.multisource.solver:MultiSourceSssp", params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER,),
-               batched=True, memory=note(BATCHED, "the (w + 4) n K result of K sources apart")),
+               batched=True, sweeps=True, memory=note(BATCHED, "the (w + 4) n K result of K sources apart")),
 )
