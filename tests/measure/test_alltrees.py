@@ -12,14 +12,14 @@ from cases import _g, random_graph, sssp_cases
 from gpusp.cli import main
 from gpusp.data.formats import write_graph
 from gpusp.errors import SolverError
-from gpusp.measure.alltrees import check_sample, histogram_width, sweep
+from gpusp.measure.alltrees import check_sample, check_summary, histogram_width, sweep
 from gpusp.measure.job import SolveJob, run_job
-from gpusp.measure.validate import check_answer, reference_rows
+from gpusp.measure.validate import reference_rows
 from gpusp.plan import ConfigError, validate_config
 from gpusp.solvers import registry
 from gpusp.solvers.multisource.reduce import HIST_BINS, Reductions, reduce_rows
 
-SMALL = dict(batch=32, block=32, split=2, regs=0)
+SMALL = {"batch": 32, "block": 32, "split": 2, "regs": 0}
 SPEC = registry.get("multisource_sssp")
 
 
@@ -32,8 +32,8 @@ def _expected(graph, sources, width, targets):
 
 
 def _assert_same(got: dict, want: dict):
-    for key in want:
-        assert np.array_equal(got[key], want[key]), (key, got[key], want[key])
+    for key, value in want.items():
+        assert np.array_equal(got[key], value), (key, got[key], value)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
@@ -99,7 +99,7 @@ def test_origin_destination_table_equals_scipy_rows(tmp_path):
         assert z["sources"].tolist() == sources
     record = json.loads((tmp_path / "r.json").read_text())
     assert record["all_trees"]["table"] == [4, 3] and record["summary"]["validated"]
-    assert check_answer(graph, tmp_path / "od.npz")["ok"] is True  # gpusp validate recomputes a sample
+    assert check_summary(graph, tmp_path / "od.npz")["ok"] is True  # gpusp validate recomputes a sample
 
 
 def test_the_sampled_check_names_a_wrong_value():
@@ -169,8 +169,7 @@ def test_command_line_round_trip(tmp_path, capsys):
     with np.load(tmp_path / "s.npz") as z:
         assert np.array_equal(z["od"], reference_rows(graph, np.arange(11)).dist[:, [0, 10]])
     assert main(["validate", "--graph", str(tmp_path / "g.npz"), "--answer", str(tmp_path / "s.npz")]) == 0
-    for extra, message in ((["--all-sources", "--num-sources", "2"], "--num-sources: not allowed with argument "
-                                                                      "--all-sources"),
+    for extra, message in ((["--all-sources", "--num-sources", "2"], "--num-sources: not allowed with "),
                            (["--all-sources", "--answer", "a.npz"], "--answer: not allowed with argument --all-sources"),
                            (["--summary", "s.npz"], "--summary: only with --all-sources or --targets")):
         with pytest.raises(SystemExit):

@@ -23,7 +23,7 @@ from ..errors import SolverError
 from ..solvers import registry
 from .harness import Timings
 from .records import make_record, write_record
-from .validate import ReferenceUnavailable, reference_rows, sample_rows
+from .validate import _UNREADABLE, ReferenceUnavailable, reference_rows, sample_rows
 
 MAX_REPORTED = 10  # mismatches kept in a verdict
 QUANTITIES = ("eccentricity", "reach", "total", "histogram", "od")
@@ -118,14 +118,14 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
     for _ in range(warmup):  # one batch: the JIT of both kernels, and a batch's time to subtract from it
         scratch = Reductions(first.size, targets, graph.dtype, graph.inf, width)
         t1 = time.perf_counter()
-        solver.sweep(first, lambda base, count: scratch.launch(solver.dist, n, S, base, count))
+        solver.sweep(first, lambda base, count, into=scratch: into.launch(solver.dist, n, S, base, count))
         cuda.synchronize()
         warm.append(time.perf_counter() - t1)
     samples, reduce_ms, counters, red = [], [], {}, None
     for _ in range(trials):
         red = Reductions(k, targets, graph.dtype, graph.inf, width, timed=timer.events)
         ms, counters = timer.time(solver.sweep, d_srcs,
-                                  lambda base, count: red.launch(solver.dist, n, S, base, count))
+                                  lambda base, count, into=red: into.launch(solver.dist, n, S, base, count))
         samples.append(ms)
         reduce_ms.append(red.elapsed_ms() if timer.events else float("nan"))
     d2h_ms, values = timer.time(red.download)
@@ -176,6 +176,18 @@ def check_sample(graph: Graph, result: Sweep, count: int, seed: int) -> dict:
     return verdict
 
 
+def is_summary(path) -> bool:
+    """Whether ``path`` is an .npz that holds a sweep's reductions (``eccentricity``) rather than rows."""
+    try:
+        z = np.load(path)
+    except _UNREADABLE:
+        return False
+    if not hasattr(z, "files"):  # a bare .npy array
+        return False
+    with z:
+        return "eccentricity" in z.files
+
+
 def check_summary(graph: Graph, path, count: int = 16, seed: int = 0) -> dict:
     """``gpusp validate`` of a summary file: :func:`check_sample` on ``count`` seeded sources of it, as
     :func:`~gpusp.measure.validate.check_answer`'s verdict dict."""
@@ -217,9 +229,8 @@ def shape(result: Sweep) -> dict:
 
 def run_sweep_job(job, graph: Graph, spec, params: dict, sources, staged: dict, labels: dict):
     """A :class:`~gpusp.measure.job.SolveJob` with ``all_sources`` or ``targets``: the sweep, its summary file and
-    record (``staged``: where they are written), and its lines; a :class:`~gpusp.measure.job.JobOutcome`."""
-    from .job import JobOutcome
-
+    record (``staged``: where they are written); (status, reason, record, lines, validation seconds), the fields of
+    a :class:`~gpusp.measure.job.JobOutcome`."""
     t0 = time.perf_counter()
     result = sweep(graph, spec, params, sources, job_targets(job), trials=job.trials, warmup=job.warmup,
                    validate=job.validate_rows if job.validate else 0, seed=job.seed)
@@ -240,19 +251,19 @@ def run_sweep_job(job, graph: Graph, spec, params: dict, sources, staged: dict, 
     if staged.get("record"):
         write_record(record, staged["record"])
     t, k = result.timing, result.sources.size
-    lines = [f"{spec.name} {k} trees{f' x {result.targets.size} targets' if result.targets.size else ''}: sweep "
+    lines = [(f"{spec.name} {k} trees{f' x {result.targets.size} targets' if result.targets.size else ''}: sweep "
              f"median {float(np.median(t['sweep_ms'])):.3f} ms ({t['per_tree_ms']:.5f} ms a tree, "
              f"{len(t['sweep_ms'])} trials, {result.timings.clock}), preprocessing {t['preprocess_s']:.2f} s "
              f"(solver set-up {t['setup_s']:.2f} s, histogram bound {t['bins_s']:.2f} s), compile {t['compile_s']:.2f} "
              f"s, h2d {t['h2d_ms']:.2f} ms, d2h {t['d2h_ms']:.2f} ms, all trees end to end {t['end_to_end_s']:.3f} s "
-             f"(compile apart), {result.counters}"]
+             f"(compile apart), {result.counters}")]
     if job.summary:
         lines.append(f"wrote {job.summary}: {k} sources x {result.targets.size} targets, bins of {result.width}")
     if verdict:
         said = "ok" if verdict["ok"] else (verdict["reason"] or f"failed: {reason}")
         lines.append(f"validation: {said} ({len(verdict['rows'])} sampled sources, "
                      f"{verdict.get('seconds', 0.0):.2f} s)")
-    return JobOutcome(status, reason, record, lines, verdict.get("seconds") if verdict else None)
+    return status, reason, record, lines, verdict.get("seconds") if verdict else None
 
 
 def job_targets(job) -> np.ndarray:

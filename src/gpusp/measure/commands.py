@@ -23,10 +23,14 @@ def sources(args) -> None:
 
 def validate(args) -> int:
     """The verdict on a saved answer, written to ``--output``; a failed one exits 1 unless ``--failure-ok``."""
+    from .alltrees import check_summary, is_summary
     from .validate import answer_report, check_answer
 
-    out = check_answer(read_graph(args.graph, format=args.format), args.answer, args.validation_method,
-                       args.reference_max_work)
+    graph = read_graph(args.graph, format=args.format)
+    if is_summary(args.answer):  # a sweep's reductions (gpusp solve --summary): a seeded sample recomputed
+        out = check_summary(graph, args.answer)
+    else:
+        out = check_answer(graph, args.answer, args.validation_method, args.reference_max_work)
     if args.output:
         write_record(out, args.output)
     line, error = answer_report(out)

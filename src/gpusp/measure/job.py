@@ -147,7 +147,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         from .alltrees import run_sweep_job
 
         sources = np.arange(graph.n) if job.all_sources else _sources(job, graph)
-        return run_sweep_job(job, graph, spec, params, sources, staged, _labels(job))
+        return JobOutcome(*run_sweep_job(job, graph, spec, params, sources, staged, _labels(job)))
     sources = _sources(job, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
     _warn_if_slow(spec, graph)

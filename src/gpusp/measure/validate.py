@@ -463,10 +463,6 @@ def check_answer(graph: Graph, answer, method: str = "auto", reference_max_work:
     """Check a saved answer (``gpusp solve --answer``'s .npz) by :func:`check_rows`' rule: the verdict as a JSON-ready
     dict (``ok`` None when there was nothing to check, or no reference: ``status`` says which; a peer's
     answer passes on its own verifier's verdicts)."""
-    if _is_summary(answer):  # a sweep's reductions (gpusp solve --summary): a sample of them recomputed
-        from .alltrees import check_summary
-
-        return check_summary(graph, answer)
     ans = read_answer(answer, graph)
     out = {"graph_checksum": graph.checksum(), "answer": str(answer)}
     sources = [int(s) for s in ans.sources]
@@ -482,18 +478,6 @@ def check_answer(graph: Graph, answer, method: str = "auto", reference_max_work:
     status = {"status": next(v.reason for v in verdicts if v.ok is None)} if ok is None else {}
     return {**out, "ok": ok, **status, "sources": sources, "verdicts": [v.to_dict() for v in verdicts],
             **timing, "validation_s": time.perf_counter() - t0}
-
-
-def _is_summary(path) -> bool:
-    """Whether ``path`` is an .npz that holds a sweep's reductions (``eccentricity``) rather than rows."""
-    try:
-        z = np.load(path)
-    except _UNREADABLE:
-        return False
-    if not hasattr(z, "files"):  # a bare .npy array
-        return False
-    with z:
-        return "eccentricity" in z.files
 
 
 def answer_report(out: dict) -> tuple[str, str | None]:
