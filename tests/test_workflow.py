@@ -417,6 +417,20 @@ def test_solve_commands_carry_the_planned_jobs_values(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_sources_all_sweeps_with_a_summary_and_picks_no_sources(tmp_path):
+    """sources: all on a graph: its multisource_sssp solve gets --all-sources and writes its summary where the answer
+    goes (which gpusp validate checks by a sample), no sources file is picked, and scipy_dijkstra is skipped."""
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr",
+                                                                         "sources": "all"}},
+              "solvers": [{"name": "multisource_sssp"}, {"name": "scipy_dijkstra"}]}
+    proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    solves = re.findall(r"gpusp solve --graph .*", proc.stdout)
+    assert len(solves) == 1 and "--solver multisource_sssp" in solves[0], solves
+    assert "--all-sources" in solves[0] and "--summary" in solves[0] and "--answer" not in solves[0], solves[0]
+    assert "gpusp sources" not in proc.stdout and "gpusp validate" in proc.stdout
+
+
 def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):
     """in_process: each solve runs in its `gpusp solve` process, with no --time-budget (no child process killed at
     the budget); only_graphs (gpusp bench --graphs, typed as YAML from --config): the jobs of those graphs alone."""
