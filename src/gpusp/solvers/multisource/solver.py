@@ -561,7 +561,8 @@ class MultiSourceSssp(MultiSourceSolver):
             graph.hop_landmarks()
 
     def order(self, sources) -> tuple[np.ndarray, np.ndarray | None]:
-        """(the sources in the order they are solved, the position of each in ``sources``; None: as given)."""
+        """(the sources in the order they are solved, and for each its index in ``sources``; None: the order
+        given)."""
         srcs = np.asarray(sources, dtype=np.int64).reshape(-1)
         if srcs.size == 0:
             raise SolverError(f"{self.NAME}: no sources given")
