@@ -365,15 +365,16 @@ def test_sources_seeded_and_only_with_out_edges(capsys, tmp_path):
 # --------------------------------------------------------------------------------------------- solvers
 def test_solvers_json_and_filter(capsys):
     infos = json.loads(ok(capsys, "solvers", "--json"))
-    assert [i["name"] for i in infos] == registry.list_solvers() == list(registry.REGISTRY)
-    for info in infos:
+    assert [i["name"] for i in infos] == registry.list_solvers() + ["auto"] == list(registry.REGISTRY) + ["auto"]
+    for info in infos[:-1]:
         assert info == registry.get(info["name"]).info()
+    assert infos[-1]["rules"] and all(r["solver"] in registry.REGISTRY for r in infos[-1]["rules"])
     apsp = json.loads(ok(capsys, "solvers", "--json", "--problem", "apsp"))
     assert [i["name"] for i in apsp] == registry.list_solvers("apsp")
     assert apsp and all(i["problem"] == "apsp" for i in apsp)
     assert "dijkstra_cpu" not in {i["name"] for i in apsp}
     text = ok(capsys, "solvers")
-    assert [line.split()[0] for line in text.splitlines()] == ["solver"] + registry.list_solvers()  # a header first
+    assert [line.split()[0] for line in text.splitlines()] == ["solver"] + registry.list_solvers() + ["auto"]
     assert usage_exit("solvers", "--problem", "xyz") == 2
 
 

@@ -21,7 +21,7 @@ from .errors import GpuspError
 from .measure import commands as measure_commands
 from .plan import parse_assignments
 from .report import commands as report_commands
-from .solvers import registry
+from .solvers import auto, registry
 from .solvers.compilecheck import main as compile_check
 from .solvers.peers import build as peers
 
@@ -53,8 +53,10 @@ def cmd_peers(args):
 
 def cmd_solvers(args):
     specs = [registry.get(n) for n in registry.list_solvers(args.problem)]
-    lines = [specs[0].header()] + [s.describe() for s in specs] if specs else []
-    print(json.dumps([s.info() for s in specs], indent=1) if args.json else "\n".join(lines))
+    picks = args.problem in (None, "sssp")  # auto: an SSSP solver picked from the graph (gpusp.solvers.auto)
+    lines = [specs[0].header()] + [s.describe() for s in specs] + ([auto.describe()] if picks else [])
+    infos = [s.info() for s in specs] + ([auto.info()] if picks else [])
+    print(json.dumps(infos, indent=1) if args.json else "\n".join(lines))
 
 
 def cmd_bench(args):

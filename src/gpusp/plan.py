@@ -29,7 +29,7 @@ import yaml
 
 from .data.prepare import generator_params, graph_size, has_weights
 from .errors import GpuspError, SolverError
-from .solvers import registry
+from .solvers import auto, registry
 from .solvers.registry import SolverSpec
 
 SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9.\-]*"
@@ -324,6 +324,7 @@ class Job:
     m: int | None = None
     end_to_end: int = 0  # runs timed from allocation to download after the trials (the solver's end_to_end: trials)
     in_process: bool = False  # the config's in_process: solved in the solve command's own process, without a budget
+    auto: dict | None = None  # planned from a config's `auto`: the pick, its row and the graph's features
 
     @property
     def problem(self) -> str:
@@ -463,14 +464,16 @@ def _graph_sizes(config: dict) -> dict:
 def _check_solver_entry(entry: dict, graphs: dict, where: str) -> set:
     """The graphs one `solvers` entry runs on, after checking its name, parameter names and `graphs`."""
     name = entry.get("name")
+    if name == auto.AUTO and entry.get("params"):
+        raise GpuspError(f"{where}/params: auto picks the solver's parameters too: leave params out")
     try:
-        spec = registry.get(check_solver_name(name))
+        spec = registry.get(check_solver_name(name)) if name != auto.AUTO else None
     except SolverError:
         raise GpuspError(f"{where}/name: unknown solver {name!r}{_hint(name, registry.REGISTRY)} "
                          "(`gpusp solvers` lists them)") from None
     except GpuspError as exc:
         raise GpuspError(f"{where}/name: {exc}") from None
-    known = {p.name: p for p in spec.params}
+    known = {p.name: p for p in spec.params} if spec else {}
     for key, values in sorted((entry.get("params") or {}).items()):
         if key not in known:
             raise GpuspError(f"{where}/params: {spec.name} has no parameter {key!r}{_hint(key, known)}; it takes "
@@ -489,11 +492,11 @@ def _check_solver_entry(entry: dict, graphs: dict, where: str) -> set:
     if only is None:
         return set(graphs)
     if not only:
-        raise GpuspError(f"{where}/graphs: an empty list runs {spec.name} on no graph: name graphs, or leave "
+        raise GpuspError(f"{where}/graphs: an empty list runs {name} on no graph: name graphs, or leave "
                          "`graphs` out to run it on every graph")
     for gname in only:
         if gname not in graphs:
-            raise GpuspError(f"{where}/graphs: {spec.name} names graph {gname!r}{_hint(gname, graphs)}, which is "
+            raise GpuspError(f"{where}/graphs: {name} names graph {gname!r}{_hint(gname, graphs)}, which is "
                              f"not in `graphs` ({', '.join(sorted(graphs))})")
     return set(only)
 
@@ -544,7 +547,7 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     free = int(float(config["gpu_memory_gb"]) * 2**30)
     limit, cpu_arcs = config["max_apsp_n"], config["max_cpu_arcs"]
     jobs, skipped, seen = [], [], set()
-    for entry in config["solvers"]:
+    for entry in _with_auto_picked(config, graphs, free, skipped):
         solver = entry["name"]
         spec = registry.get(solver)
         grid = entry.get("params", {}) or {}
@@ -590,8 +593,55 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                                     trials=trials, warmup=int(entry.get("warmup", config["warmup"])),
                                     validate_rows=int(config["validate"]["apsp_rows"]),
                                     seed=int(seed), n=n, m=m, end_to_end=trials if entry.get("end_to_end") else 0,
-                                    in_process=bool(config["in_process"])))
+                                    in_process=bool(config["in_process"]), auto=entry.get("auto")))
     return jobs, skipped
+
+
+# a graph planning builds in memory to read its features for auto, where it is not prepared yet (larger ones: skipped)
+AUTO_BUILD_ARCS = 1 << 22
+
+
+def _with_auto_picked(config: dict, graphs: dict, free: int, skipped: list) -> list[dict]:
+    """The config's solver entries with each ``auto`` entry replaced by one entry per graph: the solver and the
+    parameters the table of :mod:`gpusp.solvers.auto` picks from the graph's features (``auto`` set to the pick's
+    :meth:`~gpusp.solvers.auto.Pick.info`); a graph whose features planning cannot read, or that no row runs on, is
+    added to ``skipped`` with the reason."""
+    out = []
+    for entry in config["solvers"]:
+        if entry["name"] != auto.AUTO:
+            out.append(entry)
+            continue
+        for gname in entry.get("graphs") or graphs:
+            if gname not in graphs:
+                continue
+            base = {"graph": gname, "solver": auto.AUTO, "params": "default", "problem": "sssp"}
+            try:
+                chosen = auto.pick(auto_features(config, gname), free)
+            except GpuspError as exc:
+                skipped.append({**base, "reason": str(exc)})
+                continue
+            out.append({**entry, "name": chosen.solver, "params": dict(chosen.rule.params), "graphs": [gname],
+                        "auto": chosen.info()})
+    return out
+
+
+def auto_features(config: dict, name: str) -> auto.Features:
+    """The features auto reads of a config's graph: from its prepared graph (``results/graphs/NAME.gcsr``) where
+    that exists, else from the graph built in memory where it is a file or a generator of at most AUTO_BUILD_ARCS
+    arcs; GpuspError saying what to do otherwise."""
+    from .data.formats import read_graph
+    from .data.prepare import build_graph
+
+    prepared = results_dir(config) / "graphs" / f"{name}.gcsr"
+    if prepared.exists():
+        return auto.Features.of(read_graph(prepared))
+    spec = config["graphs"][name]
+    m = graph_size(name, spec)[1]
+    if "dataset" in spec or m is None or m > AUTO_BUILD_ARCS:
+        raise GpuspError(f"auto picks from the graph's degrees and hop depth, which planning reads from {prepared} "
+                         f"(not there yet; it builds in memory only files and generated graphs of at most "
+                         f"{AUTO_BUILD_ARCS} arcs): prepare the graph first, or name a solver")
+    return auto.Features.of(build_graph(spec))
 
 
 def source_settings(config: dict, graph: str) -> tuple[int | str, int]:

@@ -30,7 +30,16 @@ def read_spec(text: str, what: str) -> dict:
 
 def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirror=None):
     """Build the binary graph a config entry describes: a file, a dataset or a generator, then weights."""
-    from .formats import read_graph, write_graph
+    from .formats import write_graph
+
+    graph = build_graph(spec, downloads, mirror)
+    write_graph(graph, output)
+    return graph
+
+
+def build_graph(spec: dict, downloads: str = "results/downloads", mirror=None):
+    """The graph a config entry describes, in memory: a file, a dataset (fetched) or a generator, then weights."""
+    from .formats import read_graph
     from .weights import add_weights, replace_weights, symmetrize
 
     if "file" in spec:
@@ -59,7 +68,6 @@ def prepare_graph(spec: dict, output, downloads: str = "results/downloads", mirr
             graph = fn(graph, int(w.get("min", 1)), int(w.get("max", 100)), int(w.get("seed", 0)))
     if spec.get("name"):
         graph.name = spec["name"]
-    write_graph(graph, output)
     return graph
 
 

@@ -10,6 +10,7 @@ from ..data.formats import read_graph
 from ..data.generate import generate
 from ..plan import parse_assignments
 from ..solvers import registry
+from ..solvers.auto import AUTO
 from .records import write_record
 from .sources import pick_sources, write_sources
 
@@ -83,6 +84,8 @@ def check_solve(args) -> str | None:
         return "argument --summary: only with --all-sources or --targets (it holds their reductions)"
     if chosen and args.solver in registry.REGISTRY and registry.get(args.solver).problem == "apsp":
         return f"argument {chosen[0]}: {args.solver} solves APSP, from every vertex: sources are for SSSP solvers"
+    if args.solver == AUTO and args.param:
+        return "argument --param: not allowed with --solver auto (it picks the solver's parameters too)"
     if args.paths_file and args.output != "write":
         return "argument --paths-file: only with --output write (nothing is written otherwise)"
     return None

@@ -32,11 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_open, atomic_path
-from ..device import mode
+from ..device import free_device_memory, mode
 from ..stopping import STOP_SIGNALS, SignalScope, StopOnSignals, Stopped
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError, SolverUnavailable
-from ..solvers import registry
+from ..solvers import auto, registry
 from .harness import path, solve_many
 from .records import make_record, run_entry, write_record
 from .sources import pick_sources, read_sources
@@ -137,8 +137,7 @@ def _sources(job: SolveJob, graph: Graph) -> list[int]:
 def _execute(job: SolveJob, stream) -> JobOutcome:
     """Read, solve, validate, write: the job in this process."""
     graph = load_graph(job)
-    spec = registry.get(job.solver)
-    params = spec.resolve(dict(job.params))
+    spec, params, chosen = _solver(job, graph)
     if spec.peer and job.output != "none":
         raise GpuspError(f"{job.solver} is a peer binary that gives no predecessors: --output has no paths to show")
     targets = _targets(job)
@@ -157,7 +156,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
                                  end_to_end=job.end_to_end, **params):
             results.append(result)
             runs.append(run_entry(result))
-            _progress(job.solver, len(results), len(sources), time.perf_counter() - t0)
+            _progress(spec.name, len(results), len(sources), time.perf_counter() - t0)
     except NegativeCycleError as exc:
         status, reason = "negative-cycle", str(exc)
     except SolverUnavailable as exc:
@@ -184,8 +183,8 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
                          trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, status=status,
                          reason=reason, extra={"wall_s": wall_s, "validation_s": validation_s,
-                                "validation_timing": validation_timing or None, **_labels(job)})
-    lines = []
+                                "validation_timing": validation_timing or None, **_labels(job), **chosen})
+    lines = [chosen["auto"]["reason"]] if chosen else []
     if job.output != "none" and results:
         paths = (line for r in results for s in ([r.source] if r.problem == "sssp" else range(graph.n))
                  for line in path_lines(r, graph, s))
@@ -202,15 +201,27 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         src = "all" if r.source is None else r.source
         whole = (f", end to end median {float(np.median(t.end_to_end_ms)):.3f} ms ({len(t.end_to_end_ms)} runs)"
                  if t.end_to_end_ms else "")
-        lines.append(f"{job.solver} source {src}: median {t.median_ms:.3f} ms (IQR {t.iqr_ms:.3f}, "
+        lines.append(f"{spec.name} source {src}: median {t.median_ms:.3f} ms (IQR {t.iqr_ms:.3f}, "
                      f"{len(t.samples_ms)} trials, {t.clock}), compile {t.compile_s:.2f} s, h2d {t.h2d_ms:.2f} ms, "
                      f"d2h {t.d2h_ms:.2f} ms{whole}, {r.counters}")
     if len(results) > 1 and results[0].problem == "sssp":
-        lines.append(across_sources(job.solver, [r.timings.median_ms for r in results]))
+        lines.append(across_sources(spec.name, [r.timings.median_ms for r in results]))
     if validation_s is not None:
         said = "ok" if status == "ok" and not reason else (reason if status == "ok" else status)
         lines.append(f"validation: {said} ({validation_s:.2f} s)")
     return JobOutcome(status, reason, record, lines, validation_s, results=results)
+
+
+def _solver(job: SolveJob, graph: Graph) -> tuple:
+    """(spec, resolved parameters, what the record adds) of the job's solver; ``auto`` is resolved here, on the
+    graph (:mod:`gpusp.solvers.auto`), and the record gets the pick, its row and the graph's features."""
+    if job.solver != auto.AUTO:
+        spec = registry.get(job.solver)
+        return spec, spec.resolve(dict(job.params)), {}
+    if job.params:
+        raise GpuspError(f"auto picks the solver's parameters too: no --param ({', '.join(sorted(job.params))})")
+    chosen = auto.pick_for(graph, free_device_memory())
+    return registry.get(chosen.solver), chosen.params, {"auto": {**chosen.info(), "reason": chosen.reason()}}
 
 
 def across_sources(solver: str, medians) -> str:
@@ -295,7 +306,7 @@ def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs)
         elif spec.problem == "sssp" and results[0].parent is None:  # distances alone: no tree to check
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
                      parent=np.zeros((len(results), 0), dtype=np.int32), inf=graph.inf,
-                     no_parents=f"{job.solver} computes no predecessors", **identity)
+                     no_parents=f"{spec.name} computes no predecessors", **identity)
         elif spec.problem == "sssp":
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
                      parent=np.stack([r.parent for r in results]), inf=graph.inf, **identity)
@@ -414,10 +425,10 @@ def _record_timeout(job: SolveJob) -> JobOutcome:
     if job.answer:
         _write_answer(job.answer, job, None, graph, [], [])
     if job.record:
-        spec = registry.get(job.solver)
-        record = make_record(spec=spec, params=spec.resolve(dict(job.params)), graph=graph, graph_path=job.graph,
+        spec, params, chosen = _solver(job, graph)
+        record = make_record(spec=spec, params=params, graph=graph, graph_path=job.graph,
                              runs=[], trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end,
-                             status="skipped", reason=reason, extra=_labels(job))
+                             status="skipped", reason=reason, extra={**_labels(job), **chosen})
         write_record(record, job.record)
     return JobOutcome("skipped", reason, record, timed_out=True)
 
