@@ -2,7 +2,7 @@
 its timings apart, a seeded sample of sources checked on the CPU, one JSON object on stdout.
 
 usage (device, repo root, after ``. benchmarks/h200/env.sh``):
-  python3 benchmarks/h200/all_trees.py USA-road-d.NY [TRIALS] [PARAMS_JSON] [TARGETS]
+  python3 benchmarks/h200/all_trees.py USA-road-d.NY [TRIALS] [PARAMS_JSON or -] [TARGETS]
 TARGETS: that many seeded target vertices besides (an origin-destination table of every source x them).
 """
 
@@ -24,7 +24,7 @@ from gpusp.solvers import registry
 
 name = sys.argv[1]
 trials = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+params = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "-" else {}
 count = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 t0 = time.perf_counter()
 graph = load(name, Path(".devdata"))

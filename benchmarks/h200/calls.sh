@@ -102,6 +102,10 @@ for st in "$@"; do
         phast) step sssp-phast ${CAP_phast:-240} 60 "mkdir -p $O/many && python3 benchmarks/h200/road_sweep.py many --sources 1024 --graphs ${PHAST_GRAPHS:-USA-road-d.NY USA-road-d.BAY p2p-Gnutella30} --configs ${PHAST_CONFIGS:--} --solver phast_gpu --out $O/many/many-phast.csv 2>&1 | tee -a $O/many/phast-log.txt" ;;
         gridsweep) step sssp-grid 300 60 "mkdir -p $O/grid && python3 benchmarks/h200/road_sweep.py grid --seeds 1 2 3 4 --sources 8 ${GRID_ARGS:-} --out $O/grid/grid.csv 2>&1 | tee $O/grid/grid-log.txt" ;;
         msdtest) step ms-device-tests ${CAP_msdtest:-200} 40 "mkdir -p $O/dtest && python3 -m pytest -q -p no:cacheprovider tests/solvers/multisource/test_multisource_sssp.py tests/solvers/phast/test_phast_gpu.py -m 'not slow' > $O/dtest/pytest-log.txt 2>&1; tail -8 $O/dtest/pytest-log.txt" ;;
+        usaparse) step usa-parse 240 60 "mkdir -p $O/io && python3 benchmarks/large_graph_io.py --repeats ${IO_REPEATS:-2} --no-general --dir /tmp/io 2>&1 | tee $O/io/usa-parse.txt" ;;
+        contract) step phast-contraction ${CAP_contract:-240} 30 "mkdir -p $O/contract && python3 benchmarks/phast_contraction.py ${CONTRACT_GRAPHS:-USA-road-d.NY USA-road-d.BAY} --threads ${CONTRACT_THREADS:-16 4 1} --mirror .devdata 2>&1 | tee -a $O/contract/contraction.jsonl" ;;
+        alltrees) step all-trees ${CAP_alltrees:-300} 60 "mkdir -p $O/alltrees && for g in ${ALLTREES_GRAPHS:-USA-road-d.NY USA-road-d.BAY}; do python3 benchmarks/h200/all_trees.py \$g 1 ${ALLTREES_PARAMS:--} ${ALLTREES_TARGETS:-0} 2>&1 | tee -a $O/alltrees/all-trees.jsonl; done" ;;
+        atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
         *) echo "unknown step $st" ;;
     esac
 done

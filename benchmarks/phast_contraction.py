@@ -1,0 +1,78 @@
+"""Time phast_gpu's contraction hierarchy build (gpusp.solvers.phast.contraction.build) on the host, one JSON line a
+build: seconds, the hierarchy's size (shortcuts, sweep levels, arcs, witness searches, rounds), peak memory, threads.
+
+usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR]
+GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K, weights 1..100). Each build runs in a child
+process of its own, so that its peak resident memory is its own (the graph read in the child too; that is the
+"before" figure); a compile on a 10 x 10 grid comes first in each child and is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import time
+
+
+def load(name: str, mirror: str | None):
+    from gpusp.data.generate import generate
+
+    if name.startswith("grid"):
+        side = int(name[4:])
+        return generate("grid", rows=side, cols=side, wmin=1, wmax=100, seed=0)
+    if name.startswith("delaunay-"):
+        return generate("delaunay", scale=int(name.split("-")[1]), seed=1)
+    from pathlib import Path
+
+    from gpusp import read_graph
+
+    return read_graph(next(Path(mirror or os.environ.get("GPUSP_MIRROR", "../shared/data")).glob(f"{name}.gr*")))
+
+
+def one(name: str, threads: int, mirror: str | None, queue) -> None:
+    import numba
+
+    from gpusp.data.generate import generate
+    from gpusp.solvers.phast import contraction
+
+    numba.set_num_threads(threads)
+    graph = load(name, mirror)
+    contraction.build(generate("grid", rows=10, cols=10))  # compiles (or loads the cache)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    h = contraction.build(graph)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put({"graph": name, "n": graph.n, "m": graph.m, "threads": threads, "seconds": round(seconds, 3),
+               "shortcuts": h.shortcuts, "levels": h.levels, "up_arcs": int(h.up_head.size),
+               "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds, "core": h.core,
+               "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(peak / 1024),
+               "rss_before_build_mb": round(before / 1024)})
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("graphs", nargs="+")
+    ap.add_argument("--threads", type=int, nargs="+", default=[multiprocessing.cpu_count()])
+    ap.add_argument("--mirror", default=None)
+    args = ap.parse_args(argv)
+    ctx = multiprocessing.get_context("spawn")
+    for name in args.graphs:
+        for threads in args.threads:
+            queue = ctx.Queue()
+            child = ctx.Process(target=one, args=(name, threads, args.mirror, queue))
+            child.start()
+            child.join()
+            if child.exitcode != 0:
+                print(json.dumps({"graph": name, "threads": threads, "error": f"exit {child.exitcode}"}), flush=True)
+                continue
+            print(json.dumps(queue.get()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
