@@ -431,6 +431,18 @@ def test_sources_all_sweeps_with_a_summary_and_picks_no_sources(tmp_path):
     assert "gpusp sources" not in proc.stdout and "gpusp validate" in proc.stdout
 
 
+def test_auto_plans_a_solver_per_graph_and_its_solve_says_so(tmp_path):
+    """- name: auto: planning picks a solver for each graph it can read (gpusp.solvers.auto), and that solve command
+    says it was planned by auto (the run picks again and its record keeps the pick); a named solver's does not."""
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+              "solvers": [{"name": "auto"}, {"name": "scipy_dijkstra"}]}
+    proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    solves = dict(re.findall(r"gpusp solve --graph \S+ --solver (\S+) (.*)", proc.stdout))
+    assert set(solves) == {"dijkstra_cpu", "scipy_dijkstra"}, solves
+    assert "--planned-by-auto" in solves["dijkstra_cpu"] and "--planned-by-auto" not in solves["scipy_dijkstra"]
+
+
 def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):
     """in_process: each solve runs in its `gpusp solve` process, with no --time-budget (no child process killed at
     the budget); only_graphs (gpusp bench --graphs, typed as YAML from --config): the jobs of those graphs alone."""

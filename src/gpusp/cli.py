@@ -178,7 +178,10 @@ COMMANDS = {
         ("--time-budget", {"type": POSITIVE, "metavar": "SECONDS",
                            "help": "stop after this long and record the run as skipped (runs in a child process)"}),
         ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
-        ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"})]),
+        ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"}),
+        ("--planned-by-auto", {**FLAG, "help": "the config's auto picked this solver at planning (workflow): the "
+                                              "run picks again on the graph, stops if the pick differs, and the "
+                                              "record keeps the pick and its reason"})]),
     "validate": (measure_commands.validate, "check a saved answer (.npz from solve --answer) by --validation-method",
                  [("--graph", REQUIRED), FMT, ("--answer", REQUIRED), ("--output", {"help": "verdict JSON file"}),
                   *VALIDATION,

@@ -201,6 +201,23 @@ def test_solve_auto_records_the_pick_and_why(tmp_path, capsys):
     assert r["auto"]["features"]["hop_depth"] == 10 and "ring-4096" in r["auto"]["evidence"]
 
 
+def test_a_job_planned_by_auto_picks_again_and_records_the_pick(tmp_path, capsys):
+    import json
+
+    from gpusp import cli
+
+    record = tmp_path / "R.json"
+    grid = ["solve", "--generate", "grid", "rows=6", "cols=6", "--trials", "1", "--record", str(record)]
+    assert cli.main(grid + ["--solver", "dijkstra_cpu", "--planned-by-auto"]) == 0
+    r = json.loads(record.read_text())
+    assert r["solver"] == "dijkstra_cpu" and r["auto"]["rule"] == "tiny" and r["auto"]["reason"].startswith("auto")
+    assert cli.main(grid + ["--solver", "dijkstra_cpu"]) == 0
+    assert "auto" not in json.loads(record.read_text())
+    capsys.readouterr()
+    assert cli.main(grid + ["--solver", "deltastep_gpu", "--planned-by-auto"]) != 0
+    assert "planning's auto picked deltastep_gpu" in capsys.readouterr().err
+
+
 def test_solve_auto_takes_no_parameters(capsys):
     from gpusp import cli
 

@@ -82,11 +82,11 @@ def config_job(wildcards):
 
 
 def job_params(wildcards):
-    """--param flags of one job, from the config matrix (values are schema-checked safe tokens)."""
+    """--param flags of one job, from the config matrix (values are schema-checked safe tokens); a job planned
+    by auto says so, and its record then keeps the pick."""
     job = config_job(wildcards)
-    return " ".join(
-        f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())
-    )
+    flags = [f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())]
+    return " ".join(flags + (["--planned-by-auto"] if job.auto else []))
 
 
 def job_settings(wildcards):

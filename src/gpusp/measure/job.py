@@ -75,6 +75,7 @@ class SolveJob:
     format: str | None = None
     params_label: str | None = None
     graph_label: str | None = None
+    planned_by_auto: bool = False  # the workflow's auto picked this solver at planning: pick again, record the pick
     staging: str | None = None  # a budgeted run's child writes its files here; the parent puts them in place
     all_sources: bool = False  # every vertex a source, each batch's trees reduced on the device (measure.alltrees)
     targets: list[int] | str | Path | None = None  # origin-destination table: these targets' distances (or a file)
@@ -217,7 +218,15 @@ def _solver(job: SolveJob, graph: Graph) -> tuple:
     graph (:mod:`gpusp.solvers.auto`), and the record gets the pick, its row and the graph's features."""
     if job.solver != auto.AUTO:
         spec = registry.get(job.solver)
-        return spec, spec.resolve(dict(job.params)), {}
+        params = spec.resolve(dict(job.params))
+        if not job.planned_by_auto:
+            return spec, params, {}
+        chosen = auto.pick_for(graph, free_device_memory())
+        if (chosen.solver, chosen.params) != (spec.name, params):
+            raise GpuspError(f"planning's auto picked {spec.name} {params} for this graph, and on the loaded graph "
+                             f"with this device's free memory it picks {chosen.solver} {chosen.params}: "
+                             "set gpu_memory_gb to this device's memory, or name the solver in the config")
+        return spec, params, {"auto": {**chosen.info(), "reason": chosen.reason()}}
     if job.params:
         raise GpuspError(f"auto picks the solver's parameters too: no --param ({', '.join(sorted(job.params))})")
     chosen = auto.pick_for(graph, free_device_memory())
