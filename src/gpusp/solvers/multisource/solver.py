@@ -19,6 +19,7 @@ from ...errors import SolverError
 from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import kernel
+from ..common.johnson import reweighting
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
 from .pairs import pair_fns
 from ...data.graph import morton
@@ -406,15 +407,13 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
     NAME = "multisource_fast"
-    INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, reweight):
+        self.johnson = reweighting(graph, reweight, self.NAME)  # negative weights: the kernel runs on reduced ones
+        graph = self.johnson.reduced if self.johnson else graph
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, items=items)
+                         parents=parents, delta=delta, items=items, reweight=reweight)
         name = self.NAME
-        if graph.has_negative_weights:
-            raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
-                              f"{self.INSTEAD}")
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
             raise SolverError(f"{name} parents=tight needs every weight > 0 (a zero-weight cycle is all tight, and a "
@@ -479,6 +478,7 @@ class MultiSourceSolver(Solver):
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
             self.all_sources = cuda.to_device(np.arange(self.graph.n, dtype=np.int32))
+        self.row_sources = np.arange(self.graph.n)
         return self._solve(self.all_sources, self.all_sources, None)
 
     def _solve(self, srcs, rowmap, rows):
@@ -506,10 +506,14 @@ class MultiSourceSolver(Solver):
                     "pair_items": int(self.pairs),
                     "batches": batches, "batch": S, "items": int(ctl[ITEMS]), "relaxations": int(ctl[RELAX]),
                     "launches": launches, "grid": self.grid, **self.out.counters()}
+        if self.johnson:  # the potentials: preprocessing, in no trial
+            counters.update(self.johnson.counters(), preprocess_s=self.johnson.seconds,
+                            preprocess_bytes=self.johnson.nbytes)
         return counters
 
     def download(self):
-        return self.out.download()
+        dist, parent = self.out.download()
+        return (self.johnson.restore(dist, self.row_sources) if self.johnson else dist), parent
 
 
 class MultiSourceSssp(MultiSourceSolver):
@@ -517,11 +521,10 @@ class MultiSourceSssp(MultiSourceSolver):
     them all (the harness's batch protocol) and ``download`` gives one row per source."""
 
     NAME = "multisource_sssp"
-    INSTEAD = "use scipy_dijkstra or bellmanford_* per source"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order, reweight):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, items=items)
+                         parents=parents, delta=delta, items=items, reweight=reweight)
         self.params["order"] = order
         self.landmarks = order == "landmarks" or (order == "auto" and self.delta > 0)
         if self.landmarks:  # host preparation: three breadth-first searches, once per graph
@@ -533,6 +536,7 @@ class MultiSourceSssp(MultiSourceSolver):
             raise SolverError(f"{self.NAME}: no sources given")
         if srcs.min() < 0 or srcs.max() >= self.graph.n:
             raise SolverError(f"{self.NAME}: source out of range 0..{self.graph.n - 1}")
+        self.row_sources = srcs
         rows = None
         if self.landmarks:  # close sources share 32-source words, and so frontier items
             _, hops_a, hops_b = self.graph.hop_landmarks()
