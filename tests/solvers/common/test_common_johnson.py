@@ -5,6 +5,8 @@ The potentials, reduced weights and the mapping back are checked on the host aga
 the solvers run in the simulator on tiny graphs only.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from cases import _g, negative_cycle_graph, sssp_cases
@@ -166,3 +168,15 @@ def test_a_negative_cycle_and_reweight_never_are_refused_before_the_trees():
         list(solve_many(apart, "phast_gpu", [0], block=32))
     with pytest.raises(SolverError, match="phast_gpu does not accept negative weights with reweight=never"):
         list(solve_many(sssp_cases(negative=True)[-1][1], "phast_gpu", [0], reweight="never"))
+
+
+def test_mapping_back_refuses_what_the_dtype_cannot_hold():
+    """Distances are mapped back in int64 and stored in the graph's dtype only where they fit (a wrong potential
+    cannot make them wrap)."""
+    graph = shifted_graph(8, 20, 3)
+    r = johnson.reweighting(graph, "auto", "test")
+    rows = _reduced_rows(graph, r, [0, 1])
+    assert rows.dtype == np.int32
+    broken = dataclasses.replace(r, potentials=r.potentials + np.arange(8) * 2**40)
+    with pytest.raises(SolverError, match="mapped back past its int32 range"):
+        broken.restore(scipy_paths(r.reduced, scipy_matrix(r.reduced), indices=[0, 1])[0], [0, 1])

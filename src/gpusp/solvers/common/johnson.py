@@ -12,13 +12,12 @@ import dataclasses
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ...data.graph import Graph
 from ...errors import NegativeCycleError, SolverError
 
 SHOWN = 12  # vertices of a negative cycle a message lists
-RESTORE_CHUNK = 1 << 24  # distances mapped back at a time (int64 temporaries of 128 MiB)
 
 
 @njit(cache=True)
@@ -67,6 +66,22 @@ def _virtual_source(indptr, indices, weights, floor, dist, parent, active, mark)
             if on >= 0:
                 return r, on
     return n, last  # a change in round n + 1 (counting the virtual source's): a negative cycle
+
+
+@njit(cache=True, parallel=True)
+def _restore(dist, h, hs, inf_in, inf_out, out, bad):
+    """out[i, t] = dist[i, t] - hs[i] + h[t] in int64, INF for INF, a row at a time; bad[i] = 1 where a value falls
+    outside out's range."""
+    for i in prange(dist.shape[0]):
+        for t in range(dist.shape[1]):
+            d = dist[i, t]
+            if d == inf_in:
+                out[i, t] = inf_out
+                continue
+            v = np.int64(d) - hs[i] + h[t]
+            if v <= -inf_out or v >= inf_out:
+                bad[i] = 1
+            out[i, t] = v
 
 
 def negative_cycle(graph: Graph, parent: np.ndarray, start: int) -> list[int]:
@@ -134,20 +149,15 @@ class Reweighting:
         """Rows of reduced distances, row i from ``sources[i]``, as the graph's distances d' - h(s) + h(t) in its
         dtype; unreachable stays INF."""
         dist = np.asarray(dist)
-        h = self.potentials
-        hs = h[np.asarray(sources, dtype=np.int64)]
-        out = np.empty(dist.shape, dtype=self.graph.dtype)
-        inf, step = self.graph.inf, max(1, RESTORE_CHUNK // max(1, self.graph.n))
-        for a in range(0, dist.shape[0], step):
-            d = dist[a:a + step].astype(np.int64)
-            reached = d != self.reduced.inf
-            d += h[None, :] - hs[a:a + step, None]
-            d[~reached] = 0
-            if d.size and (int(d.min()) <= -inf or int(d.max()) >= inf):  # exact arithmetic cannot get here
-                raise SolverError(f"distances of {self.graph.name} mapped back past its {self.graph.dtype} range")
-            d[~reached] = inf
-            out[a:a + step] = d
-        return out
+        rows = dist.reshape(-1, self.graph.n) if dist.size else dist.reshape(0, self.graph.n)
+        out = np.empty(rows.shape, dtype=self.graph.dtype)
+        bad = np.zeros(rows.shape[0], dtype=np.uint8)
+        hs = self.potentials[np.asarray(sources, dtype=np.int64).reshape(-1)]
+        _restore(rows, self.potentials, hs, rows.dtype.type(self.reduced.inf), out.dtype.type(self.graph.inf), out,
+                 bad)
+        if bad.any():  # exact arithmetic cannot get here
+            raise SolverError(f"distances of {self.graph.name} mapped back past its {self.graph.dtype} range")
+        return out.reshape(dist.shape)
 
 
 def reweighting(graph: Graph, reweight: str, name: str) -> Reweighting | None:
