@@ -23,10 +23,13 @@ class WeightOverflowError(GpuspError, OverflowError):
 
 
 class NegativeCycleError(GpuspError):
-    """A negative-weight cycle is reachable from the source, so shortest paths are undefined."""
+    """A negative-weight cycle is reachable from the source, so shortest paths are undefined; ``cycle`` holds its
+    vertices in arc order where the solver names them."""
 
-    def __init__(self, message: str = "negative-weight cycle reachable from the source", vertex: int | None = None):
+    def __init__(self, message: str = "negative-weight cycle reachable from the source", vertex: int | None = None,
+                 cycle: tuple[int, ...] = ()):
         self.vertex = vertex
+        self.cycle = tuple(cycle)
         super().__init__(message if vertex is None else f"{message} (vertex {vertex} lies on or after it)")
 
 

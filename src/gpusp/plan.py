@@ -568,7 +568,7 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                 n, m, negative = sizes[gname]
                 itemsize = 8 if gspec.get("int64") else 4
                 reason = None
-                if n is None and negative and not spec.negative_weights:
+                if n is None and negative and not spec.takes_negative(params):
                     reason = f"{solver} does not accept negative weights"
                 elif n is not None:
                     reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,

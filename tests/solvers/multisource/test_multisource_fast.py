@@ -88,10 +88,11 @@ def test_split_does_not_change_the_answer():
     assert a.counters["items"] > b.counters["items"]  # the hub's row is 10 entries with split 2
 
 
-def test_refuses_negative_weights():
+def test_refuses_negative_weights_with_reweight_never():
+    """Negative weights run on Johnson's reduced weights (test_common_johnson.py) unless reweight=never."""
     graph = sssp_cases(negative=True)[-3][1]
-    with pytest.raises(SolverError, match="negative weights"):
-        _solve(graph)
+    with pytest.raises(SolverError, match="multisource_fast does not accept negative weights with reweight=never"):
+        _solve(graph, reweight="never")
 
 
 def test_auto_batch_and_chunks():

@@ -144,8 +144,8 @@ def test_a_job_records_every_source_validated(tmp_path):
 
 def test_refusals():
     neg = _g(3, [(0, 1, -1), (1, 2, 1)], "neg")
-    with pytest.raises(SolverError, match="negative"):
-        _run(neg, [0])
+    with pytest.raises(SolverError, match="negative weights with reweight=never"):
+        _run(neg, [0], reweight="never")
     graph = random_graph(10, 20, seed=1)
     with pytest.raises(SolverError, match="out of range"):
         _run(graph, [0, 10])

@@ -141,9 +141,10 @@ def test_phast_core_left_to_the_upward_search():
     _assert_rows_ok(graph, [0, 5, 39], dist, parent)
 
 
-def test_phast_refuses_negative_weights():
-    with pytest.raises(SolverError, match="phast_gpu does not accept negative weights"):
-        SPEC.build(NEGATIVE[-1][1])
+def test_phast_refuses_negative_weights_with_reweight_never():
+    """Negative weights run on Johnson's reduced weights (test_common_johnson.py) unless reweight=never."""
+    with pytest.raises(SolverError, match="phast_gpu does not accept negative weights with reweight=never"):
+        SPEC.build(NEGATIVE[-1][1], reweight="never")
 
 
 def test_phast_counters_report_the_hierarchy():

@@ -14,6 +14,7 @@ from ...errors import SolverError
 PROBLEMS = ("sssp", "apsp")
 WARP = 32
 MAX_INT32_ARCS = 2**31 - 1  # the most arcs int32 offsets address: past it a graph's indptr is int64
+JOHNSON = "johnson"  # negative_weights of a solver that needs w >= 0 yet takes negative ones by reduced weights
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ class SolverSpec:
     summary: str
     impl: str
     params: tuple[Param, ...] = ()
-    negative_weights: bool = False
+    negative_weights: bool | str = False  # True, False or JOHNSON (by reduced weights, unless reweight=never)
     memory: Bytes = field(default=NOTHING, compare=False)
     max_n: int | None = None
     peer: bool = False
@@ -218,8 +219,9 @@ class SolverSpec:
     def why_not(self, n: int, m: int, *, negative: bool = False, itemsize: int = 4,
                 params: dict | None = None, free_bytes: int | None = None) -> str | None:
         """The reason this solver cannot run on such a graph, or None when it can."""
-        if negative and not self.negative_weights:
-            return f"{self.name} does not accept negative weights"
+        if negative and not self.takes_negative(params):
+            never = " with reweight=never" if self.negative_weights == JOHNSON else ""
+            return f"{self.name} does not accept negative weights{never}"
         if self.max_n is not None and n > self.max_n:
             return f"{self.name} is limited to n <= {self.max_n} (n = {n})"
         if m > MAX_INT32_ARCS and not self.offsets64:
@@ -235,23 +237,32 @@ class SolverSpec:
                         f"only {free_bytes / 2**30:.2f} GiB free")
         return None
 
+    def takes_negative(self, params: dict | None = None) -> bool:
+        """Whether the solver runs on negative weights under ``params``: natively, or by Johnson's reweighting
+        (:mod:`~gpusp.solvers.common.johnson`) unless ``reweight`` is 'never'."""
+        if self.negative_weights == JOHNSON:
+            return self.resolve(params)["reweight"] != "never"
+        return bool(self.negative_weights)
+
     def load(self):
         """Import and return the solver class (this is where Numba gets imported)."""
         module, _, attr = self.impl.partition(":")
         return getattr(importlib.import_module(module), attr)
 
     def describe(self) -> str:
-        """One line of ``gpusp solvers``: name, problem, device, paper, whether it batches a job's sources, and the
-        parameter defaults."""
+        """One line of ``gpusp solvers``: name, problem, device, paper, whether it batches a job's sources, whether
+        it takes negative weights (natively or by Johnson's reweighting), and the parameter defaults."""
         params = ", ".join(f"{p.name}={p.default}" for p in self.params)
         batched = "batched " if self.batched else ""
-        return f"{self.name:<32} {self.problem:<7} {self.device:<6} {self.paper:<5} {batched}{params}"
+        negative = {True: "negative ", JOHNSON: "johnson "}.get(self.negative_weights, "")
+        return f"{self.name:<32} {self.problem:<7} {self.device:<6} {self.paper:<5} {batched}{negative}{params}"
 
     @staticmethod
     def header() -> str:
         """The column names above :meth:`describe`'s lines."""
         return (f"{'solver':<32} {'problem':<7} {'device':<6} {'paper':<5} "
-                "parameters (defaults; batched: a job's sources at once)")
+                "parameters (defaults; batched: a job's sources at once; negative: takes negative weights; johnson: "
+                "takes them by Johnson's reweighting)")
 
     def info(self) -> dict:
         """A JSON-ready description (what ``gpusp solvers`` and :func:`gpusp.solver_info` show)."""
@@ -285,6 +296,10 @@ LAUNCHER = Param("launcher", "native", "how host-driven kernels are launched: 'n
                  "kernel a parameter block built once to the driver (C's cost per launch); 'numba' goes through "
                  "Numba's dispatcher every launch (tens of microseconds of host time each)",
                  choices=("native", "numba"))
+REWEIGHT = Param("reweight", "auto", "negative weights: 'auto' runs on Johnson's reduced weights w + h(u) - h(v) >= 0 "
+                 "(potentials h from one Bellman-Ford from a virtual source, before the timed runs: counters "
+                 "reweight_s, in preprocess_s) and maps the distances back exactly; a negative cycle anywhere in the "
+                 "graph is refused, named; 'never' refuses negative weights", choices=("auto", "never"))
 LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kernel per round and reads the flag back "
                "(as the paper); 'graph' replays a CUDA graph of a batch of rounds whose kernels exit at once "
                f"after convergence; 'persistent' runs every round in one cooperative kernel ({PERSISTENT_BLOCKS_PER_SM} "

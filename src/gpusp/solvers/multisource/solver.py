@@ -19,6 +19,7 @@ from ...errors import SolverError
 from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import kernel
+from ..common.johnson import reweighting
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
 from .pairs import pair_fns
 from ...data.graph import morton
@@ -408,15 +409,13 @@ class MultiSourceSolver(Solver):
 
     device = "gpu"
     NAME = "multisource_fast"
-    INSTEAD = "use nsssp_shared, blockedfw_fast or scipy_apsp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, reweight):
+        self.johnson = reweighting(graph, reweight, self.NAME)  # negative weights: the kernel runs on reduced ones
+        graph = self.johnson.reduced if self.johnson else graph
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, items=items)
+                         parents=parents, delta=delta, items=items, reweight=reweight)
         name = self.NAME
-        if graph.has_negative_weights:
-            raise SolverError(f"{name} does not accept negative weights (its frontier rounds assume w >= 0); "
-                              f"{self.INSTEAD}")
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
             raise SolverError(f"{name} parents=tight needs every weight > 0 (a zero-weight cycle is all tight, and a "
@@ -483,6 +482,7 @@ class MultiSourceSolver(Solver):
     def run(self, source=None):
         if getattr(self, "all_sources", None) is None:
             self.all_sources = cuda.to_device(np.arange(self.graph.n, dtype=np.int32))
+        self.row_sources = np.arange(self.graph.n)
         return self._solve(self.all_sources, self.all_sources, None)
 
     def _start(self, srcs, rowmap, out=None) -> None:
@@ -516,13 +516,20 @@ class MultiSourceSolver(Solver):
             launches += 1
             base, count = first * S, min(S, k - first * S)
             self.out.keep(base, count, at=None if rows is None else rows[base:base + count])
-        return {**self._counters(batches, launches), **self.out.counters()}
+        counters = {**self._counters(batches, launches), **self.out.counters()}
+        if self.johnson:  # the potentials: preprocessing, in no trial
+            counters.update(self.johnson.counters(), preprocess_s=self.johnson.seconds,
+                            preprocess_bytes=self.johnson.nbytes)
+        return counters
 
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of the device array ``srcs``, a launch per batch of S, no rows and no trees: after each
         launch ``after_batch(base, count)`` runs while that batch's distances are in ``self.dist`` (vertex-major,
         source ``srcs[base + s]`` at ``dist[v * S + s]``), e.g. a reduction kernel on the same stream. Returns the
         counters (docs/solvers/multisource.md, "All trees")."""
+        if self.johnson:  # the batch's distances are reduced ones; only rows are mapped back (download)
+            raise SolverError(f"{self.NAME}: every tree and origin-destination tables take non-negative weights "
+                              "(Johnson's reweighting maps back rows, not the reductions)")
         k, S, n = srcs.size, self.S, self.graph.n
         no_rows = _NoRows(cuda.device_array((0, n), dtype=self.graph.dtype), cuda.device_array((0, n), np.int32))
         self._start(srcs, srcs, no_rows)
@@ -533,7 +540,8 @@ class MultiSourceSolver(Solver):
         return self._counters(batches, batches)
 
     def download(self):
-        return self.out.download()
+        dist, parent = self.out.download()
+        return (self.johnson.restore(dist, self.row_sources) if self.johnson else dist), parent
 
 
 class _NoRows:
@@ -550,11 +558,10 @@ class MultiSourceSssp(MultiSourceSolver):
     them all (the harness's batch protocol) and ``download`` gives one row per source."""
 
     NAME = "multisource_sssp"
-    INSTEAD = "use scipy_dijkstra or bellmanford_* per source"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order, reweight):
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
-                         parents=parents, delta=delta, items=items)
+                         parents=parents, delta=delta, items=items, reweight=reweight)
         self.params["order"] = order
         self.landmarks = order == "landmarks" or (order == "auto" and self.delta > 0)
         if self.landmarks:  # host preparation: three breadth-first searches, once per graph
@@ -576,6 +583,7 @@ class MultiSourceSssp(MultiSourceSolver):
 
     def run(self, sources):
         srcs, rows = self.order(sources)
+        self.row_sources = srcs if rows is None else np.asarray(sources, dtype=np.int64).reshape(-1)
         d_srcs = cuda.to_device(srcs.astype(np.int32))  # K x 4 bytes (and the row map): part of the trial
         rowmap = np.arange(srcs.size, dtype=np.int32) if rows is None else rows
         return self._solve(d_srcs, cuda.to_device(rowmap), rows)

@@ -6,7 +6,8 @@ the values: benchmarks/apsp-sparse-h200.md, benchmarks/sssp-road-h200.md.
 from __future__ import annotations
 
 from ...data.graph import DAVIDSON_WIDTH
-from ..common.spec import BLOCK, CSR, WARP, M, N, W, Param, SolverSpec, choose, derived, larger, named, note, par
+from ..common.spec import (BLOCK, CSR, JOHNSON, REWEIGHT, WARP, M, N, W, Param, SolverSpec, choose, derived, larger,
+                           named, note, par)
 
 # --- multisource_fast -----------------------------------------------------------------------------------------------
 AUTO_BATCH_MAX = 2048  # batch 0: the largest batch the rule takes (benchmarks/apsp-sparse-h200.md)
@@ -91,11 +92,12 @@ SPECS = (
                "32-source word) items, every round and every batch in one cooperative kernel, trees grown over "
                "tight arcs, rows written through shared-memory transposes",
                "gpusp.solvers.multisource.solver:MultiSourceSolver",
-               params=MULTISOURCE_PARAMS,
+               params=MULTISOURCE_PARAMS + (REWEIGHT,), negative_weights=JOHNSON,
                memory=BATCHED + note((W + 4) * (N * N), "the result, on the device if it fits, else on the host")),
     SolverSpec("multisource_sssp", "sssp", "gpu", "-", "many-source SSSP: the sources of a job solved together "
                "by multisource_fast's kernel (S sources per batch stored vertex-major, one arc read serving 32 of "
                "them, every round of every batch in one cooperative kernel); per-source rows and the batch's time",
-               "gpusp.solvers.multisource.solver:MultiSourceSssp", params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER,),
-               batched=True, sweeps=True, memory=note(BATCHED, "the (w + 4) n K result of K sources apart")),
+               "gpusp.solvers.multisource.solver:MultiSourceSssp",
+               params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER, REWEIGHT), batched=True, sweeps=True,
+               negative_weights=JOHNSON, memory=note(BATCHED, "the (w + 4) n K result of K sources apart")),
 )

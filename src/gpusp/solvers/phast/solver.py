@@ -21,6 +21,7 @@ from . import contraction
 from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import DISTANCES, kernel
+from ..common.johnson import reweighting
 from ..common.launch import blocks_per_sm, cooperative_grid
 from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
                     phast_batch)
@@ -268,12 +269,12 @@ class PhastSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads):
+    def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads, reweight):
+        # negative weights: the hierarchy (witness searches, upward Dijkstra: w >= 0) is built on reduced ones
+        self.johnson = reweighting(graph, reweight, "phast_gpu")
+        graph = self.johnson.reduced if self.johnson else graph
         super().__init__(graph, batch=batch, block=block, grid=grid, fuse=fuse, parents=parents, settle=settle,
-                         hops=hops, core_degree=core_degree, threads=threads)
-        if graph.has_negative_weights:
-            raise SolverError("phast_gpu does not accept negative weights (a contraction hierarchy's witness searches "
-                              "and its upward Dijkstra assume w >= 0); use bellmanford or nsssp solvers")
+                         hops=hops, core_degree=core_degree, threads=threads, reweight=reweight)
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
             raise SolverError("phast_gpu parents=tight needs every weight > 0 (a zero-weight cycle is all tight, "
@@ -282,7 +283,7 @@ class PhastSolver(Solver):
         self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
         self.threads = threads or os.cpu_count() or 1
         self.pool = None
-        self.preprocess_s = self.h.seconds
+        self.preprocess_s = self.h.seconds + (self.johnson.seconds if self.johnson else 0.0)
         inf = int(graph.inf)
         h = self.h
         self.down = (h.down_ptr.astype(np.int32), h.down_tail, np.minimum(h.down_w, inf).astype(graph.dtype))
@@ -292,7 +293,7 @@ class PhastSolver(Solver):
         self.inarcs = (in_ptr.astype(np.int32), in_tail, in_w.astype(graph.dtype))
         self.level_ptr = h.level_ptr.astype(np.int32)
         self.preprocess_bytes = h.nbytes + sum(a.nbytes for a in self.down) + self.level_ptr.nbytes + \
-            2 * 4 * graph.n
+            2 * 4 * graph.n + (self.johnson.nbytes if self.johnson else 0)
         self.kernel = _kernel(graph.dtype.name)
         self.block, self.want_grid, self.batch, self.fuse = block, grid, batch, fuse
         self.S = self.grid = None
@@ -364,6 +365,7 @@ class PhastSolver(Solver):
         if sources.size == 0:
             raise SolverError("phast_gpu: no sources given")
         k = sources.size
+        self.sources = sources
         self._setup(k)
         t0 = time.perf_counter()
         space, settled = self._upward(sources)
@@ -385,7 +387,8 @@ class PhastSolver(Solver):
                     "block_levels": self.fused, "shortcuts": h.shortcuts, "core": h.core, "settled": settled,
                     "upward_ms": upward_ms, "preprocess_s": self.preprocess_s,
                     "preprocess_bytes": self.preprocess_bytes, "batches": batches, "batch": S, "grid": self.grid,
-                    "launches": len(spans), "zero_weight_parents": int(self.rounds), **self.out.counters()}
+                    "launches": len(spans), "zero_weight_parents": int(self.rounds), **self.out.counters(),
+                    **(self.johnson.counters() if self.johnson else {})}
         per_batch = 3 + grid_levels + (1 if self.fused else 0)  # scatter, levels, parents, rows
 
         def read_back():
@@ -395,5 +398,6 @@ class PhastSolver(Solver):
         return read_back
 
     def download(self):
-        return self.out.download()
+        dist, parent = self.out.download()
+        return (self.johnson.restore(dist, self.sources) if self.johnson else dist), parent
 

@@ -3,7 +3,7 @@ many sources at once) and the rules behind its automatic settings, without Numba
 
 from __future__ import annotations
 
-from ..common.spec import BLOCK, M, N, W, Param, SolverSpec, derived, note
+from ..common.spec import BLOCK, JOHNSON, REWEIGHT, M, N, W, Param, SolverSpec, derived, note
 
 # --- phast_gpu ------------------------------------------------------------------------------------------------------
 PHAST_BLOCKS_PER_SM = 2  # grid 0: blocks per multiprocessor asked for (fewer when the largest level needs fewer)
@@ -34,7 +34,7 @@ SPECS = (
                "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
                "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "
                "the sources of a job swept together (vertex-major distances, as GPHAST)",
-               "gpusp.solvers.phast.solver:PhastSolver", batched=True,
+               "gpusp.solvers.phast.solver:PhastSolver", batched=True, negative_weights=JOHNSON,
                params=(Param("batch", 0, "sources per batch S, swept together (0: the smallest power of two >= the "
                              f"job's K sources, at most {PHAST_BATCH_MAX}, halved while (w+8) n S bytes exceed "
                              f"{PHAST_BATCH_BYTES / 2**30:g} GiB)",
@@ -60,7 +60,8 @@ SPECS = (
                              f"mean out-degree <= {ROAD_MEAN_DEGREE} and none over {ROAD_MAX_DEGREE}, else "
                              f"{CORE_DEGREE})", minimum=-1),
                        Param("threads", 0, "host threads of the upward searches, a chunk of the sources each (0: "
-                             "every core)", minimum=0)),
+                             "every core)", minimum=0),
+                       REWEIGHT),
                memory=note(note((4 + W) * 4 * M + 24 * N, "the hierarchy, about 3 m arcs up and down, and the "
                                 "original in-arcs")
                            + note((W + 8) * N * derived("S", _batch, "sources per batch"),
