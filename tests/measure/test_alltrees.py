@@ -128,6 +128,9 @@ def test_solvers_that_cannot_sweep_are_refused():
         sweep(graph, registry.get("scipy_dijkstra"), {}, [0, 1])
     with pytest.raises(SolverError, match="target 9 out of range"):
         _sweep(graph, [0], [9])
+    negative = _g(3, [(0, 1, 2), (1, 2, -1)], "negative")  # Johnson's reweighting maps back rows only
+    with pytest.raises(SolverError, match="take non-negative weights"):
+        _sweep(negative, [0, 1, 2])
 
 
 def _config(sources, graph_sources=None):
