@@ -2,7 +2,8 @@
 
 The solver builds the hierarchy when it is constructed (host), runs the upward searches on host threads in ``run`` and
 sweeps a batch of sources level by level in one cooperative kernel (:func:`_kernel`), parents over tight arcs and the
-rows out in the same launch. Algorithm, parameters, complexity and the paper: docs/solvers/phast.md.
+rows out in the same launch; ``sweep`` hands each batch's distances to a reduction instead (:mod:`.sweep`). Algorithm,
+parameters, complexity and the paper: docs/solvers/phast.md.
 """
 
 from __future__ import annotations
@@ -262,6 +263,12 @@ def _kernel(w: str):
     return sweep_batches
 
 
+def _fits_int32(n: int, S: int) -> None:
+    """Refuse a batch whose n x S slots overflow the kernels' int32 indices."""
+    if n * S >= 2**31:
+        raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller batch")
+
+
 class PhastSolver(Solver):
     """phast_gpu: contraction hierarchy on the host, upward searches on the host, batched downward sweeps on the
     device in one cooperative kernel."""
@@ -298,6 +305,7 @@ class PhastSolver(Solver):
         self.S = self.grid = self.sweep_grid = None
         self.out = self.parent_w = None
         self.epoch = 0  # launches of sweep(): the marks of one launch's search spaces
+        self.marks = self.spaces = None  # a sweep's marks, touched list and counters; its search-space buffers
 
     def upload(self):
         h = self.h
@@ -312,9 +320,7 @@ class PhastSolver(Solver):
         """Working arrays, result and grid for K sources (kept while K and S stay the same)."""
         g, n = self.graph, self.graph.n
         S = self.batch or phast_batch(k, n, g.dtype.itemsize)
-        if n * S >= 2**31:
-            raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller "
-                              "batch")
+        _fits_int32(n, S)
         if self.S != S or self.parent_w is None:  # a sweep's arrays hold no parents
             self.S = S
             self.dist = cuda.device_array(n * S, dtype=g.dtype)
@@ -404,14 +410,12 @@ class PhastSolver(Solver):
         working arrays."""
         g, n = self.graph, self.graph.n
         S = self.batch or phast_batch(k, n, g.dtype.itemsize, sweep=True)
-        if n * S >= 2**31:
-            raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller "
-                              "batch")
+        _fits_int32(n, S)
         if self.S != S or self.dist is None:
             self.S, self.parent_w, self.grid, self.sweep_grid = S, None, None, None
             self.dist = None  # the old arrays are freed before the new ones are sized
             self.dist = cuda.device_array(n * S, dtype=g.dtype)
-        if getattr(self, "marks", None) is None:
+        if self.marks is None:
             self.marks = (cuda.to_device(np.full(n, -1, np.int32)), cuda.device_array(n, np.int32),
                           cuda.to_device(np.zeros(sweep.COUNTS, np.int32)))
             self.spaces = sweep.SpaceBuffers(g.dtype)
