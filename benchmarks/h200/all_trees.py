@@ -2,8 +2,10 @@
 its timings apart, a seeded sample of sources checked on the CPU, one JSON object on stdout.
 
 usage (device, repo root, after ``. benchmarks/h200/env.sh``):
-  python3 benchmarks/h200/all_trees.py USA-road-d.NY [TRIALS] [PARAMS_JSON or -] [TARGETS]
+  python3 benchmarks/h200/all_trees.py USA-road-d.NY [TRIALS] [PARAMS_JSON or -] [TARGETS] [SOLVER]
 TARGETS: that many seeded target vertices besides (an origin-destination table of every source x them).
+SOLVER: a solver that sweeps (multisource_sssp, the default, or phast_gpu); phast_gpu's contraction is in setup_s and
+its counters (contraction_s, upward_ms: the host's upward searches, which overlap the device's sweeps).
 """
 
 from __future__ import annotations
@@ -29,14 +31,16 @@ count = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 t0 = time.perf_counter()
 graph = load(name, Path(".devdata"))
 read_s = time.perf_counter() - t0
-spec = registry.get("multisource_sssp")
+solver = sys.argv[5] if len(sys.argv) > 5 else "multisource_sssp"
+spec = registry.get(solver)
 targets = np.random.default_rng(1).choice(graph.n, size=count, replace=False) if count else []
 t0 = time.perf_counter()
 out = sweep(graph, spec, spec.resolve(params), np.arange(graph.n), targets, trials=trials, warmup=1)
 wall_s = time.perf_counter() - t0  # set-up, bins, upload, the warm-up batch (JIT), every trial, download
 verdict = check_sample(graph, out, 16, seed=1)
 t = out.timing
-print(json.dumps({"graph": name, "n": graph.n, "m": graph.m, "params": params, "trees": int(out.sources.size),
+print(json.dumps({"graph": name, "solver": solver, "n": graph.n, "m": graph.m, "params": params,
+                  "trees": int(out.sources.size),
                   "targets": int(out.targets.size), "read_s": read_s, "preprocess_s": t["preprocess_s"],
                   "setup_s": t["setup_s"], "bins_s": t["bins_s"], "h2d_ms": t["h2d_ms"], "compile_s": t["compile_s"],
                   "sweep_ms": t["sweep_ms"], "reduce_ms": t["reduce_ms"], "d2h_ms": t["d2h_ms"],

@@ -1,6 +1,7 @@
 """Every shortest-path tree of a graph, or an origin-destination table, without the K x n answer on the host:
 ``gpusp solve --all-sources`` / ``--targets`` (a :class:`~gpusp.measure.job.SolveJob` with ``all_sources`` or
-``targets``). A batched solver with a ``sweep`` (``multisource_sssp``) solves the sources a batch at a time and
+``targets``). A batched solver with a ``sweep`` (``multisource_sssp``, ``phast_gpu``) solves the sources a batch at a
+time (``sweep_batch``, ``dist_rows``: its batch and where it keeps each vertex) and
 :mod:`gpusp.solvers.multisource.reduce` folds each batch on the device into per-source eccentricity, reach, sum and
 histogram and the targets' distances; a seeded sample of sources is solved on the CPU and every quantity recomputed
 for it. The results go to one .npz (``--summary``) and the record. Design: docs/solvers/multisource.md, "All trees".
@@ -106,7 +107,9 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
     timing["preprocess_s"] = timing["setup_s"] + timing["bins_s"]
 
     timer = DeviceTimer(on_device=True)
-    n, k, S = graph.n, sources.size, solver.S
+    n, k = graph.n, sources.size
+    S = solver.sweep_batch(k)
+    stored = solver.dist_rows(targets)  # the rows of the solver's dist that hold the targets
 
     def upload():
         solver.upload()
@@ -116,14 +119,14 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
     warm = []
     first = d_srcs[:min(S, k)]
     for _ in range(warmup):  # one batch: the JIT of both kernels, and a batch's time to subtract from it
-        scratch = Reductions(first.size, targets, graph.dtype, graph.inf, width)
+        scratch = Reductions(first.size, stored, graph.dtype, graph.inf, width)
         t1 = time.perf_counter()
         solver.sweep(first, lambda base, count, into=scratch: into.launch(solver.dist, n, S, base, count))
         cuda.synchronize()
         warm.append(time.perf_counter() - t1)
     samples, reduce_ms, counters, red = [], [], {}, None
     for _ in range(trials):
-        red = Reductions(k, targets, graph.dtype, graph.inf, width, timed=timer.events)
+        red = Reductions(k, stored, graph.dtype, graph.inf, width, timed=timer.events)
         ms, counters = timer.time(solver.sweep, d_srcs,
                                   lambda base, count, into=red: into.launch(solver.dist, n, S, base, count))
         samples.append(ms)

@@ -522,6 +522,14 @@ class MultiSourceSolver(Solver):
                             preprocess_bytes=self.johnson.nbytes)
         return counters
 
+    def sweep_batch(self, k: int) -> int:
+        """Sources per launch of a sweep (of any K): the batch S the solver was built with."""
+        return self.S
+
+    def dist_rows(self, vertices) -> np.ndarray:
+        """Where a sweep keeps vertices' distances: vertex v of source slot s at dist[v * S + s] (the graph's ids)."""
+        return np.asarray(vertices, dtype=np.int64)
+
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of the device array ``srcs``, a launch per batch of S, no rows and no trees: after each
         launch ``after_batch(base, count)`` runs while that batch's distances are in ``self.dist`` (vertex-major,

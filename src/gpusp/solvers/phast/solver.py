@@ -2,7 +2,8 @@
 
 The solver builds the hierarchy when it is constructed (host), runs the upward searches on host threads in ``run`` and
 sweeps a batch of sources level by level in one cooperative kernel (:func:`_kernel`), parents over tight arcs and the
-rows out in the same launch. Algorithm, parameters, complexity and the paper: docs/solvers/phast.md.
+rows out in the same launch; ``sweep`` hands each batch's distances to a reduction instead (:mod:`.sweep`). Algorithm,
+parameters, complexity and the paper: docs/solvers/phast.md.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from numba import cuda
 
 from ...errors import SolverError
-from . import contraction
+from . import contraction, sweep
 from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import DISTANCES, kernel
@@ -263,6 +264,12 @@ def _kernel(w: str):
     return sweep_batches
 
 
+def _fits_int32(n: int, S: int) -> None:
+    """Refuse a batch whose n x S slots overflow the kernels' int32 indices."""
+    if n * S >= 2**31:
+        raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller batch")
+
+
 class PhastSolver(Solver):
     """phast_gpu: contraction hierarchy on the host, upward searches on the host, batched downward sweeps on the
     device in one cooperative kernel."""
@@ -296,8 +303,10 @@ class PhastSolver(Solver):
             2 * 4 * graph.n + (self.johnson.nbytes if self.johnson else 0)
         self.kernel = _kernel(graph.dtype.name)
         self.block, self.want_grid, self.batch, self.fuse = block, grid, batch, fuse
-        self.S = self.grid = None
-        self.out = None
+        self.S = self.grid = self.sweep_grid = None
+        self.out = self.parent_w = None
+        self.epoch = 0  # launches of sweep(): the marks of one launch's search spaces
+        self.marks = self.spaces = None  # a sweep's marks, touched list and counters; its search-space buffers
 
     def upload(self):
         h = self.h
@@ -312,10 +321,8 @@ class PhastSolver(Solver):
         """Working arrays, result and grid for K sources (kept while K and S stay the same)."""
         g, n = self.graph, self.graph.n
         S = self.batch or phast_batch(k, n, g.dtype.itemsize)
-        if n * S >= 2**31:
-            raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller "
-                              "batch")
-        if self.S != S:
+        _fits_int32(n, S)
+        if self.S != S or self.parent_w is None:  # a sweep's arrays hold no parents
             self.S = S
             self.dist = cuda.device_array(n * S, dtype=g.dtype)
             self.parent_w = cuda.device_array(n * S, dtype=np.int32)
@@ -324,12 +331,16 @@ class PhastSolver(Solver):
         if self.out is None or self.out.rows != k:
             self.out = None  # the old result is freed before the new one is sized
             self.out = Result(g, k, S)
+        self.fused = self._fused(S)
+
+    def _fused(self, S: int) -> int:
+        """How many levels below the top block 0 sweeps alone: each at most ``fuse`` vertex x source items."""
         sizes = np.diff(self.h.level_ptr)
         limit = self.block if self.fuse < 0 else self.fuse
         fused = 0
         while fused + 1 < len(sizes) and (int(sizes[fused + 1]) << (S.bit_length() - 1)) <= limit:
             fused += 1
-        self.fused = fused
+        return fused
 
     def _args(self, space, first, last, fill):
         out = self.out
@@ -396,6 +407,82 @@ class PhastSolver(Solver):
             return {**counters, "zero_rounds": zero_rounds, "barriers": len(spans) + per_batch * batches + zero_rounds}
 
         return read_back
+
+    def sweep_batch(self, k: int) -> int:
+        """Sources per launch of a sweep of K sources (``batch``, or the rule for distances alone); sizes the
+        working arrays."""
+        g, n = self.graph, self.graph.n
+        S = self.batch or phast_batch(k, n, g.dtype.itemsize, sweep=True)
+        _fits_int32(n, S)
+        if self.S != S or self.dist is None:
+            self.S, self.parent_w, self.grid, self.sweep_grid = S, None, None, None
+            self.dist = None  # the old arrays are freed before the new ones are sized
+            self.dist = cuda.device_array(n * S, dtype=g.dtype)
+        if self.marks is None:
+            self.marks = (cuda.to_device(np.full(n, -1, np.int32)), cuda.device_array(n, np.int32),
+                          cuda.to_device(np.zeros(sweep.COUNTS, np.int32)))
+            self.spaces = sweep.SpaceBuffers(g.dtype)
+        return S
+
+    def dist_rows(self, vertices) -> np.ndarray:
+        """Where a sweep keeps vertices' distances: vertex v of source slot s at dist[dist_rows(v) * S + s] (the
+        hierarchy's sweep order)."""
+        return self.h.position[np.asarray(vertices, dtype=np.int64)].astype(np.int64)
+
+    def sweep(self, srcs, after_batch) -> dict:
+        """Every source of ``srcs`` (device or host array of original ids), a launch per batch of S with no rows and
+        no parents: after each launch ``after_batch(base, count)`` runs while the batch's distances are in
+        ``self.dist`` (source ``srcs[base + s]``, vertex v at ``dist[dist_rows(v) * S + s]``). The upward searches
+        of batch b + 1 run on the host threads while the device sweeps batch b. Returns the counters."""
+        host = np.asarray(srcs.copy_to_host() if hasattr(srcs, "copy_to_host") else srcs, dtype=np.int64).reshape(-1)
+        if host.size == 0:
+            raise SolverError("phast_gpu: no sources given")
+        if self.johnson:  # the batch's distances are reduced ones; only rows are mapped back (download)
+            raise SolverError("phast_gpu: every tree and origin-destination tables take non-negative weights "
+                              "(Johnson's reweighting maps back rows, not the reductions)")
+        k, h, g = host.size, self.h, self.graph
+        S = self.sweep_batch(k)
+        new = h.position[host].astype(np.int64)
+        kern = sweep.sweep_kernel(g.dtype.name)
+        fused, inf = self._fused(S), g.dtype.type(g.inf)
+        if self.pool is None and self.threads > 1:
+            self.pool = ThreadPoolExecutor(self.threads)
+
+        def search(part):
+            return sweep.upward_stalled(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w, part)
+
+        def spaces(b):
+            return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, self.threads)
+
+        def args(space, ns):
+            return ((*self.d_down, self.d_level_ptr), space, (self.dist, *self.marks), np.int64(ns),
+                    np.int64(S.bit_length() - 1), np.int64(self.epoch), np.int64(fused), inf)
+
+        batches = (k + S - 1) // S
+        ready, upward_s = spaces(0)
+        settled = wait_ms = 0
+        for b in range(batches):
+            t0 = time.perf_counter()
+            space = self.spaces.load(*ready)  # waits for the launch before: the buffers are reused
+            wait_ms += (time.perf_counter() - t0) * 1e3
+            settled += ready[1].size
+            ns = min(S, k - b * S)
+            self.epoch += 1
+            if self.sweep_grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+                largest = int(np.diff(h.level_ptr).max(initial=1)) * S
+                want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
+                self.sweep_grid = cooperative_grid(kern, args(space, ns), self.block, want)
+            kern[self.sweep_grid, self.block](*args(space, ns))
+            after_batch(b * S, ns)
+            if b + 1 < batches:  # the host searches the next batch while the device sweeps this one
+                ready, seconds = spaces(b + 1)
+                upward_s += seconds
+        grid_levels = h.levels - 1 - fused
+        return {"levels": h.levels, "grid_levels": grid_levels, "block_levels": fused, "shortcuts": h.shortcuts,
+                "core": h.core, "settled": settled, "upward_ms": upward_s * 1e3, "space_copy_ms": wait_ms,
+                "contraction_s": self.preprocess_s, "preprocess_bytes": self.preprocess_bytes, "batches": batches,
+                "batch": S, "grid": self.sweep_grid, "launches": batches, "threads": self.threads,
+                "barriers": batches * (3 + grid_levels + (1 if fused else 0))}
 
     def download(self):
         dist, parent = self.out.download()

@@ -13,13 +13,15 @@ ROAD_MEAN_DEGREE, ROAD_MAX_DEGREE = 4, 16  # core_degree -1: graphs within both 
 CORE_DEGREE = 16  # core_degree -1 elsewhere
 
 
-def phast_batch(k: int, n: int, itemsize: int) -> int:
+def phast_batch(k: int, n: int, itemsize: int, sweep: bool = False) -> int:
     """Sources per batch for K sources: the smallest power of two >= K, at most PHAST_BATCH_MAX, halved while the
-    working arrays ((w + 8) n S bytes) exceed PHAST_BATCH_BYTES."""
+    working arrays ((w + 8) n S bytes; a ``sweep`` of every tree keeps the distances alone, w n S) exceed
+    PHAST_BATCH_BYTES."""
+    per = itemsize if sweep else itemsize + 8
     s = 1
     while s < min(k, PHAST_BATCH_MAX):
         s *= 2
-    while s > 1 and (itemsize + 8) * n * s > PHAST_BATCH_BYTES:
+    while s > 1 and per * n * s > PHAST_BATCH_BYTES:
         s //= 2
     return s
 
@@ -34,7 +36,7 @@ SPECS = (
                "contraction hierarchy built once on the host (its time and size reported apart), then per source an "
                "upward search and one downward sweep over the vertices level by level in a cooperative kernel, "
                "the sources of a job swept together (vertex-major distances, as GPHAST)",
-               "gpusp.solvers.phast.solver:PhastSolver", batched=True, negative_weights=JOHNSON,
+               "gpusp.solvers.phast.solver:PhastSolver", batched=True, sweeps=True, negative_weights=JOHNSON,
                params=(Param("batch", 0, "sources per batch S, swept together (0: the smallest power of two >= the "
                              f"job's K sources, at most {PHAST_BATCH_MAX}, halved while (w+8) n S bytes exceed "
                              f"{PHAST_BATCH_BYTES / 2**30:g} GiB)",
