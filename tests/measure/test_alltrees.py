@@ -131,6 +131,9 @@ def test_solvers_that_cannot_sweep_are_refused():
     negative = _g(3, [(0, 1, 2), (1, 2, -1)], "negative")  # Johnson's reweighting maps back rows only
     with pytest.raises(SolverError, match="take non-negative weights"):
         _sweep(negative, [0, 1, 2])
+    phast = registry.get("phast_gpu")
+    with pytest.raises(SolverError, match="phast_gpu: every tree .* take non-negative weights"):
+        sweep(negative, phast, phast.resolve({}), [0, 1, 2], trials=1, warmup=0)
 
 
 def _config(sources, graph_sources=None):
