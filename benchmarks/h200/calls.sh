@@ -105,7 +105,7 @@ for st in "$@"; do
         usaparse) step usa-parse 240 60 "mkdir -p $O/io && python3 benchmarks/large_graph_io.py --repeats ${IO_REPEATS:-2} --no-general --dir /tmp/io 2>&1 | tee $O/io/usa-parse.txt" ;;
         contract) step phast-contraction ${CAP_contract:-240} 30 "mkdir -p $O/contract && python3 benchmarks/phast_contraction.py ${CONTRACT_GRAPHS:-USA-road-d.NY USA-road-d.BAY} --threads ${CONTRACT_THREADS:-16 4 1} --mirror .devdata 2>&1 | tee -a $O/contract/contraction.jsonl" ;;
         alltrees) step all-trees ${CAP_alltrees:-300} 60 "mkdir -p $O/alltrees && for g in ${ALLTREES_GRAPHS:-USA-road-d.NY USA-road-d.BAY}; do python3 benchmarks/h200/all_trees.py \$g 1 ${ALLTREES_PARAMS:--} ${ALLTREES_TARGETS:-0} ${ALLTREES_SOLVER:-multisource_sssp} 2>&1 | tee -a $O/alltrees/all-trees.jsonl; done" ;;
-        atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
+        atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py tests/solvers/phast/test_phast_sweep.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
         *) echo "unknown step $st" ;;
     esac
