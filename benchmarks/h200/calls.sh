@@ -107,6 +107,7 @@ for st in "$@"; do
         alltrees) step all-trees ${CAP_alltrees:-300} 60 "mkdir -p $O/alltrees && for g in ${ALLTREES_GRAPHS:-USA-road-d.NY USA-road-d.BAY}; do python3 benchmarks/h200/all_trees.py \$g 1 ${ALLTREES_PARAMS:--} ${ALLTREES_TARGETS:-0} ${ALLTREES_SOLVER:-multisource_sssp} 2>&1 | tee -a $O/alltrees/all-trees.jsonl; done" ;;
         atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py tests/solvers/phast/test_phast_sweep.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
+        deltascale) step delta-scale ${CAP_deltascale:-300} 60 "mkdir -p $O/deltascale && for k in ${DELTA_KINDS:-kron urand}; do timeout ${DELTA_EACH:-150} python3 benchmarks/h200/delta_scale.py \$k ${DELTA_SCALE:-26} --out $O/deltascale --deltas ${DELTAS:-0 8} --certify ${DELTA_CERTIFY:-8} 2>&1 | tee -a $O/deltascale/delta-log.txt; done" ;;
         *) echo "unknown step $st" ;;
     esac
 done
