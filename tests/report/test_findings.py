@@ -1,0 +1,137 @@
+"""The papers' findings (benchmarks/papers/findings.yaml -> findings.md): every scored cell resolves to committed
+data, the committed findings.md is what the program writes from it, and the rule's edge cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpusp.report import findings as f
+
+ROOT = Path(__file__).resolve().parents[2]
+RULE = f.Rule()
+
+
+@pytest.fixture(scope="module")
+def items():
+    return f.load(ROOT)[1]
+
+
+@pytest.fixture(scope="module")
+def store():
+    return f.Store(ROOT)
+
+
+def q(values, label="x", seed=1, exact=False):
+    return f.from_samples(label, values, RULE, seed, exact=exact)
+
+
+def test_the_committed_findings_md_is_what_the_program_writes(tmp_path):
+    out = tmp_path / "findings.md"
+    assert f.main(["--root", str(ROOT), "--out", str(out)]) == 0
+    committed = (ROOT / f.FINDINGS_MD).read_text()
+    assert committed == out.read_text(), (
+        f"{f.FINDINGS_MD} is stale or was edited by hand: regenerate it with `{f.COMMAND}`")
+
+
+def test_every_scored_cell_names_exactly_one_configuration_with_samples(items, store):
+    checked = 0
+    for item in items:
+        if item["kind"] != "measured" or "not_run" in item:
+            continue
+        assert "test" in item, f"{item['id']}: a measured statement needs a test or a not_run reason"
+        for cell in f.expand_cells(item["test"]):
+            if "not_run" in cell:
+                continue
+            for spec in f.cell_specs(cell):
+                rows = f.config_rows(store, spec, cell.get("experiment"))
+                assert len(rows) == 1, f"{item['id']} {cell['label']}: {spec} matches {len(rows)} summary rows"
+                quantity = f.measure(store, spec, cell.get("experiment"), cell.get("metric", "time_ms"), RULE)
+                assert quantity is not None, f"{item['id']}: {spec} has no samples"
+                if cell.get("metric", "time_ms") == "time_ms" and "median_ms" in rows:
+                    # the figure printed is the summary's median: the samples and the summary agree
+                    scale = f._split_config(spec, cell.get("experiment"))[2]
+                    assert quantity.value / scale == pytest.approx(rows["median_ms"].iloc[0], rel=1e-9), spec
+                checked += 1
+    assert checked > 100
+
+
+def test_every_statement_has_its_fields_and_a_unique_id(items):
+    ids = [str(i["id"]) for i in items]
+    assert len(ids) == len(set(ids))
+    for item in items:
+        assert item["kind"] in f.KINDS and item["paper"] in f.PAPERS and item["statement"].strip(), item["id"]
+        if item["kind"] == "measured":
+            assert "test" in item or "not_run" in item, item["id"]
+
+
+def test_a_speculation_is_listed_never_scored(store):
+    item = {"id": "x", "paper": "004", "section": "s", "statement": "a guess", "kind": "speculation",
+            "test": {"type": "ratio", "num": ["nothing|a|b"], "den": ["nothing|c|d"]}}
+    (row,) = f.judge_statement(store, item, RULE)
+    assert row.verdict == f.NOT_SCORED
+
+
+def test_an_unknown_kind_is_refused(store):
+    with pytest.raises(f.FindingsError, match="kind"):
+        f.judge_statement(store, {"id": "x", "paper": "000", "section": "s", "statement": "t", "kind": "vibe"}, RULE)
+
+
+rng = np.random.default_rng(7)
+FAST = 1.0 + 0.01 * rng.standard_normal(12)
+SLOW = 2.0 + 0.02 * rng.standard_normal(12)
+
+
+def test_same_winner_within_the_factor_holds():
+    assert f.judge_ratio([q(SLOW)], [q(FAST)], {"paper": 2.5}, RULE)[0] == f.HOLDS
+
+
+def test_the_opposite_winner_does_not_hold():
+    assert f.judge_ratio([q(FAST)], [q(SLOW)], {"paper": 2.0}, RULE)[0] == f.NOT_HOLD
+    assert f.judge_order([q(SLOW), q(FAST)], RULE)[0] == f.NOT_HOLD
+
+
+def test_a_ratio_beyond_the_factor_does_not_hold():
+    verdict, why = f.judge_ratio([q(SLOW)], [q(FAST)], {"paper": 10.0}, RULE)
+    assert verdict == f.NOT_HOLD and "outside" in why
+
+
+def test_overlapping_intervals_are_inconclusive():
+    a, b = q(FAST, seed=1), q(FAST[::-1] + 0.001, seed=2)
+    assert f.judge_ratio([a], [b], {"words": "faster"}, RULE)[0] == f.INCONCLUSIVE
+    assert f.judge_order([a, b], RULE)[0] == f.INCONCLUSIVE
+    assert f.judge_fastest(a, [b], RULE)[0] == f.INCONCLUSIVE
+
+
+def test_fewer_than_five_trials_is_inconclusive_whatever_the_figures():
+    verdict, why = f.judge_ratio([q(SLOW[:4])], [q(FAST)], {"paper": 2.0}, RULE)
+    assert (verdict, why) == (f.INCONCLUSIVE, "4 trials")
+    assert f.judge_ratio([q(FAST[:1])], [q(SLOW)], {"paper": 2.0}, RULE) == (f.INCONCLUSIVE, "1 trial")
+
+
+def test_exact_counts_need_no_trials():
+    assert f.judge_ratio([q([640.0], exact=True)], [q([20.0], exact=True)], {"paper": 32}, RULE)[0] == f.HOLDS
+
+
+def test_a_trend_needs_its_ends_resolved_and_no_step_back():
+    mid = 1.5 + 0.01 * rng.standard_normal(12)
+    assert f.judge_trend([q(FAST), q(mid), q(SLOW)], RULE)[0] == f.HOLDS
+    assert f.judge_trend([q(FAST), q(SLOW), q(mid)], RULE)[0] == f.INCONCLUSIVE
+    assert f.judge_trend([q(SLOW), q(FAST)], RULE)[0] == f.NOT_HOLD
+
+
+def test_the_word_bands_and_an_overhead_band():
+    assert f.band({"words": "slight"}, RULE) == (1.0, RULE.slight)
+    assert f.band({"paper": [1.03, 1.077], "excess": True}, RULE) == pytest.approx((1.015, 1.154))
+    assert f.band({"paper": 0.5}, RULE) == (1.0, 1.0)  # a claimed winner never accepts the other side
+
+
+def test_a_split_result_is_split_into_rows(monkeypatch, store):
+    verdicts = iter([f.HOLDS, f.NOT_HOLD, f.HOLDS])
+    monkeypatch.setattr(f, "judge_cell", lambda s, cell, r: f.Cell(cell["label"], next(verdicts), "", "n"))
+    item = {"id": "9.9", "paper": "004", "section": "s", "statement": "t", "kind": "measured",
+            "test": {"type": "ratio", "cells": [{"label": "a"}, {"label": "b"}, {"label": "c"}]}}
+    rows = f.judge_statement(store, item, RULE)
+    assert [(r.id, r.verdict) for r in rows] == [("9.9 (a, c)", f.HOLDS), ("9.9 (b)", f.NOT_HOLD)]
