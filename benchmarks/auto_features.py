@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from gpusp.atomic import atomic_open
 from gpusp.data.formats import read_graph
 from gpusp.data.generate import generate
 from gpusp.data.weights import add_weights
@@ -52,7 +53,7 @@ def main(argv) -> int:
         features = Features.of(build(data, *GRAPHS[name]))
         rows[name] = {"graph": name, **{k: getattr(features, k) for k in Features.__dataclass_fields__}}
         print(f"{name}: {features.info()} ({time.perf_counter() - t0:.1f} s)", flush=True)
-    with OUT.open("w", newline="") as fh:
+    with atomic_open(OUT, newline="") as fh:
         writer = csv.DictWriter(fh, ["graph", *Features.__dataclass_fields__])
         writer.writeheader()
         writer.writerows(rows[name] for name in GRAPHS if name in rows)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import csv
 import importlib
+import json
 import re
 import statistics
 import subprocess
@@ -38,11 +39,13 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 # "none" (nothing here: C for nvcc on the device).
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
-    "large_graph_io.py": "run",
+    "large_graph_io.py": "run", "phast_contraction.py": "run",
+    "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
     "h200/road_sweep.py": "help", "h200/wave_micro.py": "help", "h200/scale_probe.py": "help",
+    "h200/delta_scale.py": "help", "h200/all_trees.py": "imports",
     "h200/launch_micro.py": "imports", "h200/round_floor.py": "imports", "h200/one_source.py": "imports",
     "h200/launch_micro.cu": "none",
     **{f"h200/{name}.sh": "bash -n" for name in ("run", "env", "calls", "compare", "launch", "road", "peers",
@@ -64,6 +67,13 @@ INTERNALS = {
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
+    "phast_contraction.py": {"gpusp.data.generate.generate", "gpusp.solvers.phast.contraction"},
+    "auto_features.py": {"gpusp.atomic.atomic_open", "gpusp.data.formats.read_graph", "gpusp.data.generate.generate",
+                         "gpusp.data.weights.add_weights", "gpusp.solvers.auto.Features"},
+    "h200/all_trees.py": {"gpusp.measure.alltrees.check_sample", "gpusp.measure.alltrees.sweep",
+                          "gpusp.solvers.registry"},
+    "h200/delta_scale.py": {"gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
+                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate"},
     "h200/scale_probe.py": {"gpusp.data.formats.read_graph", "gpusp.data.formats.write_graph",
                             "gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
                             "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate",
@@ -210,6 +220,14 @@ def test_large_graph_io_times_every_step_on_a_small_copy(tmp_path):
                      "read .gr.gz (general reader)", "write .gcsr", "read .gcsr", "write .wsg", "read .wsg",
                      "write .npz", "read .npz"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["usa.gcsr", "usa.gr", "usa.gr.gz", "usa.npz", "usa.wsg"]
+
+
+def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
+    out = script("phast_contraction.py", "grid6", "--threads", "1", "2").stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["graph"], r["n"], r["threads"]) for r in rows] == [("grid6", 36, 1), ("grid6", 36, 2)]
+    assert rows[0]["shortcuts"] == rows[1]["shortcuts"] > 0 and rows[0]["levels"] == rows[1]["levels"] > 1
+    assert all(r["seconds"] >= 0 and r["peak_rss_mb"] >= r["rss_before_build_mb"] for r in rows)
 
 
 def test_parse_speed_says_when_there_is_no_graph(tmp_path):

@@ -85,7 +85,9 @@ def job_params(wildcards):
     """--param flags of one job, from the config matrix (values are schema-checked safe tokens); a job planned
     by auto says so, and its record then keeps the pick."""
     job = config_job(wildcards)
-    flags = [f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())]
+    flags = [
+        f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())
+    ]
     return " ".join(flags + (["--planned-by-auto"] if job.auto else []))
 
 
@@ -186,7 +188,10 @@ def sources_input(wildcards):
 
 def every_source(wildcards):
     """Whether an SSSP job sweeps every vertex's tree (its graph's sources: all): no sources file, a summary."""
-    return registry.get(wildcards.solver).problem == "sssp" and graph_sources(wildcards.graph)[0] == ALL_SOURCES
+    return (
+        registry.get(wildcards.solver).problem == "sssp"
+        and graph_sources(wildcards.graph)[0] == ALL_SOURCES
+    )
 
 
 def sources_flag(wildcards, input):
