@@ -7,13 +7,15 @@ docs/solvers/phast.md ("Preprocessing").
 from __future__ import annotations
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import get_thread_id, njit, prange, set_parallel_chunksize
 
 RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets its contracted neighbours and depth gain added
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
+PARALLEL_CHUNK = 32  # a round's loops hand out at most 32 vertices at a time: hubs' searches cost far more than others'
+CHUNKS_PER_THREAD = 8  # ... and at least 8 chunks a thread where the loop allows, so that small rounds use every thread
 
 
 # --- a binary min-heap of (key, vertex, hops) entries, ties by vertex; stale entries are skipped when popped --------
@@ -92,34 +94,33 @@ def _lists(n, tail, head, w):
 
 
 @njit(cache=True)
-def _stamp(state, target, ctr):
+def _stamp(sd, target, ctr):
     """A fresh mark for one search (``seen``; ``seen + 1`` marks settled vertices)."""
     ctr[0] += 1
     if ctr[0] >= STAMP_LIMIT:
-        state[:] = 0
+        sd[:, 0] = 0
         target[:] = 0
         ctr[0] = 1
     return np.int32(2 * ctr[0])
 
 
 @njit(cache=True)
-def _witness(ost, olen, oto, ow, dist, state, target, hk, hv, hh, seen, src, skip, busy, tag, limit, targets, settle,
-             hops):
-    """Bounded Dijkstra from src up to distance ``limit`` that avoids ``skip`` and every vertex with busy == tag, and
-    stops once the ``targets`` vertices with target == seen are settled: ``dist[x]`` is valid where
-    ``state[x] >= seen``."""
+def _witness(ost, olen, oto, ow, sd, target, hk, hv, hh, seen, src, skip, busy, tag, limit, targets, settle, hops):
+    """Bounded Dijkstra from src up to distance ``limit`` that avoids ``skip`` and every vertex with busy == tag (none
+    when tag < 0), and stops once the ``targets`` vertices with target == seen are settled: per vertex x, ``sd[x, 0]``
+    is its mark and ``sd[x, 1]`` its distance, valid where ``sd[x, 0] >= seen`` (one cache line for both)."""
     done = np.int32(seen + 1)
-    state[src] = seen
-    dist[src] = 0
+    sd[src, 0] = seen
+    sd[src, 1] = 0
     size = _push(hk, hv, hh, 0, 0, src, 0)
     settled = 0
     while size > 0:
         key, x, h, size = _pop(hk, hv, hh, size)
-        if state[x] == done or key > dist[x]:
+        if sd[x, 0] == done or key > sd[x, 1]:
             continue
         if key > limit or settled >= settle:
             break
-        state[x] = done
+        sd[x, 0] = done
         settled += 1
         if target[x] == seen:
             targets -= 1
@@ -130,12 +131,12 @@ def _witness(ost, olen, oto, ow, dist, state, target, hk, hv, hh, seen, src, ski
         for i in range(ost[x], ost[x] + olen[x]):
             y = oto[i]
             nd = key + ow[i]
-            if y == skip or busy[y] == tag or nd > limit or (state[y] >= seen and nd >= dist[y]):
+            if y == skip or nd > limit or (tag >= 0 and busy[y] == tag) or (sd[y, 0] >= seen and nd >= sd[y, 1]):
                 continue
             if size >= hk.size:
                 return
-            state[y] = seen
-            dist[y] = nd
+            sd[y, 0] = seen
+            sd[y, 1] = nd
             size = _push(hk, hv, hh, size, nd, y, h + 1)
 
 
@@ -147,12 +148,12 @@ def _shortcuts(g, ws, v, busy, tag, settle, hops, write, st, sh, sw, at):
     if olen[v] == 0 or ilen[v] == 0:
         return 0, 0
     t = get_thread_id()
-    dist, state, target, hk, hv, hh = ws[0][t], ws[1][t], ws[2][t], ws[3][t], ws[4][t], ws[5][t]
-    ctr = ws[6][t]  # a row of its own: threads do not share the counter's cache line
+    sd, target, hk, hv, hh = ws[0][t], ws[1][t], ws[2][t], ws[3][t], ws[4][t]
+    ctr = ws[5][t]  # a row of its own: threads do not share the counter's cache line
     needed, searches = 0, 0
     for i in range(ist[v], ist[v] + ilen[v]):
         u, wu = ito[i], iw[i]
-        seen = _stamp(state, target, ctr)
+        seen = _stamp(sd, target, ctr)
         wmax, targets = 0, 0
         for j in range(ost[v], ost[v] + olen[v]):
             if oto[j] != u:
@@ -161,13 +162,12 @@ def _shortcuts(g, ws, v, busy, tag, settle, hops, write, st, sh, sw, at):
                 targets += 1
         if targets == 0:
             continue
-        _witness(ost, olen, oto, ow, dist, state, target, hk, hv, hh, seen, u, v, busy, tag, wu + wmax, targets,
-                 settle, hops)
+        _witness(ost, olen, oto, ow, sd, target, hk, hv, hh, seen, u, v, busy, tag, wu + wmax, targets, settle, hops)
         searches += 1
         for j in range(ost[v], ost[v] + olen[v]):
             x = oto[j]
             c = wu + ow[j]
-            if x == u or (state[x] >= seen and dist[x] <= c):
+            if x == u or (sd[x, 0] >= seen and sd[x, 1] <= c):
                 continue
             if write:
                 st[at + needed], sh[at + needed], sw[at + needed] = u, x, c
@@ -370,6 +370,12 @@ def _record(sel, start, length, to, w, at, tails, heads, wts, reverse):
 
 
 @njit(cache=True)
+def _share(items, threads):
+    """Sets the chunk size of the next parallel loop, over ``items`` vertices (the results do not depend on it)."""
+    set_parallel_chunksize(max(1, min(PARALLEL_CHUNK, items // (CHUNKS_PER_THREAD * threads))))
+
+
+@njit(cache=True)
 def _grown(a, b, c, size):
     if size <= a.size:
         return a, b, c
@@ -382,7 +388,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     """Contract every vertex (or all but the core) in rounds, ``threads`` workspaces for Numba's threads: (rank, up
     arcs, down arcs, core size, shortcuts, searches, rounds)."""
     g, ends = _lists(n, tail, head, w)
-    ws = (np.zeros((threads, n), np.int64), np.zeros((threads, n), np.int32), np.zeros((threads, n), np.int32),
+    ws = (np.zeros((threads, n, 2), np.int64), np.zeros((threads, n), np.int32),
           np.empty((threads, HEAP_CAP), np.int64), np.empty((threads, HEAP_CAP), np.int32),
           np.empty((threads, HEAP_CAP), np.int32), np.zeros((threads, 16), np.int64))
     cn, depth, prio = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -391,6 +397,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     sidx = np.zeros(n, np.int64)  # a round's vertex -> its index in the round's set
     mark = np.full(n, -1, np.int64)
     alive = np.arange(n)
+    _share(n, threads)
     searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, settle, hops, np.empty((0, 3), np.int64))
     cap = 2 * tail.size + 16
     ut, uh, uw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
@@ -401,6 +408,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         if core_degree > 0 and arcs_left > core_degree * (n - done):
             break
         ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
+        _share(alive.size, threads)
         sel = _select(g, alive, prio)
         soff = np.zeros(sel.size + 1, np.int64)
         for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
@@ -415,6 +423,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             busy[sel[i]] = tag
             sidx[sel[i]] = i
         st, sh, sw = _grown(st, sh, sw, soff[-1])
+        _share(sel.size, threads)
         scnt, s = _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw)
         searches += s
         uat, dat = np.empty(sel.size, np.int64), np.empty(sel.size, np.int64)
@@ -443,6 +452,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         dt, dh, dw = _grown(dt, dh, dw, nd)
         _record(sel, ost, olen, oto, ow, uat, ut, uh, uw, False)
         _record(sel, ist, ilen, ito, iw, dat, dt, dh, dw, True)
+        _share(aff.size, threads)
         need = _room(g, aff, busy, tag, sidx, soff, scnt, st, sh)
         old_out, oto, ow, ends[0] = _relocate(ost, ocap, oto, ow, ends[0], aff, need[:, 0])
         old_in, ito, iw, ends[1] = _relocate(ist, icap, ito, iw, ends[1], aff, need[:, 1])
