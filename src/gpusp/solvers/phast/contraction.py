@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import get_num_threads, get_parallel_chunksize, njit, prange, set_parallel_chunksize
+from numba import get_num_threads, njit, prange, set_parallel_chunksize
 
 from .rounds import _bigger, _pop, _push, contract
 
@@ -166,7 +166,7 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     t0 = time.perf_counter()
     n = graph.n
     tail, head, w = simple_arcs(graph)
-    chunk = get_parallel_chunksize()  # contract sets it per loop; the caller's is restored
+    chunk = set_parallel_chunksize(1)  # contract's loops cut their blocks themselves (rounds.BLOCKS_PER_THREAD)
     try:
         rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
             n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree),
