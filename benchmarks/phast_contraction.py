@@ -1,11 +1,13 @@
 """Time phast_gpu's contraction hierarchy build (gpusp.solvers.phast.contraction.build) on the host, one JSON line a
-build: seconds, the hierarchy's size (shortcuts, sweep levels, arcs, witness searches, rounds), peak memory, threads.
+build: seconds (wall, and the process's CPU seconds, which a loaded host inflates less), the hierarchy's size
+(shortcuts, sweep levels, arcs, witness searches, rounds), peak memory, threads, the 1-minute load before it.
 
-usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR]
-GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K, weights 1..100). Each build runs in a child
-process of its own, so that its peak resident memory is its own (the graph read in the child too; that is the
-"before" figure); a compile on a 10 x 10 grid comes first in each child and is not timed.
-"""
+usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR] [--core-degree -1]
+GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K,
+weights 1..100). Each build runs in a child process of its own, so that its peak resident memory is its own (the graph
+read in the child too; that is the "before" figure); a compile on a 10 x 10 grid comes first in each child and is not
+timed. --core-degree: as phast_gpu's parameter; -1 (the default) picks what phast_gpu picks (0, contract
+everything, on road-like graphs; a core elsewhere, e.g. on delaunay-K, whose mean out-degree is 6)."""
 
 from __future__ import annotations
 
@@ -33,25 +35,30 @@ def load(name: str, mirror: str | None):
     return read_graph(next(Path(mirror or os.environ.get("GPUSP_MIRROR", "../shared/data")).glob(f"{name}.gr*")))
 
 
-def one(name: str, threads: int, mirror: str | None, queue) -> None:
+def one(name: str, threads: int, mirror: str | None, core_degree: int, queue) -> None:
     import numba
 
     from gpusp.data.generate import generate
     from gpusp.solvers.phast import contraction
+    from gpusp.solvers.phast.solver import auto_core_degree
 
     numba.set_num_threads(threads)
     graph = load(name, mirror)
     contraction.build(generate("grid", rows=10, cols=10))  # compiles (or loads the cache)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    load_1min = os.getloadavg()[0]
     t0 = time.perf_counter()
-    h = contraction.build(graph)
+    core_degree = auto_core_degree(graph, core_degree)
+    h = contraction.build(graph, core_degree=core_degree)
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
     queue.put({"graph": name, "n": graph.n, "m": graph.m, "threads": threads, "seconds": round(seconds, 3),
+               "cpu_s": round(cpu, 3),
                "shortcuts": h.shortcuts, "levels": h.levels, "up_arcs": int(h.up_head.size),
-               "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds, "core": h.core,
-               "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(peak / 1024),
-               "rss_before_build_mb": round(before / 1024)})
+               "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds, "core_degree": core_degree, "core": h.core,
+               "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
+               "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2)})
 
 
 def main(argv=None) -> int:
@@ -59,12 +66,13 @@ def main(argv=None) -> int:
     ap.add_argument("graphs", nargs="+")
     ap.add_argument("--threads", type=int, nargs="+", default=[multiprocessing.cpu_count()])
     ap.add_argument("--mirror", default=None)
+    ap.add_argument("--core-degree", type=int, default=-1)
     args = ap.parse_args(argv)
     ctx = multiprocessing.get_context("spawn")
     for name in args.graphs:
         for threads in args.threads:
             queue = ctx.Queue()
-            child = ctx.Process(target=one, args=(name, threads, args.mirror, queue))
+            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, queue))
             child.start()
             child.join()
             if child.exitcode != 0:

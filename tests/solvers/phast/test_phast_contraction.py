@@ -12,6 +12,7 @@ from cases import _g, pairwise, random_graph
 
 from gpusp.data.formats import read_graph
 from gpusp.data.generate import generate
+from gpusp.data.graph import Graph
 from gpusp.data.weights import add_weights
 from gpusp.measure.validate import reference_distances
 from gpusp.solvers import registry
@@ -56,6 +57,33 @@ def _same_hierarchy(a, b):
                  "level_ptr"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert (a.core, a.shortcuts, a.searches, a.rounds) == (b.core, b.shortcuts, b.searches, b.rounds)
+
+
+def test_simple_and_grouped_arcs_match_numpy_sorts():
+    """The counting sorts against NumPy's lexsort: rows short (insertion sort) and a hub's long one (merge sort), with
+    self-loops, duplicates of equal and different weights, and zero weights."""
+    rng = np.random.default_rng(3)
+    src = np.concatenate([np.zeros(400, np.int64), rng.integers(0, 60, 500)])
+    dst, w = rng.integers(0, 60, src.size), rng.integers(0, 4, src.size)
+    graph = Graph.from_edges(60, src, dst, w, name="hub-duplicates")
+    s, d, ww = (a.astype(np.int64) for a in graph.coo())
+    keep = s != d
+    s, d, ww = s[keep], d[keep], ww[keep]
+    order = np.lexsort((ww, d, s))
+    s, d, ww = s[order], d[order], ww[order]
+    first = np.ones(s.size, dtype=bool)
+    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    got = contraction.simple_arcs(graph)
+    for want, have in zip((s[first], d[first], ww[first]), got):
+        assert have.dtype == np.int64 and np.array_equal(want, have)
+    for key, other in ((got[0], got[1]), (got[1], got[0])):  # by tail (the hub's group is long), by head
+        twice = rng.permutation(2 * key.size)  # each arc twice, of different weights: the sort must be stable
+        key, other = np.tile(key, 2)[twice], np.tile(other, 2)[twice]
+        weight = np.concatenate([got[2], got[2] + 10])[twice]
+        ptr, grouped, gw = contraction.group_arcs(graph.n, key, other, weight)
+        order = np.lexsort((other, key))
+        assert np.array_equal(ptr, np.concatenate([[0], np.cumsum(np.bincount(key, minlength=graph.n))]))
+        assert grouped.dtype == np.int32 and np.array_equal(grouped, other[order]) and np.array_equal(gw, weight[order])
 
 
 def test_hierarchy_is_deterministic():

@@ -10,12 +10,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import get_num_threads, njit, set_parallel_chunksize
+from numba import get_num_threads, njit, prange, set_parallel_chunksize
 
 from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
-PARALLEL_CHUNK = 32  # a round's loops hand out vertices 32 at a time: hubs' searches cost far more than others'
+SHORT_GROUP = 32  # arcs of one vertex sorted by insertion up to this many, else by a merge sort
 
 
 @njit(cache=True)
@@ -35,24 +35,98 @@ def _levels(n, rank, dptr, dtail):
     return level
 
 
+@njit(cache=True)
+def _sort_group(idx, lo, hi, other, w, by_w):
+    """``idx[lo:hi]`` (arc indices) sorted by ``other`` (then by ``w`` when ``by_w``), stable: insertion sort for a
+    short group, Numba's stable merge sort for a long one (a hub's)."""
+    if hi - lo > SHORT_GROUP:
+        part = idx[lo:hi].copy()
+        if by_w:
+            part = part[np.argsort(w[part], kind="mergesort")]
+        idx[lo:hi] = part[np.argsort(other[part], kind="mergesort")]
+        return
+    for i in range(lo + 1, hi):
+        a = idx[i]
+        j = i
+        while j > lo and (other[idx[j - 1]] > other[a] or (by_w and other[idx[j - 1]] == other[a]
+                                                           and w[idx[j - 1]] > w[a])):
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = a
+
+
+@njit(cache=True, parallel=True)
+def _grouped(n, key, other):
+    """A counting sort of the arcs by ``key``, each group then by ``other`` (stable): (ptr [n + 1], arc indices)."""
+    ptr = np.zeros(n + 1, np.int64)
+    for e in range(key.size):
+        ptr[key[e] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    idx = np.empty(key.size, np.int64)
+    for e in range(key.size):
+        idx[fill[key[e]]] = e
+        fill[key[e]] += 1
+    for v in prange(n):
+        _sort_group(idx, ptr[v], ptr[v + 1], other, other, False)
+    return ptr, idx
+
+
 def group_arcs(n, key, other, w, key_dtype=np.int32):
     """Arcs grouped by ``key`` (stable, then by ``other``): (ptr int64, other, w)."""
-    order = np.lexsort((other, key))
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(key, minlength=n), out=ptr[1:])
-    return ptr, other[order].astype(key_dtype), w[order]
+    ptr, idx = _grouped(n, key, other)
+    return ptr, other[idx].astype(key_dtype), w[idx]
+
+
+@njit(cache=True, parallel=True)
+def _simple(indptr, indices, weights):
+    """Per CSR row the arcs sorted by (head, weight), then the first of each head but the row's own vertex."""
+    n = indptr.size - 1
+    idx = np.arange(indices.size)
+    kept = np.zeros(n + 1, np.int64)
+    for v in prange(n):
+        _sort_group(idx, indptr[v], indptr[v + 1], indices, weights, True)
+        k, prev = 0, -1
+        for i in range(indptr[v], indptr[v + 1]):
+            x = indices[idx[i]]
+            k += x != v and x != prev
+            prev = x
+        kept[v + 1] = k
+    for v in range(n):
+        kept[v + 1] += kept[v]
+    tail, head, w = np.empty(kept[n], np.int64), np.empty(kept[n], np.int64), np.empty(kept[n], np.int64)
+    for v in prange(n):
+        k, prev = kept[v], -1
+        for i in range(indptr[v], indptr[v + 1]):
+            x = indices[idx[i]]
+            if x != v and x != prev:
+                tail[k], head[k], w[k] = v, x, weights[idx[i]]
+                k += 1
+            prev = x
+    return tail, head, w
 
 
 def simple_arcs(graph):
-    """The graph's arcs without self-loops, the lightest of duplicates kept: (tail, head, w) as int64."""
-    src, dst, w = (a.astype(np.int64) for a in graph.coo())
-    keep = src != dst
-    src, dst, w = src[keep], dst[keep], w[keep]
-    order = np.lexsort((w, dst, src))
-    src, dst, w = src[order], dst[order], w[order]
-    first = np.ones(src.size, dtype=bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    return src[first], dst[first], w[first]
+    """The graph's arcs without self-loops, the lightest of duplicates kept: (tail, head, w) as int64, by (tail,
+    head)."""
+    return _simple(graph.indptr.astype(np.int64), graph.indices.astype(np.int64), graph.weights.astype(np.int64))
+
+
+@njit(cache=True)
+def _by_level(level, levels):
+    """Vertices ordered by level, then by id (a counting sort): (order int32, level_ptr int64 [levels + 1])."""
+    ptr = np.zeros(levels + 1, np.int64)
+    for v in range(level.size):
+        ptr[level[v] + 1] += 1
+    for i in range(levels):
+        ptr[i + 1] += ptr[i]
+    fill = ptr[:-1].copy()
+    order = np.empty(level.size, np.int32)
+    for v in range(level.size):
+        order[fill[level[v]]] = v
+        fill[level[v]] += 1
+    return order, ptr
 
 
 @dataclass
@@ -92,23 +166,20 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     t0 = time.perf_counter()
     n = graph.n
     tail, head, w = simple_arcs(graph)
-    chunk = set_parallel_chunksize(PARALLEL_CHUNK)
+    chunk = set_parallel_chunksize(1)  # contract's loops cut their blocks themselves (rounds.BLOCKS_PER_THREAD)
     try:
         rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
             n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree),
             get_num_threads())
     finally:
         set_parallel_chunksize(chunk)
-    dptr, dtail, _ = group_arcs(n, dh.astype(np.int64), dt.astype(np.int64), dw)
-    level = _levels(n, rank, dptr, dtail.astype(np.int64))
-    order = np.lexsort((np.arange(n), level)).astype(np.int32)
+    dptr, by_head = _grouped(n, dh, dt)
+    level = _levels(n, rank, dptr, dt[by_head])
+    order, level_ptr = _by_level(level, int(level.max(initial=0)) + 1)
     position = np.empty(n, dtype=np.int32)
     position[order] = np.arange(n, dtype=np.int32)
     up_ptr, up_head, up_w = group_arcs(n, position[ut], position[uh], uw)
     down_ptr, down_tail, down_w = group_arcs(n, position[dh], position[dt], dw)
-    counts = np.bincount(level, minlength=int(level.max(initial=0)) + 1)
-    level_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=level_ptr[1:])
     return Hierarchy(n, order, position, rank[order], up_ptr, up_head.astype(np.int32), up_w, down_ptr,
                      down_tail.astype(np.int32), down_w, level_ptr, int(core), int(shortcuts), int(searches), int(rounds),
                      time.perf_counter() - t0)
