@@ -15,6 +15,7 @@ from numba import get_num_threads, njit, prange, set_parallel_chunksize
 from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
+PARALLEL_CHUNK = 32  # a round's loops hand out 32 vertices at a time: hubs' searches cost far more than others'
 SHORT_GROUP = 32  # arcs of one vertex sorted by insertion up to this many, else by a merge sort
 
 
@@ -166,7 +167,7 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
     t0 = time.perf_counter()
     n = graph.n
     tail, head, w = simple_arcs(graph)
-    chunk = set_parallel_chunksize(1)  # contract's loops cut their blocks themselves (rounds.BLOCKS_PER_THREAD)
+    chunk = set_parallel_chunksize(PARALLEL_CHUNK)  # set here, not inside contract: that would stop Numba caching it
     try:
         rank, ut, uh, uw, dt, dh, dw, core, shortcuts, searches, rounds = contract(
             n, tail.astype(np.int32), head.astype(np.int32), w, int(settle), int(hops), int(core_degree),

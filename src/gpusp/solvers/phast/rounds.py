@@ -14,7 +14,6 @@ HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would 
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
-BLOCKS_PER_THREAD = 8  # a round's loops cut their vertices into 8 blocks a thread, handed out one at a time
 
 
 # --- a binary min-heap of (key, vertex, hops) entries, ties by vertex; stale entries are skipped when popped --------
@@ -182,37 +181,27 @@ def _priority(g, ws, v, cn, depth, busy, settle, hops, none32, none64):
 
 
 @njit(cache=True, parallel=True)
-def _select(g, alive, prio, threads):
+def _select(g, alive, prio):
     """The alive vertices whose (priority, id) is smaller than every neighbour's: an independent set."""
     ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     flag = np.zeros(alive.size, np.bool_)
-    nb = _blocks(alive.size, threads)
-    for b in prange(nb):
-        for i in range(b * alive.size // nb, (b + 1) * alive.size // nb):
-            v = alive[i]
-            p = prio[v]
-            least = True
-            for j in range(ost[v], ost[v] + olen[v]):
-                x = oto[j]
+    for i in prange(alive.size):
+        v = alive[i]
+        p = prio[v]
+        least = True
+        for j in range(ost[v], ost[v] + olen[v]):
+            x = oto[j]
+            if prio[x] < p or (prio[x] == p and x < v):
+                least = False
+                break
+        if least:
+            for j in range(ist[v], ist[v] + ilen[v]):
+                x = ito[j]
                 if prio[x] < p or (prio[x] == p and x < v):
                     least = False
                     break
-            if least:
-                for j in range(ist[v], ist[v] + ilen[v]):
-                    x = ito[j]
-                    if prio[x] < p or (prio[x] == p and x < v):
-                        least = False
-                        break
-            flag[i] = least
+        flag[i] = least
     return alive[flag]
-
-
-@njit(cache=True)
-def _blocks(items, threads):
-    """Blocks (consecutive vertices each) a loop over ``items`` vertices is cut into: a round of few vertices keeps
-    every thread busy, a block of a hub (whose searches cost far more than others') is one of many, and the results do
-    not depend on it."""
-    return max(1, min(items, BLOCKS_PER_THREAD * threads))
 
 
 @njit(cache=True)
@@ -254,16 +243,14 @@ def _list_room(a, start, length, to, busy, tag, sidx, soff, scnt, ends):
 
 
 @njit(cache=True, parallel=True)
-def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh, threads):
+def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh):
     """Per affected vertex the entries its out- and in-list may hold after the round (before the removals)."""
     ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     need = np.empty((aff.size, 2), np.int64)
-    nb = _blocks(aff.size, threads)
-    for b in prange(nb):
-        for j in range(b * aff.size // nb, (b + 1) * aff.size // nb):
-            a = aff[j]
-            need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
-            need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
+    for j in prange(aff.size):
+        a = aff[j]
+        need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
+        need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
     return need
 
 
@@ -290,102 +277,94 @@ def _relocate(start, cap, to, wt, end, aff, need):
 
 
 @njit(cache=True, parallel=True)
-def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, threads):
+def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth):
     """Remove the round's vertices from the affected lists, insert their shortcuts (the lightest of equal arcs), and
     update contracted-neighbour counts and depths: per affected vertex (arcs added, neighbours contracted, depth
     gained)."""
     ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
     out = np.zeros((aff.size, 3), np.int64)
-    nb = _blocks(aff.size, threads)
-    for b in prange(nb):
-        for j in range(b * aff.size // nb, (b + 1) * aff.size // nb):
-            a = aff[j]
-            if old_out[j] >= 0:
-                for i in range(olen[a]):
-                    oto[ost[a] + i], ow[ost[a] + i] = oto[old_out[j] + i], ow[old_out[j] + i]
-            if old_in[j] >= 0:
-                for i in range(ilen[a]):
-                    ito[ist[a] + i], iw[ist[a] + i] = ito[old_in[j] + i], iw[old_in[j] + i]
-            added, contracted, deepest = 0, 0, depth[a]
-            olen_a, ilen_a = olen[a:a + 1], ilen[a:a + 1]
-            for i in range(ost[a], ost[a] + olen[a]):
-                h = oto[i]
-                if busy[h] == tag:
+    for j in prange(aff.size):
+        a = aff[j]
+        if old_out[j] >= 0:
+            for i in range(olen[a]):
+                oto[ost[a] + i], ow[ost[a] + i] = oto[old_out[j] + i], ow[old_out[j] + i]
+        if old_in[j] >= 0:
+            for i in range(ilen[a]):
+                ito[ist[a] + i], iw[ist[a] + i] = ito[old_in[j] + i], iw[old_in[j] + i]
+        added, contracted, deepest = 0, 0, depth[a]
+        olen_a, ilen_a = olen[a:a + 1], ilen[a:a + 1]
+        for i in range(ost[a], ost[a] + olen[a]):
+            h = oto[i]
+            if busy[h] == tag:
+                contracted += 1
+                deepest = max(deepest, depth[h] + 1)
+                s0 = soff[sidx[h]]
+                for s in range(s0, s0 + scnt[sidx[h]]):
+                    if st[s] == a:
+                        added += _merge(oto, ow, ost[a], olen_a, sh[s], sw[s])
+        for i in range(ist[a], ist[a] + ilen[a]):
+            h = ito[i]
+            if busy[h] == tag:
+                both = False  # h -> a and a -> h: h is counted once
+                for k in range(ist[h], ist[h] + ilen[h]):
+                    both = both or ito[k] == a
+                if not both:
                     contracted += 1
-                    deepest = max(deepest, depth[h] + 1)
-                    s0 = soff[sidx[h]]
-                    for s in range(s0, s0 + scnt[sidx[h]]):
-                        if st[s] == a:
-                            added += _merge(oto, ow, ost[a], olen_a, sh[s], sw[s])
-            for i in range(ist[a], ist[a] + ilen[a]):
-                h = ito[i]
-                if busy[h] == tag:
-                    both = False  # h -> a and a -> h: h is counted once
-                    for k in range(ist[h], ist[h] + ilen[h]):
-                        both = both or ito[k] == a
-                    if not both:
-                        contracted += 1
-                    deepest = max(deepest, depth[h] + 1)
-                    s0 = soff[sidx[h]]
-                    for s in range(s0, s0 + scnt[sidx[h]]):
-                        if sh[s] == a:
-                            _merge(ito, iw, ist[a], ilen_a, st[s], sw[s])
-            _compact(oto, ow, ost[a], olen_a, busy, tag)
-            _compact(ito, iw, ist[a], ilen_a, busy, tag)
-            cn[a] += contracted
-            out[j, 0], out[j, 1], out[j, 2] = added, contracted, deepest - depth[a]
-            depth[a] = deepest
+                deepest = max(deepest, depth[h] + 1)
+                s0 = soff[sidx[h]]
+                for s in range(s0, s0 + scnt[sidx[h]]):
+                    if sh[s] == a:
+                        _merge(ito, iw, ist[a], ilen_a, st[s], sw[s])
+        _compact(oto, ow, ost[a], olen_a, busy, tag)
+        _compact(ito, iw, ist[a], ilen_a, busy, tag)
+        cn[a] += contracted
+        out[j, 0], out[j, 1], out[j, 2] = added, contracted, deepest - depth[a]
+        depth[a] = deepest
     return out
 
 
 @njit(cache=True, parallel=True)
-def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, bump, threads):
+def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, bump):
     """New priorities of ``verts``: searches run. With ``bump`` (per vertex: neighbours contracted, depth gained) a
     hub with more than RECOMPUTE_PAIRS pairs gets those added instead of new searches."""
     none32, none64 = np.empty(0, np.int32), np.empty(0, np.int64)
-    nb = _blocks(verts.size, threads)
-    searches = np.zeros(nb, np.int64)  # per block
-    for b in prange(nb):
-        for j in range(b * verts.size // nb, (b + 1) * verts.size // nb):
-            v = verts[j]
-            if bump.shape[0] > 0 and g[6][v] * g[1][v] > RECOMPUTE_PAIRS:
-                prio[v] += bump[j, 1] + bump[j, 2]
-            else:
-                p, s = _priority(g, ws, v, cn, depth, busy, max(1, settle // SIMULATION_SHARE), hops, none32, none64)
-                prio[v] = p
-                searches[b] += s
-    return searches.sum()
+    searches = 0
+    for j in prange(verts.size):
+        v = verts[j]
+        if bump.shape[0] > 0 and g[6][v] * g[1][v] > RECOMPUTE_PAIRS:
+            prio[v] += bump[j, 1] + bump[j, 2]
+        else:
+            p, s = _priority(g, ws, v, cn, depth, busy, max(1, settle // SIMULATION_SHARE), hops, none32, none64)
+            prio[v] = p
+            searches += s
+    return searches
 
 
 @njit(cache=True, parallel=True)
-def _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw, threads):
+def _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw):
     """The shortcuts of every vertex of the round into its reserved slots: (count per vertex, searches)."""
     scnt = np.zeros(sel.size, np.int64)
-    nb = _blocks(sel.size, threads)
-    searches = np.zeros(nb, np.int64)  # per block
-    for b in prange(nb):
-        for i in range(b * sel.size // nb, (b + 1) * sel.size // nb):
-            c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
-            scnt[i] = c
-            searches[b] += s
-    return scnt, searches.sum()
+    searches = 0
+    for i in prange(sel.size):
+        c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
+        scnt[i] = c
+        searches += s
+    return scnt, searches
 
 
 @njit(cache=True, parallel=True)
-def _record(sel, start, length, to, w, at, tails, heads, wts, reverse, threads):
+def _record(sel, start, length, to, w, at, tails, heads, wts, reverse):
     """The lists of the round's vertices appended to arc arrays from the offsets ``at`` (``reverse``: in-lists)."""
-    nb = _blocks(sel.size, threads)
-    for b in prange(nb):
-        for i in range(b * sel.size // nb, (b + 1) * sel.size // nb):
-            v = sel[i]
-            k = at[i]
-            for e in range(start[v], start[v] + length[v]):
-                if reverse:
-                    tails[k], heads[k] = to[e], v
-                else:
-                    tails[k], heads[k] = v, to[e]
-                wts[k] = w[e]
-                k += 1
+    for i in prange(sel.size):
+        v = sel[i]
+        k = at[i]
+        for e in range(start[v], start[v] + length[v]):
+            if reverse:
+                tails[k], heads[k] = to[e], v
+            else:
+                tails[k], heads[k] = v, to[e]
+            wts[k] = w[e]
+            k += 1
 
 
 @njit(cache=True)
@@ -410,7 +389,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     sidx = np.zeros(n, np.int64)  # a round's vertex -> its index in the round's set
     mark = np.full(n, -1, np.int64)
     alive = np.arange(n)
-    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, settle, hops, np.empty((0, 3), np.int64), threads)
+    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, settle, hops, np.empty((0, 3), np.int64))
     cap = 2 * tail.size + 16
     ut, uh, uw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
     dt, dh, dw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
@@ -420,7 +399,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         if core_degree > 0 and arcs_left > core_degree * (n - done):
             break
         ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
-        sel = _select(g, alive, prio, threads)
+        sel = _select(g, alive, prio)
         soff = np.zeros(sel.size + 1, np.int64)
         for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
             if i > 0 and soff[i] + ilen[sel[i]] * olen[sel[i]] > ROUND_PAIRS:
@@ -434,7 +413,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             busy[sel[i]] = tag
             sidx[sel[i]] = i
         st, sh, sw = _grown(st, sh, sw, soff[-1])
-        scnt, s = _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw, threads)
+        scnt, s = _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw)
         searches += s
         uat, dat = np.empty(sel.size, np.int64), np.empty(sel.size, np.int64)
         aff = np.empty(0, np.int64)
@@ -460,13 +439,13 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         aff = aff[:k]
         ut, uh, uw = _grown(ut, uh, uw, nu)
         dt, dh, dw = _grown(dt, dh, dw, nd)
-        _record(sel, ost, olen, oto, ow, uat, ut, uh, uw, False, threads)
-        _record(sel, ist, ilen, ito, iw, dat, dt, dh, dw, True, threads)
-        need = _room(g, aff, busy, tag, sidx, soff, scnt, st, sh, threads)
+        _record(sel, ost, olen, oto, ow, uat, ut, uh, uw, False)
+        _record(sel, ist, ilen, ito, iw, dat, dt, dh, dw, True)
+        need = _room(g, aff, busy, tag, sidx, soff, scnt, st, sh)
         old_out, oto, ow, ends[0] = _relocate(ost, ocap, oto, ow, ends[0], aff, need[:, 0])
         old_in, ito, iw, ends[1] = _relocate(ist, icap, ito, iw, ends[1], aff, need[:, 1])
         g = (ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw)
-        bump = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, threads)
+        bump = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth)
         added = bump[:, 0].sum()
         shortcuts += added
         arcs_left += added
@@ -475,7 +454,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             olen[sel[i]] = 0
             ilen[sel[i]] = 0
         done += sel.size
-        searches += _reprioritize(g, ws, aff, prio, cn, depth, busy, settle, hops, bump, threads)
+        searches += _reprioritize(g, ws, aff, prio, cn, depth, busy, settle, hops, bump)
         alive = alive[rank[alive] < 0]
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
     core = n - done
