@@ -17,3 +17,32 @@ def test_automatic_settings():
     assert spec.nearfar_split(2, 32, 1000, 10, False) == 16  # at most MAX_CHUNKS entries per vertex
     assert spec.ring_capacity(100) == 1024 and spec.ring_capacity(10_000) == 4096
     assert spec.ring_delta(1, 1000, 8, 2) == 167
+
+
+class _Shape:
+    """What nearfar_delta reads of a graph: arcs, weights, hop depth and Davidson's width."""
+
+    def __init__(self, m, depth, weights):
+        self.m, self.depth, self.weights = m, depth, weights
+
+    def hop_landmarks(self):
+        return self.depth, None, None
+
+    def default_delta(self, width):
+        return width * int(self.weights.mean()) // 32
+
+
+def test_the_bucket_width_is_narrow_on_large_shallow_graphs_only():
+    """delta 0: Davidson's rule x 4 where rounds bound (small or deep graphs), 1/32 of (largest weight + 1) on graphs
+    of >= 2^26 arcs and hop depth < 64 (kron and urand at scale 22 and 26: 8 on weights 1..255 was the fastest width
+    measured); an explicit delta is kept."""
+    import numpy as np
+
+    weights = np.random.default_rng(1).integers(1, 256, 1 << 21)
+    assert spec.nearfar_delta(0, _Shape(1 << 27, 7, weights)) == 8
+    assert spec.nearfar_delta(0, _Shape(1 << 27, 7, weights * 4)) == 1021 // 32  # it follows the weights' scale
+    davidson = spec.NEARFAR_DELTA_WIDTH * int(weights.mean()) // 32
+    assert spec.nearfar_delta(0, _Shape((1 << 26) - 1, 7, weights)) == davidson  # too small: rounds bound
+    assert spec.nearfar_delta(0, _Shape(1 << 27, 64, weights)) == davidson  # too deep: rounds bound
+    assert spec.nearfar_delta(5, _Shape(1 << 27, 7, weights)) == 5
+    assert spec.nearfar_delta(0, _Shape(1 << 27, 7, np.ones(8, np.int64))) == 1

@@ -18,7 +18,7 @@ from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, tight_tree
 from ..common.gate import OFFSETS, kernel
 from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
-from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_DELTA_WIDTH, SPLIT_SHIFT, block_fuse_limit, nearfar_lanes,
+from .spec import (NEARFAR_BLOCKS_PER_SM, SPLIT_SHIFT, block_fuse_limit, nearfar_delta, nearfar_lanes,
                     nearfar_split)
 
 # control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
@@ -340,7 +340,7 @@ class DeltaStepSolver(PersistentSSSP):
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split, push=push,
                          launch=launch, registers=registers)
         self.chain = chain
-        self.delta = delta or graph.default_delta(NEARFAR_DELTA_WIDTH)
+        self.delta = nearfar_delta(delta, graph)
         self.block = block
         depth = graph.hop_landmarks()[0] if not lanes else 0  # the automatic lanes read the hop depth
         self.lanes = nearfar_lanes(lanes, block, graph.n, depth)

@@ -13,6 +13,10 @@ from ..common.spec import BLOCK, CSR, WARP, M, N, Param, SolverSpec, derived, no
 # Rounds, not arcs, bound the road and social graphs: a whole warp per queued vertex and wide buckets shorten each
 # round's dependent chain.
 NEARFAR_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight / mean out-degree
+# ... except on large shallow graphs (GAP's kron and urand), where relaxations, not rounds, bound: there
+# 1 / NARROW_LIGHT of the weight range, so that most arcs are heavy and relaxed once (benchmarks/sssp-scale-h200.md,
+# "Bucket width at scale")
+NARROW_ARCS, NARROW_DEPTH, NARROW_LIGHT = 1 << 26, 64, 32
 NEARFAR_LANES = WARP  # lanes 0: threads sharing one queued vertex's arcs
 NEARFAR_WIDE_LANES = 4  # lanes 0 on deep and wide graphs (nearfar_lanes)
 WIDE_DEPTH, WIDE_FRONTIER = 1024, 1024  # hop depth and vertices per level from which a graph counts as both
@@ -20,6 +24,16 @@ NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multip
 HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
 MAX_CHUNKS = 63  # near-queue entries per vertex with split (6 bits above a 25-bit vertex id)
 SPLIT_SHIFT = 25  # split > 0 packs the chunk index above the vertex id: n < 2^25
+
+
+def nearfar_delta(delta: int, graph) -> int:
+    """Bucket width: ``delta``, or for 0 on a graph of >= NARROW_ARCS arcs and hop depth < NARROW_DEPTH
+    (largest weight + 1) / NARROW_LIGHT, else NEARFAR_DELTA_WIDTH x mean weight / mean out-degree. At least 1."""
+    if delta:
+        return int(delta)
+    if graph.m >= NARROW_ARCS and graph.hop_landmarks()[0] < NARROW_DEPTH:
+        return max(1, (int(graph.weights.max()) + 1) // NARROW_LIGHT)
+    return graph.default_delta(NEARFAR_DELTA_WIDTH)
 
 
 def nearfar_lanes(lanes: int, block: int, n: int = 0, depth: int = 0) -> int:
@@ -164,8 +178,10 @@ NEARFAR = SolverSpec(
     "threshold, a far pile above it, the threshold raised by delta (Davidson et al., IPDPS'14)",
     "gpusp.solvers.deltastep.gpu:DeltaStepSolver",
     params=(Param("delta", 0, f"bucket width (0: {NEARFAR_DELTA_WIDTH} x mean arc weight / mean "
-                  f"out-degree, {NEARFAR_DELTA_WIDTH // DAVIDSON_WIDTH} times Davidson et al.'s rule: "
-                  "rounds, not arcs, bound the graphs measured)", minimum=0),
+                  f"out-degree, {NEARFAR_DELTA_WIDTH // DAVIDSON_WIDTH} times Davidson et al.'s rule, where "
+                  "rounds bound; on graphs of >= 2^26 arcs and hop depth < "
+                  f"{NARROW_DEPTH}, where relaxations bound, 1/{NARROW_LIGHT} of (largest weight + 1))",
+                  minimum=0),
             Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {NEARFAR_LANES}, "
                   f"{NEARFAR_WIDE_LANES} on graphs of hop depth >= {WIDE_DEPTH} with >= "
                   f"{WIDE_FRONTIER} vertices per level)", choices=(0, 1, 2, 4, 8, 16, 32)),
