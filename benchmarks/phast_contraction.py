@@ -56,7 +56,8 @@ def one(name: str, threads: int, mirror: str | None, core_degree: int, queue) ->
     queue.put({"graph": name, "n": graph.n, "m": graph.m, "threads": threads, "seconds": round(seconds, 3),
                "cpu_s": round(cpu, 3),
                "shortcuts": h.shortcuts, "levels": h.levels, "up_arcs": int(h.up_head.size),
-               "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds, "core_degree": core_degree, "core": h.core,
+               "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds,
+               "core_degree": core_degree, "core": h.core,
                "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
                "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2)})
 

@@ -45,6 +45,7 @@ print(json.dumps({"graph": name, "solver": solver, "n": graph.n, "m": graph.m, "
                   "setup_s": t["setup_s"], "bins_s": t["bins_s"], "h2d_ms": t["h2d_ms"], "compile_s": t["compile_s"],
                   "sweep_ms": t["sweep_ms"], "reduce_ms": t["reduce_ms"], "d2h_ms": t["d2h_ms"],
                   "per_tree_ms": t["per_tree_ms"], "all_trees_s": t["end_to_end_s"], "wall_s": wall_s,
-                  "bin_width": out.width, "bin_bound": out.bound, "max_eccentricity": int(out.values["eccentricity"].max()),
-                  "validated": verdict["ok"], "validation_s": verdict.get("seconds"), "mismatches": verdict["mismatches"],
+                  "bin_width": out.width, "bin_bound": out.bound,
+                  "max_eccentricity": int(out.values["eccentricity"].max()), "validated": verdict["ok"],
+                  "validation_s": verdict.get("seconds"), "mismatches": verdict["mismatches"],
                   "counters": out.counters}, default=float))

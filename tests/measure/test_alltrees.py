@@ -175,8 +175,9 @@ def test_command_line_round_trip(tmp_path, capsys):
     with np.load(tmp_path / "s.npz") as z:
         assert np.array_equal(z["od"], reference_rows(graph, np.arange(11)).dist[:, [0, 10]])
     assert main(["validate", "--graph", str(tmp_path / "g.npz"), "--answer", str(tmp_path / "s.npz")]) == 0
+    answer = "--answer: not allowed with argument --all-sources"
     for extra, message in ((["--all-sources", "--num-sources", "2"], "--num-sources: not allowed with "),
-                           (["--all-sources", "--answer", "a.npz"], "--answer: not allowed with argument --all-sources"),
+                           (["--all-sources", "--answer", "a.npz"], answer),
                            (["--summary", "s.npz"], "--summary: only with --all-sources or --targets")):
         with pytest.raises(SystemExit):
             main(base + extra)

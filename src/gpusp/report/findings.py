@@ -406,7 +406,10 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
     if "not_run" in cell:
         return Cell(cell["label"], NOT_RUN, cell["not_run"], "")
     kind = cell["type"]
-    get = lambda items: [_quantity(store, i, cell, rule) for i in items]
+
+    def get(items):
+        return [_quantity(store, i, cell, rule) for i in items]
+
     unit = "" if cell.get("metric") in ("iterations", "h2d_fraction") else " ms"
     if kind == "ratio":
         num, den = get(cell["num"]), get(cell["den"])
@@ -429,7 +432,9 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
     if kind in ("fastest", "slowest", "not_fastest"):
         target, others = get([cell["target"]])[0], get(cell["others"])
         if kind == "slowest":  # the target resolved above every other: the same test with the signs turned
-            flip = lambda q: Quantity(q.label, -q.value, -q.boot, q.trials, q.exact)
+            def flip(q):
+                return Quantity(q.label, -q.value, -q.boot, q.trials, q.exact)
+
             verdict, why = judge_fastest(flip(target), [flip(o) for o in others], rule)
         else:
             verdict, why = judge_fastest(target, others, rule, negate=kind == "not_fastest")
