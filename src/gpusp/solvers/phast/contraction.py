@@ -56,19 +56,26 @@ def _sort_group(idx, lo, hi, other, w, by_w):
         idx[j] = a
 
 
-@njit(cache=True, parallel=True)
-def _grouped(n, key, other):
-    """A counting sort of the arcs by ``key``, each group then by ``other`` (stable): (ptr [n + 1], arc indices)."""
-    ptr = np.zeros(n + 1, np.int64)
+@njit(cache=True)
+def _counting_sort(key, buckets):
+    """Indices 0 .. key.size - 1 sorted stably by ``key`` (values 0 .. buckets - 1): (ptr [buckets + 1], indices)."""
+    ptr = np.zeros(buckets + 1, np.int64)
     for e in range(key.size):
         ptr[key[e] + 1] += 1
-    for v in range(n):
+    for v in range(buckets):
         ptr[v + 1] += ptr[v]
     fill = ptr[:-1].copy()
     idx = np.empty(key.size, np.int64)
     for e in range(key.size):
         idx[fill[key[e]]] = e
         fill[key[e]] += 1
+    return ptr, idx
+
+
+@njit(cache=True, parallel=True)
+def _grouped(n, key, other):
+    """A counting sort of the arcs by ``key``, each group then by ``other`` (stable): (ptr [n + 1], arc indices)."""
+    ptr, idx = _counting_sort(key, n)
     for v in prange(n):
         _sort_group(idx, ptr[v], ptr[v + 1], other, other, False)
     return ptr, idx
@@ -117,17 +124,8 @@ def simple_arcs(graph):
 @njit(cache=True)
 def _by_level(level, levels):
     """Vertices ordered by level, then by id (a counting sort): (order int32, level_ptr int64 [levels + 1])."""
-    ptr = np.zeros(levels + 1, np.int64)
-    for v in range(level.size):
-        ptr[level[v] + 1] += 1
-    for i in range(levels):
-        ptr[i + 1] += ptr[i]
-    fill = ptr[:-1].copy()
-    order = np.empty(level.size, np.int32)
-    for v in range(level.size):
-        order[fill[level[v]]] = v
-        fill[level[v]] += 1
-    return order, ptr
+    ptr, order = _counting_sort(level, levels)
+    return order.astype(np.int32), ptr
 
 
 @dataclass
@@ -187,9 +185,20 @@ def build(graph, *, settle: int = 64, hops: int = 8, core_degree: int = 0) -> Hi
 
 
 @njit(cache=True, nogil=True)
-def upward_spaces(up_ptr, up_head, up_w, sources):
+def _stalled(x, key, i, seen, dist, down_ptr, down_tail, down_w):
+    for a in range(down_ptr[x], down_ptr[x + 1]):
+        y = down_tail[a]
+        if seen[y] >= 2 * i and dist[y] + down_w[a] < key:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None, down_w=None):
     """Dijkstra from each source (new ids) over the upward graph: (ptr [K + 1], vertex, distance) of the vertices
-    each search settles (its search space), in settling order."""
+    each search settles (its search space), in settling order. Given the downward arcs, with stall-on-demand: a popped
+    vertex x that a settled vertex y above it reaches shorter (dist[y] + w(y, x) < dist[x] over the downward arcs into
+    x) is neither expanded nor kept, since its shortest path runs down from y and the sweep finds it."""
     n = up_ptr.size - 1
     dist = np.zeros(n, np.int64)
     seen = np.full(n, -1, np.int64)
@@ -206,7 +215,9 @@ def upward_spaces(up_ptr, up_head, up_w, sources):
             key, x, _, size = _pop(hk, hv, hh, size)
             if seen[x] == 2 * i + 1 or key > dist[x]:
                 continue
-            seen[x] = 2 * i + 1  # settled
+            seen[x] = 2 * i + 1  # settled (or stalled)
+            if down_ptr is not None and _stalled(x, key, i, seen, dist, down_ptr, down_tail, down_w):
+                continue
             if k == out_v.size:
                 out_v, out_d = _bigger(out_v, 2 * k), _bigger(out_d, 2 * k)
             out_v[k], out_d[k] = x, key

@@ -449,7 +449,7 @@ class PhastSolver(Solver):
             self.pool = ThreadPoolExecutor(self.threads)
 
         def search(part):
-            return sweep.upward_stalled(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w, part)
+            return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w)
 
         def spaces(b):
             return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, self.threads)

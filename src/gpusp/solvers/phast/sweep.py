@@ -11,10 +11,9 @@ import time
 
 import numba
 import numpy as np
-from numba import cuda, njit
+from numba import cuda
 
 from ..common.gate import DISTANCES, kernel
-from .rounds import _bigger, _pop, _push
 
 I32, U32 = numba.int32, numba.uint32
 COUNTS = 2  # touched-vertex counters used in turn by consecutive launches (each zeroes the next one's)
@@ -125,51 +124,3 @@ def batch_spaces(search, new_sources, inf, dtype, pool, threads):
     verts = np.concatenate([f[1] for f in found])
     dists = np.minimum(np.concatenate([f[2] for f in found]), inf).astype(dtype)
     return (rows, verts, dists), time.perf_counter() - t0
-
-
-@njit(cache=True, nogil=True)
-def upward_stalled(up_ptr, up_head, up_w, down_ptr, down_tail, down_w, sources):
-    """Dijkstra from each source (new ids) over the upward graph with stall-on-demand: a popped vertex x that a
-    vertex y above it already reaches shorter (dist[y] + w(y, x) < dist[x] over the downward arcs into x) is not
-    expanded and not kept, since its shortest path runs down from y and the sweep finds it. (ptr [K + 1], vertex,
-    distance) of the kept vertices."""
-    n = up_ptr.size - 1
-    dist = np.zeros(n, np.int64)
-    seen = np.full(n, -1, np.int64)
-    hk, hv, hh = np.empty(16, np.int64), np.empty(16, np.int32), np.empty(16, np.int32)
-    ptr = np.zeros(sources.size + 1, np.int64)
-    out_v, out_d = np.empty(64, np.int32), np.empty(64, np.int64)
-    k = 0
-    for i in range(sources.size):
-        s = sources[i]
-        seen[s] = 2 * i
-        dist[s] = 0
-        size = _push(hk, hv, hh, 0, 0, s, 0)
-        while size > 0:
-            key, x, _, size = _pop(hk, hv, hh, size)
-            if seen[x] == 2 * i + 1 or key > dist[x]:
-                continue
-            seen[x] = 2 * i + 1  # settled (or stalled)
-            stalled = False
-            for a in range(down_ptr[x], down_ptr[x + 1]):
-                y = down_tail[a]
-                if seen[y] >= 2 * i and dist[y] + down_w[a] < key:
-                    stalled = True
-                    break
-            if stalled:
-                continue
-            if k == out_v.size:
-                out_v, out_d = _bigger(out_v, 2 * k), _bigger(out_d, 2 * k)
-            out_v[k], out_d[k] = x, key
-            k += 1
-            for a in range(up_ptr[x], up_ptr[x + 1]):
-                y = up_head[a]
-                nd = key + up_w[a]
-                if seen[y] < 2 * i or (seen[y] == 2 * i and nd < dist[y]):
-                    seen[y] = 2 * i
-                    dist[y] = nd
-                    if size == hk.size:
-                        hk, hv, hh = _bigger(hk, 2 * size), _bigger(hv, 2 * size), _bigger(hh, 2 * size)
-                    size = _push(hk, hv, hh, size, nd, y, 0)
-        ptr[i + 1] = k
-    return ptr, out_v[:k], out_d[:k]
