@@ -549,8 +549,18 @@ def _escape(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def render(rule: Rule, rows: list[Row]) -> str:
-    out = ["# The papers' findings against our measurements (issue 39)", "",
+def raw_data_line(root: Path) -> str:
+    """The write-up's first line after its title: the archive of the samples it reads, with its checksum."""
+    name = Path(ARCHIVES["native"]).name
+    sums = dict(line.split()[::-1] for line in (Path(root) / "benchmarks/archive/SHA256SUMS").read_text().splitlines()
+                if line.strip())
+    return (f"**Raw data**: [`../archive/{name}`](../archive/{name}) (sha256 `{sums[name]}`, as in "
+            f"`../archive/SHA256SUMS`) holds the native re-run's samples and serial CPU records; the summaries stay "
+            f"in the tree.")
+
+
+def render(rule: Rule, rows: list[Row], root: Path = Path(".")) -> str:
+    out = ["# The papers' findings against our measurements (issue 39)", "", raw_data_line(root), "",
            f"**Generated** by `{COMMAND}` from `{FINDINGS_YAML}` (every statement of the five reports) and the",
            "committed data; do not edit it by hand: `tests/report/test_findings.py` fails when it differs from a",
            "fresh run. Every figure is an H200's (`benchmarks/papers/native/README.md`): the summaries in",
@@ -593,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     rule, rows = judge(args.root)
     out = args.out or args.root / FINDINGS_MD
     with atomic_open(out) as fh:
-        fh.write(render(rule, rows))
+        fh.write(render(rule, rows, args.root))
     counts = tally(rows)
     print(f"{out}: {len(rows)} rows; " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS))
     return 0
