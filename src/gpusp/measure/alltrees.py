@@ -80,8 +80,10 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
     if not spec.sweeps:
         raise SolverError(f"{spec.name} cannot sweep every tree (--all-sources, --targets): use one of "
                           f"{', '.join(sweeping_solvers())}")
-    reason = spec.why_not(graph.n, graph.m, negative=graph.has_negative_weights, itemsize=graph.dtype.itemsize,
-                          params=params)
+    if graph.has_negative_weights:  # before the solver's potentials and preprocessing are paid for
+        raise SolverError(f"{spec.name}: every tree and origin-destination tables take non-negative weights "
+                          "(Johnson's reweighting maps back rows, not the reductions)")
+    reason = spec.why_not(graph.n, graph.m, itemsize=graph.dtype.itemsize, params=params)
     if reason:
         raise SolverError(reason)
     sources = np.asarray(sources, dtype=np.int64).reshape(-1)

@@ -216,20 +216,19 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
 def _solver(job: SolveJob, graph: Graph) -> tuple:
     """(spec, resolved parameters, what the record adds) of the job's solver; ``auto`` is resolved here, on the
     graph (:mod:`gpusp.solvers.auto`), and the record gets the pick, its row and the graph's features."""
-    if job.solver != auto.AUTO:
+    if job.solver == auto.AUTO and job.params:
+        raise GpuspError(f"auto picks the solver's parameters too: no --param ({', '.join(sorted(job.params))})")
+    if job.solver != auto.AUTO and not job.planned_by_auto:
+        spec = registry.get(job.solver)
+        return spec, spec.resolve(dict(job.params)), {}
+    chosen = auto.pick_for(graph, free_device_memory())
+    if job.solver != auto.AUTO:  # planned by auto: the pick must not have changed since
         spec = registry.get(job.solver)
         params = spec.resolve(dict(job.params))
-        if not job.planned_by_auto:
-            return spec, params, {}
-        chosen = auto.pick_for(graph, free_device_memory())
         if (chosen.solver, chosen.params) != (spec.name, params):
             raise GpuspError(f"planning's auto picked {spec.name} {params} for this graph, and on the loaded graph "
                              f"with this device's free memory it picks {chosen.solver} {chosen.params}: "
                              "set gpu_memory_gb to this device's memory, or name the solver in the config")
-        return spec, params, {"auto": {**chosen.info(), "reason": chosen.reason()}}
-    if job.params:
-        raise GpuspError(f"auto picks the solver's parameters too: no --param ({', '.join(sorted(job.params))})")
-    chosen = auto.pick_for(graph, free_device_memory())
     return registry.get(chosen.solver), chosen.params, {"auto": {**chosen.info(), "reason": chosen.reason()}}
 
 

@@ -535,9 +535,6 @@ class MultiSourceSolver(Solver):
         launch ``after_batch(base, count)`` runs while that batch's distances are in ``self.dist`` (vertex-major,
         source ``srcs[base + s]`` at ``dist[v * S + s]``), e.g. a reduction kernel on the same stream. Returns the
         counters (docs/solvers/multisource.md, "All trees")."""
-        if self.johnson:  # the batch's distances are reduced ones; only rows are mapped back (download)
-            raise SolverError(f"{self.NAME}: every tree and origin-destination tables take non-negative weights "
-                              "(Johnson's reweighting maps back rows, not the reductions)")
         k, S, n = srcs.size, self.S, self.graph.n
         no_rows = _NoRows(cuda.device_array((0, n), dtype=self.graph.dtype), cuda.device_array((0, n), np.int32))
         self._start(srcs, srcs, no_rows)

@@ -437,9 +437,6 @@ class PhastSolver(Solver):
         host = np.asarray(srcs.copy_to_host() if hasattr(srcs, "copy_to_host") else srcs, dtype=np.int64).reshape(-1)
         if host.size == 0:
             raise SolverError("phast_gpu: no sources given")
-        if self.johnson:  # the batch's distances are reduced ones; only rows are mapped back (download)
-            raise SolverError("phast_gpu: every tree and origin-destination tables take non-negative weights "
-                              "(Johnson's reweighting maps back rows, not the reductions)")
         k, h, g = host.size, self.h, self.graph
         S = self.sweep_batch(k)
         new = h.position[host].astype(np.int64)
