@@ -86,7 +86,7 @@ def rounds_fns(cs: consts.Consts):
                 J = t
             else:
                 I, J = cross_tile(t, r, q)
-            relax_tile(d, p, t, I, J)
+            relax_tile(d, p, t, t, I, J)
             q += step
 
     @cuda.jit(device=True)
@@ -96,7 +96,7 @@ def rounds_fns(cs: consts.Consts):
         while q < (r - 1) * (r - 1):
             I = q // (r - 1)
             J = q - I * (r - 1)
-            update_tile(d, p, t, I + (I >= t), J + (J >= t))
+            update_tile(d, p, t, t, I + (I >= t), J + (J >= t))
             q += step
 
     return cross_tile, round12, round3, update_tile
@@ -129,7 +129,7 @@ def kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: 
         q = cuda.blockIdx.x
         while q < 2 * (r - 1):
             I, J = cross_tile(t, r, q)
-            update_tile(d, p, t, I, J)
+            update_tile(d, p, t, t, I, J)
             q += cuda.gridDim.x
 
     @cuda.jit(cache=True, **cs.k3_options)
