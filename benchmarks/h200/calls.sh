@@ -108,6 +108,8 @@ for st in "$@"; do
         atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py tests/solvers/phast/test_phast_sweep.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
         deltascale) step delta-scale ${CAP_deltascale:-300} 60 "mkdir -p $O/deltascale && for k in ${DELTA_KINDS:-kron urand}; do timeout ${DELTA_EACH:-150} python3 benchmarks/h200/delta_scale.py \$k ${DELTA_SCALE:-26} --out $O/deltascale --deltas ${DELTAS:-0 8} --certify ${DELTA_CERTIFY:-8} 2>&1 | tee -a $O/deltascale/delta-log.txt; done" ;;
+        topo) step topo 60 5 "mkdir -p $O/topo && (nvidia-smi; nvidia-smi topo -m; nvidia-smi nvlink -s; python3 -c 'from cupy.cuda import nccl; print(\"nccl\", nccl.get_version())') > $O/topo/topo.txt 2>&1; cat $O/topo/topo.txt" ;;
+        distfw) step dist-fw ${CAP_distfw:-540} 60 "mkdir -p $O/distfw && python3 benchmarks/h200/multi_gpu_fw.py --runs ${DISTFW_RUNS:-fast:16384 dist1:16384 dist2:16384} --trials ${DISTFW_TRIALS:-3} --warmup ${DISTFW_WARMUP:-1} --compare ${DISTFW_COMPARE:-0} 2>&1 | tee -a $O/distfw/dist-fw.jsonl" ;;
         *) echo "unknown step $st" ;;
     esac
 done

@@ -104,8 +104,11 @@ class Band:
             yield "max", -1, self.flag
 
     def connect(self, uid) -> None:
-        """Join the NCCL communicator ``uid`` (every rank at once)."""
+        """Join the NCCL communicator ``uid`` (every rank at once) and carry out one small collective, so that NCCL's
+        connections are made here and not in the first timed run."""
         self.comm = Nccl(self.rank, self.size, uid)
+        self.comm.perform("max", -1, self.flag)
+        cuda.synchronize()
 
     def run(self) -> dict:
         """The whole program with NCCL collectives, timed with CUDA events on this rank; its device ms and
