@@ -35,6 +35,7 @@ def test_every_tile_once_a_round_by_its_holder(r, size):
             owner = rank == t % size
             assert kinds == (["pivot", "row"] if owner else []) + (["bcast"] if size > 1 else []) + ["column", "rest"]
             for step in steps:
+                assert layout.tile_count(step, r) == len(layout.tiles_of(step, r))
                 for L, J in layout.tiles_of(step, r):
                     I = t if (owner and L == t // size) else layout.global_row(L, size, rank)
                     assert L <= layout.local_rows(r, size, rank) - 1 and I % size == rank

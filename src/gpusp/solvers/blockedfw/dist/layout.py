@@ -66,6 +66,16 @@ def tiles_of(step: Step, r: int) -> list[tuple[int, int]]:
     return []
 
 
+def tile_count(step: Step, r: int) -> int:
+    """len(tiles_of(step, r)) without listing them (the host loop asks every round)."""
+    if step.kind == "pivot":
+        return 1
+    if step.kind == "row":
+        return r - 1
+    rows = step.hi - step.lo - (1 if step.lo <= step.skip < step.hi else 0)
+    return {"column": rows, "rest": rows * (r - 1)}.get(step.kind, 0)
+
+
 def band_shape(n_pad: int, T: int, size: int, rank: int) -> tuple[int, int]:
     """A rank's array: its local tile rows and the broadcast slot, by n_pad columns."""
     return ((local_rows(n_pad // T, size, rank) + 1) * T, n_pad)

@@ -92,7 +92,7 @@ class Band:
                 if step.kind == "bcast":
                     yield "bcast", step.root, self.d[step.tp * T:(step.tp + 1) * T]
                     continue
-                tiles = len(layout.tiles_of(step, r))
+                tiles = layout.tile_count(step, r)
                 if not tiles:
                     continue
                 k = relax if step.kind == "pivot" or (step.kind != "rest" and not product) else update
