@@ -19,15 +19,17 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..data.graph import Graph
-from ..device import DeviceTimer, require_cuda
+from ..device import require_cuda
 from ..errors import SolverError
+from ..ranks import gpu_ids
 from ..solvers import registry
+from .alltrees_ranks import sweep_ranks
+from .alltrees_slice import QUANTITIES, SliceSweep
 from .harness import Timings
 from .records import make_record, write_record
 from .validate import _UNREADABLE, ReferenceUnavailable, reference_rows, sample_rows
 
 MAX_REPORTED = 10  # mismatches kept in a verdict
-QUANTITIES = ("eccentricity", "reach", "total", "histogram", "od")
 
 
 @dataclass
@@ -74,9 +76,8 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
           validate: int = 0, seed: int = 0) -> Sweep:
     """Solve from every one of ``sources`` (duplicates allowed) with solver ``spec`` (parameters resolved), reduce
     each batch on the device, ``trials`` timed sweeps after ``warmup`` untimed batches (the first holds the JIT);
-    then check ``validate`` seeded sources (0: none) against SciPy's rows."""
-    from ..solvers.multisource.reduce import Reductions
-
+    then check ``validate`` seeded sources (0: none) against SciPy's rows. ``params["gpus"]`` > 1: the sources split
+    over that many GPUs of this host (:func:`~gpusp.measure.alltrees_ranks.sweep_ranks`), the solver built once here."""
     if not spec.sweeps:
         raise SolverError(f"{spec.name} cannot sweep every tree (--all-sources, --targets): use one of "
                           f"{', '.join(sweeping_solvers())}")
@@ -94,61 +95,39 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
             raise SolverError(f"{what} {int(bad[0])} out of range 0..{graph.n - 1}")
     if trials < 1 or warmup < 0:
         raise SolverError("trials must be >= 1 and warmup >= 0")
+    gpus = int(params.get("gpus", 1))
+    if gpus > max(1, sources.size):
+        raise SolverError(f"{spec.name}: gpus={gpus} splits {sources.size} sources, and a GPU without sources would "
+                          f"idle: use gpus <= {max(1, sources.size)}")
     require_cuda(spec.name)
-    from numba import cuda
 
     timing = {}
     t0 = time.perf_counter()
-    solver = spec.load()(graph, **params)
-    order = getattr(solver, "order", None)
-    solved, rows = order(sources) if order else (sources, None)
+    solver = spec.load()(graph, **{key: value for key, value in params.items() if key != "gpus"})
     timing["setup_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     width, bound = histogram_width(graph)
     timing["bins_s"] = time.perf_counter() - t0
+    if gpus > 1:
+        part = sweep_ranks(solver, sources, targets, width, gpus, trials=trials, warmup=warmup, what=spec.name)
+    else:
+        one = SliceSweep(solver, sources, targets, width)
+        one.prepare(warmup)
+        part = one.measure(trials)
+    timing["setup_s"] += part["order_s"]  # the solver's order of the sources: set-up, as its build
     timing["preprocess_s"] = timing["setup_s"] + timing["bins_s"]
-
-    timer = DeviceTimer(on_device=True)
-    n, k = graph.n, sources.size
-    S = solver.sweep_batch(k)
-    stored = solver.dist_rows(targets)  # the rows of the solver's dist that hold the targets
-
-    def upload():
-        solver.upload()
-        return cuda.to_device(solved.astype(np.int32))
-
-    h2d_ms, d_srcs = timer.time(upload)
-    warm = []
-    first = d_srcs[:min(S, k)]
-    for _ in range(warmup):  # one batch: the JIT of both kernels, and a batch's time to subtract from it
-        scratch = Reductions(first.size, stored, graph.dtype, graph.inf, width)
-        t1 = time.perf_counter()
-        solver.sweep(first, lambda base, count, into=scratch: into.launch(solver.dist, n, S, base, count))
-        cuda.synchronize()
-        warm.append(time.perf_counter() - t1)
-    samples, reduce_ms, counters, red = [], [], {}, None
-    for _ in range(trials):
-        red = Reductions(k, stored, graph.dtype, graph.inf, width, timed=timer.events)
-        ms, counters = timer.time(solver.sweep, d_srcs,
-                                  lambda base, count, into=red: into.launch(solver.dist, n, S, base, count))
-        samples.append(ms)
-        reduce_ms.append(red.elapsed_ms() if timer.events else float("nan"))
-    d2h_ms, values = timer.time(red.download)
-    if rows is not None:  # back to the order given: solved position p is sources[rows[p]]
-        for key in QUANTITIES:
-            given = np.empty_like(values[key])
-            given[rows] = values[key]
-            values[key] = given
-    batches = counters.get("batches", 1)
+    k, samples = sources.size, part["sweep_ms"]
     median_ms = float(np.median(samples))
-    compile_s = max(0.0, warm[0] - median_ms / 1e3 / batches) if warm else 0.0
-    timing.update(h2d_ms=h2d_ms, compile_s=compile_s, warmup_s=warm, sweep_ms=samples, reduce_ms=reduce_ms,
-                  d2h_ms=d2h_ms, per_tree_ms=median_ms / k,
-                  end_to_end_s=timing["preprocess_s"] + (h2d_ms + median_ms + d2h_ms) / 1e3)
-    timings = Timings(samples_ms=[ms / k for ms in samples], warmup_ms=[w * 1e3 for w in warm], compile_s=compile_s,
-                      h2d_ms=h2d_ms, d2h_ms=d2h_ms / k, clock=timer.clock, batch_sources=k, batch_ms=samples)
-    counters = {**counters, "batch_sources": k, "preprocess_s": timing["preprocess_s"]}
-    out = Sweep(sources, targets, width, bound, values, timing, counters, timings)
+    timing.update(h2d_ms=part["h2d_ms"], compile_s=part["compile_s"], warmup_s=part["warmup_s"], sweep_ms=samples,
+                  reduce_ms=part["reduce_ms"], d2h_ms=part["d2h_ms"], per_tree_ms=median_ms / k,
+                  end_to_end_s=timing["preprocess_s"] + (part["h2d_ms"] + median_ms + part["d2h_ms"]) / 1e3,
+                  **part.get("timing", {}))
+    timings = Timings(samples_ms=[ms / k for ms in samples], warmup_ms=[w * 1e3 for w in part["warmup_s"]],
+                      compile_s=part["compile_s"], h2d_ms=part["h2d_ms"], d2h_ms=part["d2h_ms"] / k,
+                      clock=part["clock"], batch_sources=k, batch_ms=samples)
+    counters = {"gpus": 1, "gpu_ids": gpu_ids()[:1], **part["counters"], "batch_sources": k,
+                "preprocess_s": timing["preprocess_s"]}
+    out = Sweep(sources, targets, width, bound, part["values"], timing, counters, timings)
     if validate:
         out.verdict = check_sample(graph, out, validate, seed)
     return out
@@ -256,7 +235,9 @@ def run_sweep_job(job, graph: Graph, spec, params: dict, sources, staged: dict, 
     if staged.get("record"):
         write_record(record, staged["record"])
     t, k = result.timing, result.sources.size
-    lines = [(f"{spec.name} {k} trees{f' x {result.targets.size} targets' if result.targets.size else ''}: sweep "
+    gpus = result.counters.get("gpus", 1)
+    over = f" over {gpus} GPUs (the slowest rank's sweep)" if gpus > 1 else ""
+    lines = [(f"{spec.name} {k} trees{f' x {result.targets.size} targets' if result.targets.size else ''}{over}: sweep "
              f"median {float(np.median(t['sweep_ms'])):.3f} ms ({t['per_tree_ms']:.5f} ms a tree, "
              f"{len(t['sweep_ms'])} trials, {result.timings.clock}), preprocessing {t['preprocess_s']:.2f} s "
              f"(solver set-up {t['setup_s']:.2f} s, histogram bound {t['bins_s']:.2f} s), compile {t['compile_s']:.2f} "

@@ -305,3 +305,13 @@ LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kerne
                f"after convergence; 'persistent' runs every round in one cooperative kernel ({PERSISTENT_BLOCKS_PER_SM} "
                "blocks per multiprocessor) with a grid-wide barrier between rounds",
                choices=("host", "graph", "persistent"))
+GPUS = Param("gpus", 1, "GPUs of this host the every-tree sweep spreads its sources over, one process each "
+             "(gpusp solve --all-sources / --targets: contiguous slices of the sources, the reductions merged in "
+             "source order; a single solve runs on one GPU and refuses more)", minimum=1)
+
+
+def refuse_split(solver: str, gpus: int) -> None:
+    """Refuse ``gpus`` > 1 outside an every-tree sweep, before any work: a single solve is not split over GPUs."""
+    if gpus > 1:
+        raise SolverError(f"{solver}: gpus={gpus} splits the sources of an every-tree sweep (gpusp solve "
+                          "--all-sources / --targets) over GPUs; a single solve runs on one GPU: use gpus=1")

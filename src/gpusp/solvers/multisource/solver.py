@@ -21,6 +21,7 @@ from ..common.dense import Result
 from ..common.gate import kernel
 from ..common.johnson import reweighting
 from ..common.launch import TARGET, blocks_per_sm, cooperative_grid, fill_array
+from ..common.spec import refuse_split
 from .pairs import pair_fns
 from ...data.graph import morton
 from .spec import MULTISOURCE_BLOCKS_PER_SM, auto_batch, multisource_delta
@@ -442,6 +443,17 @@ class MultiSourceSolver(Solver):
         self.grid = None
         self.rows = None  # sources the result has room for
 
+    def __getstate__(self):
+        """The built solver's host state, shipped to a sweep's ranks (spawned processes:
+        :mod:`gpusp.measure.alltrees_ranks`) before upload; the compiled kernel stays behind, rebuilt from its cache."""
+        if getattr(self, "indices", None) is not None:
+            raise SolverError(f"{self.NAME}: a solver ships to another process before its upload, not after")
+        return {key: value for key, value in vars(self).items() if key != "kernel"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.kernel = _kernel(self.graph.dtype.name, SBUF, self.params["regs"], self.params["unroll"])
+
     def upload(self):
         g, n, S = self.graph, self.graph.n, self.S
         self.indices = cuda.to_device(g.indices)
@@ -564,7 +576,9 @@ class MultiSourceSssp(MultiSourceSolver):
 
     NAME = "multisource_sssp"
 
-    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order, reweight):
+    def __init__(self, graph, *, batch, block, grid, split, regs, unroll, parents, delta, items, order, reweight,
+                 gpus=1):
+        refuse_split(self.NAME, gpus)  # an every-tree sweep builds it with gpus=1 and splits the sources itself
         super().__init__(graph, batch=batch, block=block, grid=grid, split=split, regs=regs, unroll=unroll,
                          parents=parents, delta=delta, items=items, reweight=reweight)
         self.params["order"] = order

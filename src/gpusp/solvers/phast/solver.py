@@ -24,6 +24,7 @@ from ..common.dense import Result
 from ..common.gate import DISTANCES, kernel
 from ..common.johnson import reweighting
 from ..common.launch import blocks_per_sm, cooperative_grid
+from ..common.spec import refuse_split
 from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
                     phast_batch)
 
@@ -276,7 +277,9 @@ class PhastSolver(Solver):
 
     device = "gpu"
 
-    def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads, reweight):
+    def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads, reweight,
+                 gpus=1):
+        refuse_split("phast_gpu", gpus)  # an every-tree sweep builds it with gpus=1 and splits the sources itself
         # negative weights: the hierarchy (witness searches, upward Dijkstra: w >= 0) is built on reduced ones
         self.johnson = reweighting(graph, reweight, "phast_gpu")
         graph = self.johnson.reduced if self.johnson else graph
@@ -307,6 +310,17 @@ class PhastSolver(Solver):
         self.out = self.parent_w = None
         self.epoch = 0  # launches of sweep(): the marks of one launch's search spaces
         self.marks = self.spaces = None  # a sweep's marks, touched list and counters; its search-space buffers
+
+    def __getstate__(self):
+        """The built solver's host state, the hierarchy with it, shipped to a sweep's ranks (spawned processes:
+        :mod:`gpusp.measure.alltrees_ranks`) before upload; the compiled kernel and the host threads stay behind."""
+        if getattr(self, "d_down", None) is not None:
+            raise SolverError("phast_gpu: a solver ships to another process before its upload, not after")
+        return {key: value for key, value in vars(self).items() if key not in ("kernel", "pool")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, pool=None)
+        self.kernel = _kernel(self.graph.dtype.name)
 
     def upload(self):
         h = self.h
