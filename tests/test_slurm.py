@@ -10,12 +10,14 @@ under `timeout -s KILL`, because a snakemake whose status queries fail never exi
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -144,6 +146,78 @@ def test_profile_resources_dry_run(tmp_path):
     assert sorted((name, sorted(members)) for (name, _), members in by_group.items()) == [
         ("gpu", sorted(["solve_graph"] * 6 + ["validate_answer"] * 6)),
         ("report", ["aggregate_records", "plot_results"])]
+
+
+# bellmanford_naive given a gpus parameter in the snakemake process (a multi-GPU solver made for the test, so that
+# it depends on no multi-GPU solver being registered)
+MULTI_GPU_SITE = """
+import dataclasses
+from gpusp.solvers import registry
+from gpusp.solvers.common.spec import Param
+spec = registry.REGISTRY["bellmanford_naive"]
+multi = dataclasses.replace(spec, params=spec.params + (Param("gpus", 1, "GPUs", minimum=1),))
+registry.REGISTRY[spec.name] = multi
+registry.SPECS = tuple(multi if s.name == spec.name else s for s in registry.SPECS)
+"""
+
+
+def _group_request(jobs: list[dict], constraints: dict) -> dict:
+    """What Snakemake adds up for one group job of planned jobs (solves first, then their validations) under the
+    profile's limits: its resources, as the SLURM plugin reads them."""
+    from snakemake.resources import GroupResources, Resources
+
+    def fake(job):
+        res = {k: int(v) if v.isdigit() else v for k, v in job["resources"].items()
+               if v.isdigit() or k == "slurm_partition"}
+        return SimpleNamespace(resources=res, pipe_group=None)
+
+    levels = [[fake(j) for j in jobs if j["rule"] == rule] for rule in ("solve_graph", "validate_answer")]
+    return GroupResources.basic_layered(levels, Resources.from_mapping(constraints), run_local=False)
+
+
+def test_a_multi_gpu_solve_asks_for_its_gpus(tmp_path):
+    """A solve asks for its solver's GPUs: with a gpus parameter, the gpus=2 solve asks gpu=2 and goes with its
+    validation into a group job "gpus2" of its own, which sbatch asks for 2 GPUs (--gpus=2); the 1-GPU solves stay in
+    group "gpu", asking for one. Inside each group job the gpu_turn puts the jobs in series (their runtimes add)."""
+    _need_plugin()
+    from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(MULTI_GPU_SITE)
+    config = tmp_path / "multi.yaml"
+    config.write_text(yaml.safe_dump({
+        "results": str(tmp_path / "results"), "trials": 2, "warmup": 1, "sources": {"count": 2, "seed": 1},
+        "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
+        "solvers": [{"name": "dijkstra_cpu"}, {"name": "bellmanford_naive", "params": {"block": 32}},
+                    {"name": "bellmanford_naive", "params": {"block": 32, "gpus": 2}}]}))
+    env = {**snakemake_env(), "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--profile", "slurm", "--configfile", str(config)],
+                          cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    jobs = planned_jobs(proc.stdout)
+    solves = {job["wildcards"]["params"]: job for job in jobs if job["rule"] == "solve_graph"}
+    assert set(solves) == {"default", "block-32", "block-32+gpus-2"}
+    for job in jobs:
+        if job["rule"] in RULES_ON_GPU:
+            two = job["wildcards"]["params"] == "block-32+gpus-2"
+            want = "2" if two and job["rule"] == "solve_graph" else "1"
+            assert (job["group"], job["resources"]["gpu"], job["resources"]["gpu_turn"]) == (
+                "gpus2" if two else "gpu", want, "1"), job
+    profile = yaml.safe_load((REPO / "slurm" / "config.yaml").read_text())
+    limits = dict(item.split("=") for item in profile["resources"])
+    assert "gpu" not in limits  # a limit on gpu would cap what a job asks for
+    groups = {}
+    for job in jobs:
+        if job["group"] in ("gpu", "gpus2"):
+            groups.setdefault(job["group"], []).append(job)
+    assert sorted(len(members) for members in groups.values()) == [2, 4]
+    for name, members in groups.items():
+        request = _group_request(members, {k: int(v) for k, v in limits.items()})
+        gpus = 2 if name == "gpus2" else 1
+        assert set_gres_string(SimpleNamespace(resources=request)).strip() == f"--gpus={gpus}", request
+        assert request["gpu_turn"] == 1 and request["runtime"] == sum(int(j["resources"]["runtime"]) for j in members)
 
 
 def test_ci_profile_overrides_the_site_profile(tmp_path):

@@ -46,8 +46,29 @@ def require_gpus(count: int, what: str) -> list[str]:
         return ["sim"] * count
     if len(ids) < count:
         raise SolverError(f"{what} takes {count} GPUs; this host offers {len(ids)} "
-                          f"({', '.join(ids) or 'none'}): ask the scheduler for {count} (profile resources gpus)")
+                          f"({', '.join(ids) or 'none'}): ask the scheduler for {count} (resources gpu={count})")
     return ids[:count]
+
+
+def gpu_names(ids) -> list[str | None]:
+    """The model of each GPU in ``ids`` (as CUDA_VISIBLE_DEVICES names them, :func:`gpu_ids`):
+    'simulated' in the CUDA simulator, None for one this process cannot see or without a GPU."""
+    from .device import mode
+
+    ids = [str(i) for i in ids]
+    if mode() == "sim":
+        return ["simulated"] * len(ids)
+    if mode() != "gpu":
+        return [None] * len(ids)
+    from numba import cuda
+
+    visible, devices = gpu_ids(), cuda.list_devices()  # the i-th visible GPU is Numba's device i
+    names = []
+    for gpu in ids:
+        index = visible.index(gpu) if gpu in visible else None
+        name = devices[index].name if index is not None and index < len(devices) else None
+        names.append(name.decode() if isinstance(name, bytes) else name)
+    return names
 
 
 def _serve(rank: int, size: int, gpu: str, conn, factory, args) -> None:

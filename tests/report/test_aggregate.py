@@ -305,8 +305,8 @@ def test_the_first_page_prints_readable_numbers_and_a_simulated_banner():
 
 
 # --- no silent mixing, and tables that survive a failed aggregate -------------------------------------------------
-TABLES = ("samples.csv", "samples.parquet", "summary.csv", "landing.rst", "environment.csv", "graphs.csv",
-          "environment.rst", "records.tar.gz")
+TABLES = ("samples.csv", "samples.parquet", "summary.csv", "gpu_scaling.csv", "landing.rst", "environment.csv",
+          "graphs.csv", "environment.rst", "records.tar.gz")
 
 
 def relabel(solver_key, field, value):

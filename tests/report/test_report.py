@@ -315,7 +315,8 @@ def test_a_figure_is_written_only_when_it_has_data(tmp_path):
     written = plots.make_figures(samples, summary_table(samples), tmp_path, reasons=reasons)
     assert sorted(written) == ["speedup", "time_per_solver"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["speedup.png", "time_per_solver.png"]
-    assert sorted(reasons) == ["scaling", "throughput", "tile_heatmap"] and "no relaxation" in reasons["throughput"]
+    assert sorted(reasons) == ["gpu_scaling", "scaling", "throughput", "tile_heatmap"]
+    assert "no relaxation" in reasons["throughput"]
     nothing = samples.iloc[:0]
     reasons = {}
     assert plots.make_figures(nothing, summary_table(nothing), tmp_path / "none", reasons=reasons) == {}

@@ -33,6 +33,11 @@ rule aggregate_records:
             caption="../report/summary.rst",
             category="Tables",
         ),
+        gpu_scaling=report(
+            update(f"{RESULTS}/tables/gpu_scaling.csv"),
+            caption="../report/gpu_scaling.rst",
+            category="Tables",
+        ),
         environment=report(
             update(f"{RESULTS}/tables/environment.csv"),
             caption="../report/environment.rst",

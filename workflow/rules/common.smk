@@ -114,6 +114,23 @@ def job_threads(wildcards):
     return want or config["slurm"]["gpu_node_cores"]
 
 
+def job_gpus(wildcards):
+    """GPUs a solve asks for: its solver's count under the job's parameters (SolverSpec.gpus_of: a multi-GPU solver's
+    gpus parameter, else 1), at least 1, because CPU baselines also run on a GPU node, alone on its host.
+    """
+    job = config_job(wildcards)
+    return max(1, job.spec.gpus_of(job.params))
+
+
+def gpu_group(wildcards):
+    """The group job of a solve and its validation: "gpu" for the 1-GPU solves, which share a group job one after the
+    other (the profile's group-components), "gpus<g>" for a solve taking g > 1 GPUs, so that a SLURM job holding g
+    GPUs never spends them on 1-GPU solves (a profile may bundle them too: group-components gpus<g>=N).
+    """
+    gpus = job_gpus(wildcards)
+    return "gpu" if gpus == 1 else f"gpus{gpus}"
+
+
 def job_runtime(wildcards, attempt):
     """SLURM minutes of a solve: its expected time from the graph's size and where it runs (gpusp.plan's
     Job.runtime_minutes), at most its budget and two minutes, doubled on a retry (a group job asks for the sum of

@@ -1,10 +1,11 @@
 rule solve_graph:
     """Time one solver configuration on one graph (GPU job: one solve never shares a GPU).
 
-    CPU baselines run on the GPU nodes too, so that every speed-up compares runs on one host. On a cluster the
-    solves and their validations travel together in group jobs of the group "gpu" (the SLURM profile sets how
-    many per job), where they run one after the other on the job's one GPU. The solver's code hash is a
-    parameter: editing a solver reruns exactly its jobs.
+    A solve asks for its solver's GPUs (gpu: 1, or a multi-GPU solver's gpus parameter). CPU baselines run on the
+    GPU nodes too, so that every speed-up compares runs on one host. On a cluster the 1-GPU solves and their
+    validations travel together in group jobs of the group "gpu" (the SLURM profile sets how many per job), where
+    they run one after the other on the job's one GPU; a solve taking g > 1 GPUs goes with its validation in a group
+    "gpus<g>" of its own. The solver's code hash is a parameter: editing a solver reruns exactly its jobs.
     """
     input:
         graph=rules.prepare_graph.output.graph,
@@ -16,12 +17,13 @@ rule solve_graph:
     log:
         f"{RESULTS}/logs/solve_graph/{{graph}}/{{solver}}/{{params}}.log",
     group:
-        "gpu"
+        gpu_group
     conda:
         "../envs/gpusp.yaml"
     threads: job_threads
     resources:
-        gpu=1,
+        gpu=job_gpus,
+        gpu_turn=1,
         mem_mb=job_memory,
         runtime=job_runtime,
     params:

@@ -10,14 +10,15 @@ rule validate_answer:
     log:
         f"{RESULTS}/logs/validate_answer/{{graph}}/{{solver}}/{{params}}.log",
     group:
-        "gpu"
+        gpu_group
     conda:
         "../envs/gpusp.yaml"
     resources:
-        # the GPU token too, though it computes on the CPU: a validation then never runs beside a timed solve (on a
-        # workstation with --resources gpu=1, and inside a group job, whose jobs the profile's gpu=1 puts in
-        # series), so a CPU baseline is timed on a quiet host and a group job asks for one job's cores
+        # a GPU and the turn too, though it computes on the CPU: a validation then never runs beside a timed solve
+        # (on a workstation with --resources gpu=1, and inside a group job, whose jobs the profile's gpu_turn=1 puts
+        # in series), so a CPU baseline is timed on a quiet host and a group job asks for one job's cores
         gpu=1,
+        gpu_turn=1,
         mem_mb=job_memory,
         runtime=lambda wc, attempt: 5 * attempt,
     params:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..atomic import atomic_open, atomic_path
 from ..device import free_device_memory, mode
+from ..ranks import require_gpus
 from ..stopping import STOP_SIGNALS, SignalScope, StopOnSignals, Stopped
 from ..data.graph import Graph
 from ..errors import GpuspError, NegativeCycleError, SolverUnavailable
@@ -107,6 +108,7 @@ def _stop(signum: int) -> BaseException:
 def run_job(job: SolveJob, stream=None) -> JobOutcome:
     """Run ``job`` (in a child process when it has a time budget); path lines go to ``stream``."""
     stream = stream or sys.stdout
+    require_job_gpus(job)
     try:
         if job.time_budget:
             return _run_with_budget(job, stream)
@@ -115,6 +117,18 @@ def run_job(job: SolveJob, stream=None) -> JobOutcome:
     except Stopped as exc:
         print(f"gpusp: {exc}", file=sys.stderr)
         raise
+
+
+def require_job_gpus(job: SolveJob) -> None:
+    """Before anything starts: a solver taking several GPUs (its ``gpus`` parameter) finds them on this host, else a
+    clear error (:func:`gpusp.ranks.require_gpus`) instead of a failure in a worker; auto's pick is checked by the
+    solver itself."""
+    if job.solver == auto.AUTO:
+        return
+    spec = registry.get(job.solver)
+    gpus = spec.gpus_of(dict(job.params))
+    if gpus > 1:
+        require_gpus(gpus, f"{spec.name} with gpus={gpus}")
 
 
 def load_graph(job: SolveJob) -> Graph:

@@ -3,9 +3,10 @@
 A record keeps every raw sample with its median and IQR, the separately measured JIT, upload and
 download costs, the end-to-end samples where they were asked for (allocation to download, paper 000's
 window), the counters, the validation verdict per source, and the provenance needed to trust
-or reject it later: graph identity and checksum, seeds, the machine (GPU, driver, CUDA, the host CPU's model
-and cores, the versions of NumPy, SciPy, Numba), for an external peer the build it ran (commit, compiler), git
-commit and a hash of the solver's code (the aggregate refuses to mix code versions of one solver, or hardware).
+or reject it later: graph identity and checksum, seeds, the machine (every GPU the job ran on, driver, CUDA, the
+host CPU's model and cores, the versions of NumPy, SciPy, Numba), for an external peer the build it ran (commit,
+compiler), git commit and a hash of the solver's code (the aggregate refuses to mix code versions of one solver,
+or hardware).
 
 Records and ``gpusp validate``'s verdicts are read back by :func:`read_record` and :func:`read_verdict`,
 the one place that decides whether a JSON file is one (its schema version, its keys and their types):
@@ -27,6 +28,7 @@ from .._version import __version__
 from ..atomic import atomic_open
 from ..device import device_info
 from ..errors import GpuspError
+from ..ranks import gpu_ids, gpu_names
 from .codehash import code_hash
 
 SCHEMA_VERSION = 1
@@ -106,13 +108,24 @@ def make_record(*, spec, params: dict, graph, graph_path=None, runs: list, trial
             "validation_checked": len(verdicts),
             "not_validated": next((v.get("reason") for v in checked if v["ok"] is None), None),
         },
-        "machine": device_info(),
+        "machine": {**device_info(), "gpus": job_gpus(spec, runs)},
         "peer": peer_info(spec, runs) if spec.peer else None,
         "gpusp_version": __version__,
         "git_commit": git_commit(),
         "code_hash": code_hash(spec),
         **(extra or {}),
     }
+
+
+def job_gpus(spec, runs: list) -> list[dict]:
+    """Every GPU a job ran on, as ``{"id", "name"}`` (``machine.gpu`` keeps the first one's model): the ranks' GPUs
+    that a multi-GPU solver names in its runs' counters (``gpu_ids``), else this process's one GPU; none for a CPU
+    solver."""
+    if spec.device != "gpu":
+        return []
+    named = next((r["counters"]["gpu_ids"] for r in runs if (r.get("counters") or {}).get("gpu_ids")), None)
+    ids = [str(i) for i in named] if named else (gpu_ids() or ["0"])[:1]
+    return [{"id": gpu, "name": name} for gpu, name in zip(ids, gpu_names(ids))]
 
 
 BUILD_KEYS = ("cxx", "cxx_version", "cxx_flags", "nvcc", "nvcc_version", "nvcc_flags", "arch", "device_fix",

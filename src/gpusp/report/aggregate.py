@@ -614,7 +614,8 @@ def write_records_archive(paths, dest) -> None:
 
 def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceiling=None, intro=None,
                  allow_mixed_hardware=False) -> dict:
-    """Write under ``out_dir``: samples.csv and samples.parquet (every sample), summary.csv, the report's
+    """Write under ``out_dir``: samples.csv and samples.parquet (every sample), summary.csv, gpu_scaling.csv (speed-up
+    and efficiency against GPUs, :mod:`gpusp.report.gpuscaling`; only a header without such data), the report's
     landing page landing.rst (with ``intro``, the text of a file, above its tables, the run environment and the
     comparison with the papers' figures), environment.csv, graphs.csv and environment.rst (the run environment),
     records.tar.gz (the records and verdicts themselves) and, when the sweep measured something a paper
@@ -622,6 +623,7 @@ def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceilin
     only when all of them were written, so a refused or failed aggregate leaves the earlier tables as they were.
     ``skipped``: the skipped combinations, or the path of their JSON list (:func:`read_skipped`)."""
     from ..atomic import atomic_path
+    from .gpuscaling import gpu_scaling_table
     from .papers import compare, papers_rst
 
     records_paths = list(records_paths)
@@ -644,6 +646,7 @@ def write_tables(records_paths, out_dir, skipped=None, allow_mixed=False, ceilin
     writers = {"samples.csv": lambda tmp: samples.to_csv(tmp, index=False),
                "samples.parquet": parquet.to_parquet,
                "summary.csv": lambda tmp: summary.to_csv(tmp, index=False),
+               "gpu_scaling.csv": lambda tmp: gpu_scaling_table(samples).to_csv(tmp, index=False),
                "environment.csv": lambda tmp: env.to_csv(tmp, index=False),
                "graphs.csv": lambda tmp: graphs.to_csv(tmp, index=False),
                "environment.rst": lambda tmp: tmp.write_text(environment),

@@ -1,4 +1,4 @@
-"""Seaborn figures of a sweep: time per solver with spread, speed-up, tile heat map, scaling, rates.
+"""Seaborn figures of a sweep: time per solver with spread, speed-up, tile heat map, scaling, multi-GPU scaling, rates.
 
 What keeps the figures honest:
 
@@ -35,9 +35,10 @@ from ..plan import parse_paramset  # noqa: E402
 from .aggregate import machines as aggregate_machines  # noqa: E402
 from .compare import SIMULATED, bootstrap_ratio, simulated_banner  # noqa: E402
 from .compare import simulated_rows as _simulated  # noqa: E402
+from .gpuscaling import SCALING_KEYS, gpu_scaling_table  # noqa: E402
 from .rst import number  # noqa: E402
 
-FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "throughput")
+FIGURES = ("time_per_solver", "speedup", "tile_heatmap", "scaling", "gpu_scaling", "throughput")
 TILE_PARAMS = ("param_block_size", "param_tile", "param_block", "param_edges_per_thread")
 DEVICE_STYLE = {"gpu": ("GPU", "#1f77b4", "o"), "cpu": ("CPU", "#d95f02", "s")}
 WORK_FACTOR = 2.0
@@ -383,6 +384,37 @@ def scaling(samples, summary, peak=None):
             ax.set_title(f"{problem.upper()} · {family}" + (f" · {_machine_text(*machine)}" if len(found) > 1 else ""))
         row[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
     _banner(fig, _simulated(data).any(), "Scaling: time a source and rate against arcs, within each graph family")
+    return fig
+
+
+# --- multi-GPU scaling ------------------------------------------------------------------------------
+def gpu_scaling(samples, summary, peak=None):
+    """Speed-up and parallel efficiency against GPUs (:func:`gpusp.report.gpuscaling.gpu_scaling_table`): a row of
+    two panels per problem, graph and machine, a line per configuration measured at several GPU counts; dashed: ideal
+    scaling. A configuration that was not validated at every count is drawn dotted and says so."""
+    table = gpu_scaling_table(samples)
+    if table.empty:
+        return "no multi-GPU scaling: no configuration was measured at two or more values of its gpus parameter"
+    panels = list(table.groupby(["problem", "graph", "gpu", "cpu"], sort=True))
+    fig, axes = plt.subplots(len(panels), 2, figsize=(12, 3.8 * len(panels)), squeeze=False, layout="constrained")
+    for row, ((problem, graph, gpu, cpu), part) in zip(axes, panels):
+        counts = sorted(part["gpus"].unique())
+        for key, line in part.groupby([k for k in SCALING_KEYS if k not in ("problem", "graph", "gpu", "cpu")]):
+            checked = bool(line["validated"].all())
+            label = " ".join(map(str, key)) + ("" if checked else " (not validated)")
+            for ax, y in zip(row, ("speedup", "efficiency")):
+                ax.plot(line["gpus"], line[y], marker="o", ls="-" if checked else ":", label=label)
+        base = part["base_gpus"].min()
+        row[0].plot(counts, [g / base for g in counts], ls="--", color="0.5", label="ideal")
+        row[1].axhline(1.0, ls="--", color="0.5")
+        for ax, label in zip(row, (f"speed-up over {base} GPU(s)", "parallel efficiency")):
+            ax.set_xticks(counts)
+            ax.set_xlabel("GPUs")
+            ax.set_ylabel(label)
+            ax.set_title(f"{str(problem).upper()} · {graph} · {_machine_text(gpu, cpu)}", fontsize=9)
+        row[1].set_ylim(bottom=0)
+        row[0].legend(fontsize=7)
+    _banner(fig, (table["mode"] == "sim").any(), "Multi-GPU scaling: speed-up and efficiency against GPUs")
     return fig
 
 

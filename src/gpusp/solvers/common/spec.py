@@ -15,6 +15,7 @@ PROBLEMS = ("sssp", "apsp")
 WARP = 32
 MAX_INT32_ARCS = 2**31 - 1  # the most arcs int32 offsets address: past it a graph's indptr is int64
 JOHNSON = "johnson"  # negative_weights of a solver that needs w >= 0 yet takes negative ones by reduced weights
+GPUS = "gpus"  # the parameter of a solver that spreads its work over several GPUs: how many it takes
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,13 @@ class SolverSpec:
             raise SolverError(f"{self.name} has no parameter {unknown[0]!r}; it takes {sorted(known) or 'none'}")
         return {name: p.check(params.get(name, p.default)) for name, p in known.items()}
 
+    def gpus_of(self, params: dict | None = None) -> int:
+        """How many GPUs a job of this solver takes under ``params`` (resolved here): its ``gpus`` parameter where it
+        declares one, else 1 for a GPU solver and 0 for a CPU solver."""
+        if any(p.name == GPUS for p in self.params):
+            return int(self.resolve(params)[GPUS])
+        return 1 if self.device == "gpu" else 0
+
     def defaults(self) -> dict:
         """Every parameter at its default (unchecked: a default is valid by construction)."""
         return {p.name: p.default for p in self.params}
@@ -281,6 +289,8 @@ class SolverSpec:
             "peer": self.peer,
             "batched": self.batched,
             "sweeps": self.sweeps,
+            "gpus": self.gpus_of(),  # at the defaults
+            "multi_gpu": any(p.name == GPUS for p in self.params),
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
                                "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
                        for p in self.params},
