@@ -15,7 +15,7 @@ PROBLEMS = ("sssp", "apsp")
 WARP = 32
 MAX_INT32_ARCS = 2**31 - 1  # the most arcs int32 offsets address: past it a graph's indptr is int64
 JOHNSON = "johnson"  # negative_weights of a solver that needs w >= 0 yet takes negative ones by reduced weights
-GPUS = "gpus"  # the parameter of a solver that spreads its work over several GPUs: how many it takes
+GPUS_PARAM = "gpus"  # the parameter of a solver that spreads its work over several GPUs: how many it takes
 
 
 @dataclass(frozen=True)
@@ -212,8 +212,8 @@ class SolverSpec:
     def gpus_of(self, params: dict | None = None) -> int:
         """How many GPUs a job of this solver takes under ``params`` (resolved here): its ``gpus`` parameter where it
         declares one, else 1 for a GPU solver and 0 for a CPU solver."""
-        if any(p.name == GPUS for p in self.params):
-            return int(self.resolve(params)[GPUS])
+        if any(p.name == GPUS_PARAM for p in self.params):
+            return int(self.resolve(params)[GPUS_PARAM])
         return 1 if self.device == "gpu" else 0
 
     def defaults(self) -> dict:
@@ -290,7 +290,7 @@ class SolverSpec:
             "batched": self.batched,
             "sweeps": self.sweeps,
             "gpus": self.gpus_of(),  # at the defaults
-            "multi_gpu": any(p.name == GPUS for p in self.params),
+            "multi_gpu": any(p.name == GPUS_PARAM for p in self.params),
             "params": {p.name: {"default": p.default, "choices": list(p.choices) if p.choices else None,
                                "minimum": p.minimum, "maximum": p.maximum, "help": p.help}
                        for p in self.params},
@@ -315,9 +315,9 @@ LAUNCH = Param("launch", "host", "how rounds are driven: 'host' launches a kerne
                f"after convergence; 'persistent' runs every round in one cooperative kernel ({PERSISTENT_BLOCKS_PER_SM} "
                "blocks per multiprocessor) with a grid-wide barrier between rounds",
                choices=("host", "graph", "persistent"))
-GPUS = Param("gpus", 1, "GPUs of this host the every-tree sweep spreads its sources over, one process each "
-             "(gpusp solve --all-sources / --targets: contiguous slices of the sources, the reductions merged in "
-             "source order; a single solve runs on one GPU and refuses more)", minimum=1)
+SWEEP_GPUS = Param("gpus", 1, "GPUs of this host the every-tree sweep spreads its sources over, one process each "
+                   "(gpusp solve --all-sources / --targets: contiguous slices of the sources, the reductions merged in "
+                   "source order; a single solve runs on one GPU and refuses more)", minimum=1)
 
 
 def refuse_split(solver: str, gpus: int) -> None:

@@ -6,7 +6,7 @@ the values: benchmarks/apsp-sparse-h200.md, benchmarks/sssp-road-h200.md.
 from __future__ import annotations
 
 from ...data.graph import DAVIDSON_WIDTH
-from ..common.spec import (BLOCK, CSR, GPUS, JOHNSON, REWEIGHT, WARP, M, N, W, Param, SolverSpec, choose, derived,
+from ..common.spec import (BLOCK, CSR, SWEEP_GPUS, JOHNSON, REWEIGHT, WARP, M, N, W, Param, SolverSpec, choose, derived,
                            larger, named, note, par)
 
 # --- multisource_fast -----------------------------------------------------------------------------------------------
@@ -98,6 +98,6 @@ SPECS = (
                "by multisource_fast's kernel (S sources per batch stored vertex-major, one arc read serving 32 of "
                "them, every round of every batch in one cooperative kernel); per-source rows and the batch's time",
                "gpusp.solvers.multisource.solver:MultiSourceSssp",
-               params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER, REWEIGHT, GPUS), batched=True, sweeps=True,
+               params=MULTISOURCE_PARAMS + (MULTISOURCE_ORDER, REWEIGHT, SWEEP_GPUS), batched=True, sweeps=True,
                negative_weights=JOHNSON, memory=note(BATCHED, "the (w + 4) n K result of K sources apart")),
 )

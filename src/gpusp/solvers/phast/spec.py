@@ -3,7 +3,7 @@ many sources at once) and the rules behind its automatic settings, without Numba
 
 from __future__ import annotations
 
-from ..common.spec import BLOCK, GPUS, JOHNSON, REWEIGHT, M, N, W, Param, SolverSpec, derived, note
+from ..common.spec import BLOCK, SWEEP_GPUS, JOHNSON, REWEIGHT, M, N, W, Param, SolverSpec, derived, note
 
 # --- phast_gpu ------------------------------------------------------------------------------------------------------
 PHAST_BLOCKS_PER_SM = 2  # grid 0: blocks per multiprocessor asked for (fewer when the largest level needs fewer)
@@ -63,7 +63,7 @@ SPECS = (
                              f"{CORE_DEGREE})", minimum=-1),
                        Param("threads", 0, "host threads of the upward searches, a chunk of the sources each (0: "
                              "every core)", minimum=0),
-                       REWEIGHT, GPUS),
+                       REWEIGHT, SWEEP_GPUS),
                memory=note(note((4 + W) * 4 * M + 24 * N, "the hierarchy, about 3 m arcs up and down, and the "
                                 "original in-arcs")
                            + note((W + 8) * N * derived("S", _batch, "sources per batch"),
