@@ -39,7 +39,7 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 # "none" (nothing here: C for nvcc on the device).
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
-    "large_graph_io.py": "run", "phast_contraction.py": "run",
+    "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
@@ -223,6 +223,18 @@ def test_large_graph_io_times_every_step_on_a_small_copy(tmp_path):
                      "read .gr.gz (general reader)", "write .gcsr", "read .gcsr", "write .wsg", "read .wsg",
                      "write .npz", "read .npz"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["usa.gcsr", "usa.gr", "usa.gr.gz", "usa.npz", "usa.wsg"]
+
+
+def test_all_trees_amortisation_finds_each_crossover_from_the_committed_figures(tmp_path):
+    out = script("all_trees_amortisation.py", "--png", str(tmp_path / "a.png")).stdout
+    rows = list(csv.DictReader(out.splitlines()))
+    trees = {(r["graph"], r["solver"]): r for r in csv.DictReader((BENCH / "all-trees-h200.csv").open())}
+    ny = {(r["method"], r["overtakes"]): int(r["after_sources"]) for r in rows if r["graph"] == "USA-road-d.NY"}
+    phast, multi = trees[("USA-road-d.NY", "phast_gpu")], trees[("USA-road-d.NY", "multisource_sssp")]
+    expected = (float(phast["preprocess_s"]) - float(multi["preprocess_s"])) / (
+        (float(multi["per_tree_ms"]) - float(phast["per_tree_ms"])) / 1e3)
+    assert abs(ny[("phast_gpu", "multisource_sssp")] - expected) <= 1
+    assert ("multisource_sssp", "GAPBS, 16 threads") in ny and (tmp_path / "a.png").stat().st_size > 10_000
 
 
 def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
