@@ -142,6 +142,44 @@ def test_awkward_hierarchies_answer_exactly(graph, core_degree):
         _cpu_matches_scipy(graph, h, range(graph.n))
 
 
+def _closure_query(h, ptr, verts, dists, source):
+    """A query whose upward part is the source's space from upward_closures (original ids, INF unreachable)."""
+    new = int(h.position[source])
+    dist = np.full(h.n, contraction.INF, dtype=np.int64)
+    dist[verts[ptr[new]:ptr[new + 1]]] = dists[ptr[new]:ptr[new + 1]]
+    contraction._sweep(h.down_ptr, h.down_tail, h.down_w, h.level_ptr, dist)
+    return dist[h.position]
+
+
+CLOSURE_GRAPHS = [(name, g) for name, g in AWKWARD] + [
+    ("random, zero weights", random_graph(150, 600, seed=5, wmin=0, wmax=30)),
+    ("grid", generate("grid", rows=12, cols=13, wmin=1, wmax=100, seed=2))]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("graph", [g for _, g in CLOSURE_GRAPHS], ids=[name for name, _ in CLOSURE_GRAPHS])
+def test_upward_closures_answer_like_searches(graph, threads):
+    """Every vertex's space composed from its upward neighbours' (stall-on-demand on final distances) answers every
+    source like SciPy; each space holds its source at 0 and no vertex twice, and the spaces do not depend on the
+    thread count; gather_spaces returns them as upward_spaces would."""
+    h = contraction.build(graph, settle=8, hops=3, core_degree=0)
+    ptr, verts, dists = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w,
+                                                    h.rank, threads)
+    ref = reference_distances(graph, range(graph.n)).astype(np.int64)
+    ref[ref == graph.inf] = contraction.INF
+    for s in range(graph.n):
+        assert np.array_equal(_closure_query(h, ptr, verts, dists, s), ref[s]), f"{graph.name} from {s}"
+        new = int(h.position[s])
+        space = verts[ptr[new]:ptr[new + 1]]
+        assert space[0] == new and dists[ptr[new]] == 0 and np.unique(space).size == space.size
+    one = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w, h.rank, 1)
+    assert all(np.array_equal(a, b) for a, b in zip(one, (ptr, verts, dists)))
+    picks = np.array([graph.n - 1, 0, graph.n // 2], dtype=np.int64)
+    gp, gv, gd = contraction.gather_spaces(ptr, verts, dists, picks)
+    assert np.array_equal(np.diff(gp), np.diff(ptr)[picks])
+    assert np.array_equal(gv, np.concatenate([verts[ptr[p]:ptr[p + 1]] for p in picks]))
+
+
 @pytest.mark.needs_mirror("p2p-Gnutella04")
 def test_hierarchy_of_gnutella04(mirror):
     graph = add_weights(read_graph(mirror / "p2p-Gnutella04.txt.gz"), 1, 100, 1)

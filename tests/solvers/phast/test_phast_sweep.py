@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from cases import _g, random_graph, sssp_cases
 
+from gpusp.errors import SolverError
 from gpusp.measure.alltrees import check_sample, sweep
 from gpusp.measure.job import SolveJob, run_job
 from gpusp.measure.validate import reference_rows
@@ -37,6 +38,31 @@ def test_every_tree_of_the_awkward_graphs(label, graph, source):
     out = _sweep(graph, np.arange(graph.n), targets)
     _assert_like_scipy(graph, out, np.arange(graph.n), targets)
     assert out.counters["launches"] == out.counters["batches"] and out.counters["settled"] >= graph.n
+
+
+@pytest.mark.parametrize("upward", ["search", "closures"])
+def test_upward_spaces_searched_or_composed_sweep_alike(upward):
+    """The same reductions whether each source's upward space is searched or composed once for every vertex
+    (upward_closures, gathered per batch), on a zero-weight random graph contracted without a core, in batches of 8;
+    'auto' composes them for every tree of a core-free hierarchy, searches for a handful of sources."""
+    graph = random_graph(33, 110, seed=6, wmin=0, wmax=9)
+    sources, targets = np.arange(graph.n), [0, 32, 7]
+    out = _sweep(graph, sources, targets, batch=8, core_degree=0, upward=upward)
+    _assert_like_scipy(graph, out, sources, targets)
+    assert out.counters["upward"] == upward and (out.counters["closures_ms"] > 0) == (upward == "closures")
+    assert _sweep(graph, sources, core_degree=0).counters["upward"] == "closures"
+    assert _sweep(graph, sources[:3], core_degree=0).counters["upward"] == "search"
+
+
+def test_closures_need_a_hierarchy_without_a_core():
+    graph = random_graph(150, 600, seed=0, wmin=1, wmax=30)
+    params = dict(core_degree=2, settle=8, hops=3)
+    assert SPEC.build(graph, **params).h.core > 0
+    with pytest.raises(SolverError, match="upward=closures needs a hierarchy without a core"):
+        SPEC.build(graph, upward="closures", **params)
+    out = _sweep(graph, np.arange(20), **params)  # 20 x 8 >= n: auto would compose them, but not past a core
+    assert out.counters["upward"] == "search"
+    _assert_like_scipy(graph, out, np.arange(20), [])
 
 
 def test_a_hub_and_batches_that_reuse_the_arrays():

@@ -235,6 +235,118 @@ def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None,
     return ptr, out_v[:k], out_d[:k]
 
 
+@njit(cache=True, nogil=True)
+def _closure(v, token, up_ptr, up_head, up_w, down_ptr, down_tail, down_w, start, size, verts, dists, best, stamp,
+             touched, out_v, out_d):
+    """Vertex v's pruned upward space from its upward neighbours' (:func:`upward_closures`), the scratch entries of
+    this pass marked ``token``; its entries written when ``out_v`` has room for them (the second pass), else only
+    counted. Returns the count."""
+    stamp[v], best[v], t = token, 0, 1
+    touched[0] = v
+    for a in range(up_ptr[v], up_ptr[v + 1]):
+        u, w = up_head[a], up_w[a]
+        for e in range(start[u], start[u] + size[u]):
+            x, nd = verts[e], w + dists[e]
+            if stamp[x] != token:
+                stamp[x], best[x] = token, nd
+                touched[t] = x
+                t += 1
+            elif nd < best[x]:
+                best[x] = nd
+    k = 0
+    for i in range(t):
+        x = touched[i]
+        stalled = False
+        for a in range(down_ptr[x], down_ptr[x + 1]):
+            y = down_tail[a]
+            if stamp[y] == token and best[y] + down_w[a] < best[x]:
+                stalled = True
+                break
+        if not stalled:
+            if k < out_v.size:
+                out_v[k], out_d[k] = x, best[x]
+            k += 1
+    return k
+
+
+@njit(cache=True, parallel=True)
+def upward_closures(up_ptr, up_head, up_w, down_ptr, down_tail, down_w, rank, threads):
+    """Every vertex's upward search space at once, by dynamic programming instead of a Dijkstra a source: a vertex's
+    space is itself at 0 and, through each upward arc (v, u, w), u's space shifted by w, the least distance per vertex
+    kept; then an entry x is dropped when some entry y of the same space reaches it shorter over a downward arc
+    (d(y) + w(y, x) < d(x): stall-on-demand on final distances). Every vertex on the upward part of a shortest path
+    keeps its exact distance (a strict improvement would contradict it), so spaces composed from pruned spaces still
+    hold each shortest path's peak at its distance; the sweep takes minima, so the other entries' larger values do no
+    harm. Vertices go in waves (wave 0: no upward arc; then 1 + the highest wave among their upward neighbours), each
+    wave's vertices independent and spread over ``threads`` scratch rows, twice (count, then write at prefix sums).
+    Returns (ptr [n + 1], vertex, distance) by vertex id."""
+    n = up_ptr.size - 1
+    by_rank = np.empty(n, np.int64)
+    for v in range(n):
+        by_rank[rank[v]] = v
+    wave = np.zeros(n, np.int64)
+    waves = 0
+    for r in range(n - 1, -1, -1):
+        v = by_rank[r]
+        for a in range(up_ptr[v], up_ptr[v + 1]):
+            wave[v] = max(wave[v], wave[up_head[a]] + 1)
+        waves = max(waves, wave[v] + 1)
+    wptr, members = _counting_sort(wave, waves)
+    start = np.zeros(n, np.int64)
+    size = np.zeros(n, np.int64)
+    room = np.zeros(n + 1, np.int64)
+    verts, dists = np.empty(max(16, 4 * n), np.int32), np.empty(max(16, 4 * n), np.int64)
+    best = np.zeros((threads, n), np.int64)
+    stamp = np.full((threads, n), -1, np.int64)
+    touched = np.empty((threads, n), np.int64)
+    k = 0
+    for wv in range(waves):
+        lo, hi = wptr[wv], wptr[wv + 1]
+        room[lo] = k  # each vertex of the wave gets room for 1 + its upward neighbours' entries, past the kept ones
+        for i in range(lo, hi):
+            v = members[i]
+            bound = 1
+            for a in range(up_ptr[v], up_ptr[v + 1]):
+                bound += size[up_head[a]]
+            room[i + 1] = room[i] + bound
+        if room[hi] > verts.size:
+            verts, dists = _bigger(verts, 2 * room[hi]), _bigger(dists, 2 * room[hi])
+        for c in prange(threads):
+            for i in range(lo + c, hi, threads):
+                v = members[i]
+                size[v] = _closure(v, v, up_ptr, up_head, up_w, down_ptr, down_tail, down_w, start, size, verts, dists,
+                                   best[c], stamp[c], touched[c], verts[room[i]:room[i + 1]],
+                                   dists[room[i]:room[i + 1]])
+        for i in range(lo, hi):  # packed behind the kept entries (moving left, in order: nothing is overwritten early)
+            v = members[i]
+            start[v] = k
+            for e in range(size[v]):
+                verts[k + e], dists[k + e] = verts[room[i] + e], dists[room[i] + e]
+            k += size[v]
+    ptr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        ptr[v + 1] = ptr[v] + size[v]
+    out_v, out_d = np.empty(ptr[n], np.int32), np.empty(ptr[n], np.int64)
+    for v in prange(n):
+        for i in range(size[v]):
+            out_v[ptr[v] + i], out_d[ptr[v] + i] = verts[start[v] + i], dists[start[v] + i]
+    return ptr, out_v, out_d
+
+
+@njit(cache=True)
+def gather_spaces(ptr, verts, dists, sources):
+    """The spaces of ``sources`` (new ids) from :func:`upward_closures`' arrays, as :func:`upward_spaces` returns them."""
+    out_ptr = np.zeros(sources.size + 1, np.int64)
+    for i in range(sources.size):
+        out_ptr[i + 1] = out_ptr[i] + ptr[sources[i] + 1] - ptr[sources[i]]
+    out_v, out_d = np.empty(out_ptr[-1], np.int32), np.empty(out_ptr[-1], np.int64)
+    for i in range(sources.size):
+        s = sources[i]
+        out_v[out_ptr[i]:out_ptr[i + 1]] = verts[ptr[s]:ptr[s + 1]]
+        out_d[out_ptr[i]:out_ptr[i + 1]] = dists[ptr[s]:ptr[s + 1]]
+    return out_ptr, out_v, out_d
+
+
 @njit(cache=True)
 def _sweep(down_ptr, down_tail, down_w, level_ptr, dist):
     """The downward sweep on the host: level by level, every vertex pulls over its downward in-arcs."""

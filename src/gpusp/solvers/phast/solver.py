@@ -271,6 +271,9 @@ def _fits_int32(n: int, S: int) -> None:
         raise SolverError(f"phast_gpu: n x batch = {n} x {S} overflows the kernel's int32 indices; use a smaller batch")
 
 
+CLOSURES_FROM = 8  # 'auto' composes every space once from a sweep of n / 8 sources up (12x cheaper than searches)
+
+
 class PhastSolver(Solver):
     """phast_gpu: contraction hierarchy on the host, upward searches on the host, batched downward sweeps on the
     device in one cooperative kernel."""
@@ -278,13 +281,13 @@ class PhastSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads, reweight,
-                 gpus=1):
+                 upward="auto", gpus=1):
         refuse_split("phast_gpu", gpus)  # an every-tree sweep builds it with gpus=1 and splits the sources itself
         # negative weights: the hierarchy (witness searches, upward Dijkstra: w >= 0) is built on reduced ones
         self.johnson = reweighting(graph, reweight, "phast_gpu")
         graph = self.johnson.reduced if self.johnson else graph
         super().__init__(graph, batch=batch, block=block, grid=grid, fuse=fuse, parents=parents, settle=settle,
-                         hops=hops, core_degree=core_degree, threads=threads, reweight=reweight)
+                         hops=hops, core_degree=core_degree, threads=threads, reweight=reweight, upward=upward)
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
             raise SolverError("phast_gpu parents=tight needs every weight > 0 (a zero-weight cycle is all tight, "
@@ -293,6 +296,12 @@ class PhastSolver(Solver):
         self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
         self.threads = threads or os.cpu_count() or 1
         self.pool = None
+        if upward == "closures" and self.h.core:
+            raise SolverError(f"phast_gpu upward=closures needs a hierarchy without a core ({self.h.core} core vertices "
+                              "are left: their arcs run both ways, so spaces cannot be composed in rank order); use "
+                              "core_degree=0 or upward=search")
+        self.upward = upward
+        self.closures = None  # every vertex's upward space (contraction.upward_closures), made by the first sweep
         self.preprocess_s = self.h.seconds + (self.johnson.seconds if self.johnson else 0.0)
         inf = int(graph.inf)
         h = self.h
@@ -443,6 +452,14 @@ class PhastSolver(Solver):
         hierarchy's sweep order)."""
         return self.h.position[np.asarray(vertices, dtype=np.int64)].astype(np.int64)
 
+    def uses_closures(self, k: int) -> bool:
+        """Whether a sweep of k sources takes every vertex's upward space from :func:`contraction.upward_closures`
+        (made once, about a twelfth of a search a vertex on NY) rather than searching from each source: 'closures',
+        or 'auto' when the hierarchy has no core and k >= n / CLOSURES_FROM."""
+        if self.upward == "search" or self.h.core:
+            return False
+        return self.upward == "closures" or k * CLOSURES_FROM >= self.h.n
+
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of ``srcs`` (device or host array of original ids), a launch per batch of S with no rows and
         no parents: after each launch ``after_batch(base, count)`` runs while the batch's distances are in
@@ -459,11 +476,24 @@ class PhastSolver(Solver):
         if self.pool is None and self.threads > 1:
             self.pool = ThreadPoolExecutor(self.threads)
 
-        def search(part):
-            return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w)
+        closures_ms, threads, closed = 0.0, self.threads, self.uses_closures(k)
+        if closed:
+            if self.closures is None:
+                t0 = time.perf_counter()
+                self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
+                                                            h.down_w, h.rank, min(self.threads, numba.get_num_threads()))
+                closures_ms = (time.perf_counter() - t0) * 1e3
+            threads = 1  # a batch's spaces are a gather of stored ones: no searches to share out
+
+            def search(part):
+                return contraction.gather_spaces(*self.closures, part)
+        else:
+            def search(part):
+                return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail,
+                                                 h.down_w)
 
         def spaces(b):
-            return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, self.threads)
+            return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, threads)
 
         def args(space, ns):
             return ((*self.d_down, self.d_level_ptr), space, (self.dist, *self.marks), np.int64(ns),
@@ -491,6 +521,8 @@ class PhastSolver(Solver):
         grid_levels = h.levels - 1 - fused
         return {"levels": h.levels, "grid_levels": grid_levels, "block_levels": fused, "shortcuts": h.shortcuts,
                 "core": h.core, "settled": settled, "upward_ms": upward_s * 1e3, "space_copy_ms": wait_ms,
+                "upward": "closures" if closed else "search",
+                "closures_ms": closures_ms,
                 "contraction_s": self.preprocess_s, "preprocess_bytes": self.preprocess_bytes, "batches": batches,
                 "batch": S, "grid": self.sweep_grid, "launches": batches, "threads": self.threads,
                 "barriers": batches * (3 + grid_levels + (1 if fused else 0))}

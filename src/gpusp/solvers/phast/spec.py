@@ -63,6 +63,11 @@ SPECS = (
                              f"{CORE_DEGREE})", minimum=-1),
                        Param("threads", 0, "host threads of the upward searches, a chunk of the sources each (0: "
                              "every core)", minimum=0),
+                       Param("upward", "auto", "an every-tree sweep's upward search spaces: 'search' (a Dijkstra "
+                             "from each source with stall-on-demand, on the host threads), 'closures' (every vertex's "
+                             "space composed once from its upward neighbours' in rank order, then gathered per "
+                             "batch; needs no core), 'auto' (closures from n / 8 sources up where there is no core)",
+                             choices=("auto", "search", "closures")),
                        REWEIGHT, SWEEP_GPUS),
                memory=note(note((4 + W) * 4 * M + 24 * N, "the hierarchy, about 3 m arcs up and down, and the "
                                 "original in-arcs")
