@@ -40,6 +40,7 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
+    "road_pieces_floor.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
@@ -68,6 +69,7 @@ INTERNALS = {
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
+    "road_pieces_floor.py": {"gpusp.data.generate.generate"},
     "phast_contraction.py": {"gpusp.data.generate.generate", "gpusp.solvers.phast.contraction",
                              "gpusp.solvers.phast.solver.auto_core_degree"},
     "auto_features.py": {"gpusp.atomic.atomic_open", "gpusp.data.formats.read_graph", "gpusp.data.generate.generate",
@@ -235,6 +237,15 @@ def test_all_trees_amortisation_finds_each_crossover_from_the_committed_figures(
         (float(multi["per_tree_ms"]) - float(phast["per_tree_ms"])) / 1e3)
     assert abs(ny[("phast_gpu", "multisource_sssp")] - expected) <= 1
     assert ("multisource_sssp", "GAPBS, 16 threads") in ny and (tmp_path / "a.png").stat().st_size > 10_000
+
+
+def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
+    out = script("road_pieces_floor.py", "grid8", "--pieces", "1", "2", "--sources", "2").stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["ordering"], r["pieces"]) for r in rows] == [("ids", 1), ("ids", 2), ("rcm", 1), ("rcm", 2)]
+    one, two = rows[0], rows[1]
+    assert one["cut_arc_share"] == 0 and one["max_piece_changes"] == 0 and one["hop_depth"] >= 7  # 8 x 8 corners
+    assert 0 < two["cut_arc_share"] < 0.5 and two["max_piece_changes"] >= 1 and two["hop_depth"] == one["hop_depth"]
 
 
 def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
