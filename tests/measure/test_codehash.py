@@ -88,7 +88,7 @@ def test_every_module_of_a_family_folder_reaches_its_solvers(tmp_path, before, f
         runs_it = {s.name for s in specs if module in codehash.solver_modules(s)}
         assert runs_it and changed == runs_it, f"editing {module} changed {sorted(changed)}, runs it: {sorted(runs_it)}"
         if family in whole and path.stem != "__init__":
-            versions = solvers - {"blockedfw_fast"}
+            versions = solvers - {"blockedfw_fast", "blockedfw_dist"}  # paper 002's versions share the package
             assert versions <= changed, f"editing {module} left {sorted(versions - changed)} unchanged"
 
 

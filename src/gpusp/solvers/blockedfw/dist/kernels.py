@@ -17,7 +17,6 @@ from ..fast.phase3 import update_tile_fn
 from ..fast.variants import resolve_variant
 
 KINDS = {"pivot": 1, "row": 2, "column": 3, "rest": 4}  # a Step's kind as the kernels' int
-STEP_SIG = "void({w}[:, ::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int64)"
 
 
 def gate_cases() -> list[dict]:
@@ -30,7 +29,8 @@ def gate_cases() -> list[dict]:
     return cases
 
 
-@kernel({"relax": STEP_SIG, "update": STEP_SIG}, cases=gate_cases)
+@kernel(dict.fromkeys(("relax", "update"), "void({w}[:, ::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, "
+                                           "int64)"), cases=gate_cases)
 @functools.cache
 def band_kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", inner: str = "scalar", unroll: int = 1,
                  stage: str = "single") -> dict:
