@@ -137,3 +137,16 @@ def test_memory_check(monkeypatch):
     monkeypatch.setattr(dense, "free_device_memory", lambda: 1000)
     with pytest.raises(SolverError, match="device memory"):
         gpusp.solve(random_graph(13, 40, seed=1), "floydwarshall_naive", warmup=0, block=32)
+
+
+@pytest.mark.parametrize("name", ["floydwarshall_supernaive", "floydwarshall_supernaiveshared", "floydwarshall_naive",
+                                  "floydwarshall_cpu"])
+def test_paper_loop_without_row_skip_answers_alike(name):
+    """row_skip=false (paper 000's loop: every j of a row whose d[i][k] is INF) gives the same answer as skipping
+    it, on graphs with unreachable pairs, zero weights, negative arcs and a negative cycle."""
+    params = VARIANTS.get(name, {})
+    for label, graph, _ in [c for c in sssp_cases(negative=True) if c[0] in ("unreachable", "zero-cycle", "negative",
+                                                                            "random-13")]:
+        assert_apsp_ok(graph, gpusp.solve(graph, name, None, row_skip=False, **params))
+    with pytest.raises(NegativeCycleError):
+        gpusp.solve(negative_cycle_graph(), name, None, row_skip=False, **params)

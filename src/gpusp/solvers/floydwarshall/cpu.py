@@ -12,18 +12,19 @@ from ..common.base import Solver
 
 
 @njit(cache=True)
-def _floyd_warshall(d, p, inf):
+def _floyd_warshall(d, p, inf, row_skip):
     """Returns False as soon as a diagonal entry turns negative (a negative cycle: stop before
-    repeated negative sums can wrap around), True otherwise."""
+    repeated negative sums can wrap around), True otherwise. ``row_skip``: a row whose d[i][k] is INF is passed
+    over; else every j is visited, as paper 000's loop does (a sum with INF is never taken)."""
     n = d.shape[0]
     for k in range(n):
         for i in range(n):
             dik = d[i, k]
-            if dik == inf:
+            if row_skip and dik == inf:
                 continue
             for j in range(n):
                 dkj = d[k, j]
-                if dkj != inf and dik + dkj < d[i, j]:
+                if dik != inf and dkj != inf and dik + dkj < d[i, j]:
                     d[i, j] = dik + dkj
                     p[i, j] = p[k, j]
             if d[i, i] < 0:
@@ -32,10 +33,14 @@ def _floyd_warshall(d, p, inf):
 
 
 class FloydWarshallCpu(Solver):
+    def __init__(self, graph, *, row_skip=True):
+        super().__init__(graph, row_skip=row_skip)
+
     def run(self, source=None):
         g = self.graph
         self.dist = g.to_dense()
         self.parent = dense_predecessors(self.dist, g.inf)
-        if not _floyd_warshall(self.dist, self.parent, g.dtype.type(g.inf)) or (np.diagonal(self.dist) < 0).any():
+        if not _floyd_warshall(self.dist, self.parent, g.dtype.type(g.inf), bool(self.params["row_skip"])) or (
+                np.diagonal(self.dist) < 0).any():
             raise NegativeCycleError(vertex=int(np.flatnonzero(np.diagonal(self.dist) < 0)[0]))
         return {"iterations": g.n, "relaxations": g.n ** 3}

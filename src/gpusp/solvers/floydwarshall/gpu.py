@@ -79,12 +79,15 @@ def relax_fn(dt: str, negative: bool):
 
 
 @kernel(dict.fromkeys(("supernaive", "supernaiveshared", "naive"), "void({dt}[:, ::1], int32[:, ::1], int64, {dt})"),
-        cases=[dict(dt=w, negative=g) for w in DTYPES for g in (False, True)])
+        cases=[dict(dt=w, negative=g, row_skip=r) for w in DTYPES for g in (False, True) for r in (True, False)])
 @functools.cache
-def _row_kernels(dt: str, negative: bool):
-    """The one-launch-per-k kernels (super naive, super naive shared, naive) for one dtype."""
+def _row_kernels(dt: str, negative: bool, row_skip: bool = True):
+    """The one-launch-per-k kernels (super naive, super naive shared, naive) for one dtype; ``row_skip`` (a
+    compile-time constant): a thread whose d[i][k] is INF returns at once, else it relaxes every j as paper 000's loop
+    does (the sums with INF stay INF: no cell changes)."""
     relax = relax_fn(dt, negative)
     DT = getattr(numba, dt)
+    SKIP = bool(row_skip)
 
     @cuda.jit(cache=True)
     def supernaive(d, p, k, inf):
@@ -94,7 +97,7 @@ def _row_kernels(dt: str, negative: bool):
         if i >= n or j >= n:
             return
         dik = d[i, k]
-        if dik == inf:
+        if SKIP and dik == inf:
             return
         relax(d, p, i, j, k, dik, inf)
 
@@ -109,7 +112,7 @@ def _row_kernels(dt: str, negative: bool):
             dik_s[0] = d[i, k]
         cuda.syncthreads()  # d[i][k] staged for the whole block (every thread reaches this barrier)
         dik = dik_s[0]
-        if j >= n or dik == inf:
+        if j >= n or (SKIP and dik == inf):
             return
         relax(d, p, i, j, k, dik, inf)
 
@@ -121,7 +124,7 @@ def _row_kernels(dt: str, negative: bool):
         if i >= n:
             return
         dik = d[i, k]
-        if dik == inf:
+        if SKIP and dik == inf:
             return
         for j in range(n):
             relax(d, p, i, j, k, dik, inf)
@@ -414,7 +417,8 @@ class _RowSolver(_DenseApsp):
         raise NotImplementedError
 
     def prepare(self):
-        self.l_step = self.launch(_row_kernels(self.dt, self.negative)[self.kernel], *self.config())
+        kernels = _row_kernels(self.dt, self.negative, self.params["row_skip"])
+        self.l_step = self.launch(kernels[self.kernel], *self.config())
 
     def iterate(self):
         step, d, p, inf = self.l_step, self.d, self.p, self.inf
@@ -426,8 +430,8 @@ class _RowSolver(_DenseApsp):
 class SuperNaiveSolver(_RowSolver):
     registry_name = "floydwarshall_supernaive"
 
-    def __init__(self, graph, *, tile, launcher):
-        super().__init__(graph, tile=tile, launcher=launcher)
+    def __init__(self, graph, *, tile, launcher, row_skip=True):
+        super().__init__(graph, tile=tile, launcher=launcher, row_skip=row_skip)
         self.side = tile
 
     def config(self):
@@ -438,8 +442,8 @@ class SuperNaiveSharedSolver(_RowSolver):
     registry_name = "floydwarshall_supernaiveshared"
     kernel = "supernaiveshared"
 
-    def __init__(self, graph, *, block, launcher):
-        super().__init__(graph, block=block, launcher=launcher)
+    def __init__(self, graph, *, block, launcher, row_skip=True):
+        super().__init__(graph, block=block, launcher=launcher, row_skip=row_skip)
         self.block = block
 
     def config(self):
@@ -450,8 +454,8 @@ class NaiveSolver(_RowSolver):
     registry_name = "floydwarshall_naive"
     kernel = "naive"
 
-    def __init__(self, graph, *, block, launcher):
-        super().__init__(graph, block=block, launcher=launcher)
+    def __init__(self, graph, *, block, launcher, row_skip=True):
+        super().__init__(graph, block=block, launcher=launcher, row_skip=row_skip)
         self.block = block
 
     def config(self):
