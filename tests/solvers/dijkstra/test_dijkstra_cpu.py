@@ -1,5 +1,6 @@
-"""The serial Dijkstra solvers (dijkstra_cpu: a heap over the CSR; dijkstra_cpumatrix: paper 000's heap with a matrix
-row scan) against SciPy on the awkward cases; gpusp.path and the wall-clock timings on a CPU solver."""
+"""The CPU Dijkstra solvers (dijkstra_cpu: a heap over the CSR; dijkstra_cpumatrix: paper 000's heap with a matrix
+row scan; dijkstra_cputhreads: every source on a few threads) against SciPy on the awkward cases; gpusp.path and the
+wall-clock timings on a CPU solver."""
 
 import numpy as np
 import pytest
@@ -51,6 +52,19 @@ def test_cpumatrix_keeps_the_lightest_duplicate_and_ignores_self_loops():
     res = gpusp.solve(graph, "dijkstra_cpumatrix")
     assert res.dist[0].tolist() == [0, 2, 3] and res.parent[0].tolist() == [-1, 0, 1]
     assert res.dist[2, 0] == res.inf and res.parent[2, 0] == -1
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_cputhreads_every_source_like_scipy(threads):
+    """Every source on 1 or 3 threads (sources dealt round-robin, so a thread may get none on n = 1): the rows and
+    their parents equal SciPy's and pass the tree checks; the settled count is each source's reach summed."""
+    for label, graph, _ in CASES + [("random-60", random_graph(60, 400, seed=7, wmin=0, wmax=5), 0)]:
+        res = gpusp.solve(graph, "dijkstra_cputhreads", threads=threads)
+        assert_apsp_ok(graph, res)
+        assert np.array_equal(res.dist, gpusp.solve(graph, "scipy_apsp").dist), label
+        assert res.counters["iterations"] == int((res.dist != res.inf).sum()), label
+    with pytest.raises(SolverError, match="negative weights"):
+        gpusp.solve(NEGATIVE, "dijkstra_cputhreads")
 
 
 def test_cpumatrix_refuses_negative_weights():

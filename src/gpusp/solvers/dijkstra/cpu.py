@@ -1,11 +1,12 @@
-"""Serial Dijkstra baselines of paper 000, compiled with Numba's CPU JIT: ``dijkstra_cpu`` (a binary heap with lazy
-deletion over the CSR arcs) and ``dijkstra_cpumatrix`` (the paper's CPU APSP: each popped vertex's row of the n x n
-matrix scanned). Design: docs/solvers/dijkstra.md."""
+"""CPU Dijkstra baselines compiled with Numba's CPU JIT: ``dijkstra_cpu`` (paper 000's: a binary heap with lazy
+deletion over the CSR arcs), ``dijkstra_cpumatrix`` (paper 000's CPU APSP: each popped vertex's row of the n x n
+matrix scanned) and ``dijkstra_cputhreads`` (paper 001's CPU column: the heap Dijkstra from every source on a few
+threads). Design: docs/solvers/dijkstra.md."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import config, get_num_threads, njit, prange, set_num_threads
 
 from ..common.base import Solver
 
@@ -112,6 +113,21 @@ def dijkstra_matrix_rows(cost, inf, dist, parent, sources, keys, vals):
     return pops, pops * n
 
 
+@njit(cache=True, parallel=True)
+def _dijkstra_every_source(indptr, indices, weights, inf, dist, parent, chunks):
+    """Rows s of ``dist`` / ``parent`` for every source s, the sources dealt round-robin to ``chunks`` threads;
+    returns (vertices settled, arcs relaxed) over all sources."""
+    n = dist.shape[0]
+    settled = np.zeros(chunks, np.int64)
+    relaxed = np.zeros(chunks, np.int64)
+    for c in prange(chunks):
+        for s in range(c, n, chunks):
+            a, b = _dijkstra(indptr, indices, weights, s, inf, dist[s], parent[s])
+            settled[c] += a
+            relaxed[c] += b
+    return settled.sum(), relaxed.sum()
+
+
 class DijkstraCpu(Solver):
     def run(self, source):
         g = self.graph
@@ -135,3 +151,25 @@ class DijkstraMatrixApsp(Solver):
         g = self.graph
         pops, scanned = _dijkstra_matrix(self.cost, g.dtype.type(g.inf), self.dist, self.parent)
         return {"iterations": int(pops), "relaxations": int(scanned)}
+
+
+class DijkstraThreadsApsp(Solver):
+    """Paper 001's CPU APSP column: the binary-heap Dijkstra over the CSR arcs from every source, the sources dealt to
+    ``threads`` Numba threads (the paper's host ran four), the n x n result on the host."""
+
+    def __init__(self, graph, *, threads):
+        super().__init__(graph, threads=threads)
+        self.threads = max(1, min(int(threads), config.NUMBA_NUM_THREADS))
+
+    def run(self, source=None):
+        g = self.graph
+        self.dist = np.empty((g.n, g.n), dtype=g.dtype)
+        self.parent = np.empty((g.n, g.n), dtype=np.int32)
+        before = get_num_threads()
+        set_num_threads(self.threads)
+        try:
+            settled, relaxed = _dijkstra_every_source(g.indptr, g.indices, g.weights, g.dtype.type(g.inf), self.dist,
+                                                      self.parent, self.threads)
+        finally:
+            set_num_threads(before)
+        return {"iterations": int(settled), "relaxations": int(relaxed), "threads": self.threads}
