@@ -90,6 +90,17 @@ def test_rows_and_checksum_without_gathering():
     assert res.solver.checksum() == {"reachable": int(finite.sum()), "sum": int(ref[finite].sum())}
 
 
+def test_each_rank_writes_its_own_tile_rows(tmp_path):
+    g = random_graph(18, 60, seed=9)
+    ref = reference_distances(g, np.arange(g.n))
+    res = run(g, gpus=3)
+    names = res.solver.write_rows(tmp_path)
+    assert names == [f"tilerow-{I}.npy" for I in range(5)]  # 18 vertices in tiles of 4: the last holds 2
+    rows = np.concatenate([np.load(tmp_path / name) for name in names])
+    assert rows.shape == (g.n, g.n) and np.array_equal(np.where(rows == res.solver.band.inf, g.inf, rows), ref)
+    assert not list(tmp_path.glob(".*"))  # no temporary file left
+
+
 @pytest.mark.parametrize("gpus", [1, 2])
 def test_negative_cycle_is_reported(gpus):
     with pytest.raises(NegativeCycleError):

@@ -136,6 +136,25 @@ class Band:
                 out[int(v)] = self.d[row:row + 1].copy_to_host()[0, :self.graph.n]
         return out
 
+    def write_rows(self, folder: str) -> list[str]:
+        """Each of this rank's tile rows to ``folder/tilerow-I.npy`` (the device's values of rows I T .. I T + T - 1
+        that are vertices, n columns; the hop tie-break, if any, not undone), written atomically; the file names."""
+        from pathlib import Path
+
+        from ....atomic import atomic_path
+
+        T, n, names = self.T, self.graph.n, []
+        for L in range(self.rows):
+            I = layout.global_row(L, self.size, self.rank)
+            rows = min(T, n - I * T)
+            if rows <= 0:
+                continue
+            path = Path(folder) / f"tilerow-{I}.npy"
+            with atomic_path(path, ".npy") as tmp:
+                np.save(tmp, self.d[L * T:L * T + rows].copy_to_host()[:, :n])
+            names.append(path.name)
+        return names
+
     def checksum(self) -> dict:
         """Per rank: reachable pairs and the int64 sum of their distances over its rows (n x n cells only), so that
         ranks' shares add up to the whole matrix's without gathering it."""

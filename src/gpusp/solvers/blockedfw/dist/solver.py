@@ -103,6 +103,15 @@ class DistSolver(Solver):
         """Distance rows of ``vertices`` in the graph's values (its INF for unreachable)."""
         return undo_tiebreak(self.raw_rows(vertices), self.band.cfg.tie, self.graph)
 
+    def write_rows(self, folder) -> list[str]:
+        """The answer written where it is, never gathered: every rank saves its own tile rows (``tilerow-I.npy``: the
+        device's values, the band's INF for unreachable, the hop tie-break not undone) under ``folder``; the file
+        names in tile-row order."""
+        names = [name for b in self.bands for name in b.write_rows(str(folder))]
+        if self.ranks is not None:
+            names += [name for part in self.ranks.call("write_rows", str(folder)) for name in part]
+        return sorted(names, key=lambda name: int(name[len("tilerow-"):-len(".npy")]))
+
     def checksum(self) -> dict:
         """Reachable pairs and the sum of their distances (device values, tie-break included) over every rank."""
         parts = [b.checksum() for b in self.bands] + (self.ranks.call("checksum") if self.ranks else [])
