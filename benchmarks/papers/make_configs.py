@@ -98,6 +98,9 @@ def plain(c):
     return ["in_process: true"]
 
 
+CPU_APSP = ("scipy_apsp", "dijkstra_cputhreads")  # paper 001's CPU column: SciPy in 4 processes, the paper's own
+
+
 def one_trial(c):
     c["trials"] = 1
     return ["in_process: true", "1 trial (and 1 warm-up) instead of 3"]
@@ -117,10 +120,10 @@ def p001fig10(c):
     for sv in c["solvers"]:
         if sv["name"] == "nsssp_global" and sv.get("params", {}).get("sources_per_launch") == 1:
             sv["graphs"] = small
-        elif sv["name"] == "scipy_apsp":
-            sv["graphs"] = apsp
+        elif sv["name"] in CPU_APSP:
+            sv["graphs"] = list(apsp)
     return ["in_process: true", "Harish's N = 1 APSP on |V| <= 2K only (11-17 s at 4K, growing as |V|^2)",
-            "scipy_apsp on |V| <= 8K only (16K: about a minute on one core)"]
+            "scipy_apsp and dijkstra_cputhreads on |V| <= 8K only (16K: about a minute on one core)"]
 
 
 CHANGES = {"p000t1": ("paper000-table1", p000t1), "p000t2": ("paper000-table2", p000t2),
@@ -163,13 +166,14 @@ def n000t3(c):
 
 def n001t1(c):
     n1 = {"sources_per_launch": 1, "groups_per_block": 32, "paths": False}
-    c["solvers"] = [s for s in c["solvers"] if not (s["name"] == "scipy_apsp")] + [
-        {"name": "scipy_apsp", "params": {"workers": 4}, "graphs": ["random-4677", "powerlaw-4677", "ring-4677"]}]
+    cpu = [s for s in c["solvers"] if s["name"] in CPU_APSP]
+    c["solvers"] = [s for s in c["solvers"] if s["name"] not in CPU_APSP] + [
+        {**s, "graphs": ["random-4677", "powerlaw-4677", "ring-4677"]} for s in cpu]
     for s in c["solvers"]:
         if s.get("params") == n1:
             s["graphs"] = ["random-4677", "powerlaw-4677", "complete-4677"]
     return ["in_process: true", "Harish's N = 1 on the ring left out (4677 x 4677 host-driven rounds)",
-            "scipy_apsp on the complete graph left out (21.9M arcs from every source: minutes)"]
+            "scipy_apsp and dijkstra_cputhreads on the complete graph left out (21.9M arcs from every source: minutes)"]
 
 
 def n004transfer(c):
@@ -204,7 +208,7 @@ def n000t3b(c):
 
 def n001t1c(c):
     c["graphs"] = {"complete-4677": c["graphs"]["complete-4677"]}
-    gpu = [s for s in c["solvers"] if s["name"] != "scipy_apsp"]
+    gpu = [s for s in c["solvers"] if s["name"] not in CPU_APSP]
     harish = [s for s in gpu if s["params"]["sources_per_launch"] == 1]
     c["solvers"] = [s for s in gpu if s not in harish] + harish
     for s in c["solvers"]:
