@@ -62,7 +62,8 @@ def one(kind: str, n: int, args, compare_to=None) -> dict:
     mine = solver.rows(rows) if kind != "fast" else fast_rows(solver, rows)
     ref = reference_rows(graph, rows).dist.astype(np.int64)
     ok_rows = bool(np.array_equal(np.asarray(mine, dtype=np.int64), ref))
-    record = {"kind": kind, "n": n, "m": graph.m, "trials": args.trials, "upload_s": upload_s, "warmup_s": warmup_s, "wall_s": walls,
+    record = {"kind": kind, "n": n, "m": graph.m, "trials": args.trials, "upload_s": upload_s, "warmup_s": warmup_s,
+              "wall_s": walls,
               "median_wall_s": statistics.median(walls), "device_s": device_s,
               "relaxations": counters.get("relaxations"), "rows_checked": len(rows), "rows_exact": ok_rows,
               "counters": {k: v for k, v in counters.items() if k != "relaxations"}}

@@ -92,8 +92,9 @@ def test_the_table_reads_the_records_resolved_parameters():
     from gpusp.report.aggregate import samples_table
 
     def record(gpus, ms):
-        return {"graph": {"name": "g", "n": 4, "m": 6, "checksum": "c", "meta": {}}, "solver": FW, "family": "blockedfw",
-                "variant": "dist", "problem": "apsp", "device": "gpu", "paper": "-", "params": {"gpus": gpus, "tile": 32},
+        return {"graph": {"name": "g", "n": 4, "m": 6, "checksum": "c", "meta": {}}, "solver": FW,
+                "family": "blockedfw", "variant": "dist", "problem": "apsp", "device": "gpu", "paper": "-",
+                "params": {"gpus": gpus, "tile": 32},
                 "params_label": "default" if gpus == 1 else f"gpus-{gpus}", "status": "ok", "code_hash": "h",
                 "git_commit": "x", "created": "t", "summary": {"validated": True},
                 "machine": {"mode": "gpu", "gpu": H200, "cpu_model": "cpu", "gpus": [{"id": "0", "name": H200}]},

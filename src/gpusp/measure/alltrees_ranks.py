@@ -1,7 +1,7 @@
 """Every tree over the GPUs of one host (``gpusp solve --all-sources --param gpus=P``): the sources split into P
 contiguous slices of near-equal size, one :class:`~gpusp.ranks.Ranks` worker process per GPU sweeping its slice with
-the one-GPU machinery (:class:`~gpusp.measure.alltrees_slice.SliceSweep`) on a copy of the solver built once in the parent,
-the reductions concatenated back in source order: the same values as one process. Design:
+the one-GPU machinery (:class:`~gpusp.measure.alltrees_slice.SliceSweep`) on a copy of the solver built once in the
+parent, the reductions concatenated back in source order: the same values as one process. Design:
 docs/solvers/multisource.md, "All trees".
 """
 

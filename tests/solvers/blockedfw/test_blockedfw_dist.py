@@ -65,7 +65,7 @@ def test_awkward_graphs_every_rank_count(gpus):
     for name, g, _ in sssp_cases(negative=True)[gpus - 1::3]:
         res = run(g, gpus=gpus)
         assert_apsp_ok(g, res)
-        assert res.counters["gpus"] == gpus
+        assert res.counters["gpus"] == gpus and len(res.counters["gpu_ids"]) == gpus  # the record names each GPU
         assert len(res.counters["rank_ms"]) == (gpus if device.mode() == "gpu" else 1)  # lockstep: one clock
         res.solver.close()
 

@@ -335,7 +335,8 @@ def upward_closures(up_ptr, up_head, up_w, down_ptr, down_tail, down_w, rank, th
 
 @njit(cache=True)
 def gather_spaces(ptr, verts, dists, sources):
-    """The spaces of ``sources`` (new ids) from :func:`upward_closures`' arrays, as :func:`upward_spaces` returns them."""
+    """The spaces of ``sources`` (new ids) from :func:`upward_closures`' arrays, as :func:`upward_spaces` returns
+    them."""
     out_ptr = np.zeros(sources.size + 1, np.int64)
     for i in range(sources.size):
         out_ptr[i + 1] = out_ptr[i] + ptr[sources[i] + 1] - ptr[sources[i]]

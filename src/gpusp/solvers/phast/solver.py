@@ -297,9 +297,9 @@ class PhastSolver(Solver):
         self.threads = threads or os.cpu_count() or 1
         self.pool = None
         if upward == "closures" and self.h.core:
-            raise SolverError(f"phast_gpu upward=closures needs a hierarchy without a core ({self.h.core} core vertices "
-                              "are left: their arcs run both ways, so spaces cannot be composed in rank order); use "
-                              "core_degree=0 or upward=search")
+            raise SolverError(f"phast_gpu upward=closures needs a hierarchy without a core ({self.h.core} core "
+                              "vertices are left: their arcs run both ways, so spaces cannot be composed in rank "
+                              "order); use core_degree=0 or upward=search")
         self.upward = upward
         self.closures = None  # every vertex's upward space (contraction.upward_closures), made by the first sweep
         self.preprocess_s = self.h.seconds + (self.johnson.seconds if self.johnson else 0.0)
@@ -480,8 +480,9 @@ class PhastSolver(Solver):
         if closed:
             if self.closures is None:
                 t0 = time.perf_counter()
+                threads_now = min(self.threads, numba.get_num_threads())
                 self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
-                                                            h.down_w, h.rank, min(self.threads, numba.get_num_threads()))
+                                                            h.down_w, h.rank, threads_now)
                 closures_ms = (time.perf_counter() - t0) * 1e3
             threads = 1  # a batch's spaces are a gather of stored ones: no searches to share out
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ....errors import NegativeCycleError, SolverError
-from ....ranks import Ranks, keep_multicast_off
+from ....ranks import Ranks, keep_multicast_off, require_gpus
 from ...common.base import Solver
 from ...common.dense import apsp_tight_parents, undo_tiebreak
 from ...common.launch import TARGET
@@ -34,11 +34,13 @@ class DistSolver(Solver):
         self.band = self.bands[0]
         self.ranks = None
         self.uploaded: list[dict] = []
+        self.gpu_ids: list[str] = []
 
     def upload(self):
         if self.graph.n == 0:
             return
         keep_multicast_off()
+        self.gpu_ids = require_gpus(self.size, f"blockedfw_dist with gpus={self.size}")
         if self.sim or self.size == 1:
             self.uploaded = [b.upload() for b in self.bands]
             return
@@ -63,7 +65,7 @@ class DistSolver(Solver):
                     "tile": cfg.T, "regblock": cfg.R, "arith": cfg.kind, "phase2": cfg.phase2, **cfg.variant,
                     "matrix_dtype": str(np.dtype(cfg.device_dtype())), "hop_tiebreak": bool(cfg.scale),
                     "bcast_bytes": (cfg.r if self.size > 1 else 0) * cfg.T * cfg.n_pad * self.band.dtype.itemsize,
-                    "gpu_names": [u["gpu"] for u in self.uploaded], "compile_s": max(
+                    "gpu_ids": list(self.gpu_ids), "gpu_names": [u["gpu"] for u in self.uploaded], "compile_s": max(
                         [u["compile_s"] for u in self.uploaded], default=0.0)}
         if self.graph.n == 0:
             return counters
