@@ -34,16 +34,23 @@ def load(name: str, mirror: Path):
     return read_graph(next(mirror.glob(f"{name}.gr*")))
 
 
-def tree_walk(order, pred, piece):
-    """Hops and piece changes from the root along the tree, vertices visited in order of distance."""
-    hops = np.zeros(pred.size, np.int64)
-    switches = np.zeros(pred.size, np.int64)
+def tree_hops(order, pred):
+    """Hops from the root along the tree, vertices visited in order of distance (-1: unreachable)."""
+    hops = np.full(pred.size, -1, np.int64)
     for v in order:
-        p = pred[v]
-        if p >= 0:
-            hops[v] = hops[p] + 1
-            switches[v] = switches[p] + (piece[v] != piece[p])
-    return hops, switches
+        hops[v] = hops[pred[v]] + 1 if pred[v] >= 0 else 0
+    return hops
+
+
+def piece_changes(hops, pred, piece):
+    """Piece changes from the root along the tree: a hop level at a time, each from the level above."""
+    switches = np.zeros(pred.size, np.int64)
+    by_level = np.argsort(hops, kind="stable")
+    bounds = np.searchsorted(hops[by_level], np.arange(1, hops.max() + 2))
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        v = by_level[lo:hi]
+        switches[v] = switches[pred[v]] + (piece[v] != piece[pred[v]])
+    return switches
 
 
 def main(argv=None) -> int:
@@ -61,7 +68,8 @@ def main(argv=None) -> int:
         matrix = csr_matrix((g.weights.astype(np.float64) + 0.0, g.indices, g.indptr), shape=(n, n))
         sources = np.random.default_rng(1).choice(n, size=min(n, args.sources), replace=False)
         dist, pred = dijkstra(matrix, indices=sources, return_predecessors=True)
-        orders = [np.argsort(row, kind="stable") for row in dist]
+        hops = [tree_hops(np.argsort(d, kind="stable")[:int(np.isfinite(d).sum())], p) for d, p in zip(dist, pred)]
+        reach = [h >= 0 for h in hops]
         rcm = reverse_cuthill_mckee(csr_matrix((np.ones(g.m), g.indices, g.indptr), shape=(n, n)),
                                     symmetric_mode=False)
         rank = {"ids": np.arange(n), "rcm": np.empty(n, np.int64)}
@@ -69,16 +77,14 @@ def main(argv=None) -> int:
         for ordering, position in rank.items():
             for P in args.pieces:
                 piece = position * P // n
-                walks = [tree_walk(o[np.isfinite(d[o])], p, piece) for o, d, p in zip(orders, dist, pred)]
-                reach = [np.isfinite(d) for d in dist]
+                changes = [piece_changes(h, p, piece) for h, p in zip(hops, pred)]
                 print(json.dumps({
                     "graph": name, "n": n, "m": int(g.m), "ordering": ordering, "pieces": P,
                     "cut_arc_share": round(float(np.mean(piece[tails] != piece[g.indices])), 5),
-                    "hop_depth": int(max(h.max() for h, _ in walks)),
-                    "mean_hops": round(float(np.mean([h[r].mean() for (h, _), r in zip(walks, reach)])), 1),
-                    "max_piece_changes": int(max(s.max() for _, s in walks)),
-                    "mean_piece_changes": round(float(np.mean([s[r].mean() for (_, s), r in zip(walks, reach)])),
-                                                2),
+                    "hop_depth": int(max(h.max() for h in hops)),
+                    "mean_hops": round(float(np.mean([h[r].mean() for h, r in zip(hops, reach)])), 1),
+                    "max_piece_changes": int(max(c.max() for c in changes)),
+                    "mean_piece_changes": round(float(np.mean([c[r].mean() for c, r in zip(changes, reach)])), 2),
                     "sources": len(sources), "seconds": round(time.perf_counter() - t0, 2)}), flush=True)
     return 0
 

@@ -92,6 +92,12 @@ def band_kernels(T: int, R: int, kind: str, paths: bool, p12: str = "global", in
     return dict(relax=relax, update=update)
 
 
+@cuda.jit(device=True)
+def row_vertex(row, T, size, rank):
+    """The global vertex of a band's local row (:func:`.layout.global_vertex` on the device)."""
+    return ((row // T) * size + rank) * T + row % T
+
+
 @kernel("void({w}[:, ::1], {w}, int64, int64, int64, int64)", cases=({"w": "int32"}, {"w": "int64"},
                                                                        {"w": "float32"}))
 @cuda.jit(cache=True)
@@ -103,7 +109,7 @@ def fill(d, inf, T, size, rank, n):
     while x < cells:
         row = x // cols
         col = x - row * cols
-        i = ((row // T) * size + rank) * T + row % T  # the global vertex of the row
+        i = row_vertex(row, T, size, rank)
         d[row, col] = 0 if col == i else inf
         x += cuda.gridsize(1)
 
@@ -117,7 +123,7 @@ def arcs(d, indptr, indices, weights, T, size, rank, rows):
     row = cuda.grid(1)
     if row >= rows:
         return
-    i = ((row // T) * size + rank) * T + row % T
+    i = row_vertex(row, T, size, rank)
     if i + 1 >= indptr.shape[0]:
         return  # a padded vertex: no arcs
     for e in range(indptr[i], indptr[i + 1]):
@@ -134,6 +140,6 @@ def diagonal(d, flag, T, size, rank, n):
     row = cuda.grid(1)
     if row >= d.shape[0] - T:  # the slot is no vertex's row
         return
-    i = ((row // T) * size + rank) * T + row % T
+    i = row_vertex(row, T, size, rank)
     if i < n and d[row, i] < 0:
         flag[0] = 1

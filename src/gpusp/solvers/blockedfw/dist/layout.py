@@ -20,6 +20,11 @@ def global_row(L: int, size: int, rank: int) -> int:
     return L * size + rank
 
 
+def global_vertex(row, T: int, size: int, rank: int):
+    """The global vertex of rank ``rank``'s local matrix row (an int or an array of them)."""
+    return global_row(row // T, size, rank) * T + row % T
+
+
 class Step(NamedTuple):
     """One launch of a round on one rank: ``kind`` 'pivot' (phase 1, tile (tp, t)), 'row' (phase 2, tiles (tp, J),
     J != t), 'column' (phase 2, tiles (I, t)) or 'rest' (phase 3, tiles (I, J), J != t), local rows I in [lo, hi)

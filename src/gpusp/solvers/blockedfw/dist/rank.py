@@ -12,7 +12,6 @@ import numpy as np
 from numba import cuda
 
 from ....data.graph import Graph
-from ...common.launch import TARGET
 from ..fast.solver import FastSolver
 from . import layout
 from .kernels import KINDS, arcs, band_kernels, diagonal, fill
@@ -43,7 +42,7 @@ class Band:
 
     def upload(self) -> dict:
         """Allocate the band, copy the arcs, compile every kernel (launches that cover no tile); returns the
-        seconds each took and the GPU's name."""
+        seconds each took."""
         t0 = time.perf_counter()
         g, cfg = self.graph, self.cfg
         self.d = cuda.device_array(layout.band_shape(self.n_pad, self.T, self.size, self.rank), dtype=self.dtype)
@@ -61,7 +60,7 @@ class Band:
         self.reset()
         diagonal[1, THREADS](self.d, self.flag, self.T, self.size, self.rank, g.n)
         cuda.synchronize()
-        return {"upload_s": upload_s, "compile_s": time.perf_counter() - t0, "gpu": gpu_name()}
+        return {"upload_s": upload_s, "compile_s": time.perf_counter() - t0}
 
     @property
     def R(self) -> int:
@@ -126,14 +125,16 @@ class Band:
         return bool(self.cfg.negative and self.flag.copy_to_host()[0])
 
     def rows_of(self, vertices) -> dict:
-        """Rows of the given global vertices that this rank holds, as {vertex: row} (host arrays, n columns)."""
-        out = {}
-        T = self.T
-        for v in np.asarray(vertices, dtype=np.int64):
-            I = int(v) // T
-            if I % self.size == self.rank:
-                row = (I // self.size) * T + int(v) % T
-                out[int(v)] = self.d[row:row + 1].copy_to_host()[0, :self.graph.n]
+        """Rows of the given global vertices that this rank holds, as {vertex: row} (host arrays, n columns): one
+        copy per tile row they fall in."""
+        out, T = {}, self.T
+        vertices = np.asarray(vertices, dtype=np.int64)
+        mine = vertices[(vertices // T) % self.size == self.rank]
+        for I in np.unique(mine // T):
+            L = int(I) // self.size
+            block = self.d[L * T:(L + 1) * T].copy_to_host()
+            for v in mine[mine // T == I]:
+                out[int(v)] = block[int(v) % T, :self.graph.n]
         return out
 
     def write_rows(self, folder: str) -> list[str]:
@@ -163,7 +164,7 @@ class Band:
         step = max(T, (1 << 28) // max(1, self.n_pad) // T * T)  # whole tiles, about 2^28 cells a copy
         for lo in range(0, self.rows * T, step):
             block = self.d[lo:min(self.rows * T, lo + step)].copy_to_host()
-            rows = np.array([((x // T) * self.size + self.rank) * T + x % T for x in range(lo, lo + block.shape[0])])
+            rows = layout.global_vertex(np.arange(lo, lo + block.shape[0]), T, self.size, self.rank)
             block = block[rows < n, :n]
             seen = block != self.inf
             count += int(seen.sum())
@@ -217,10 +218,3 @@ class Lockstep:
                     buf.copy_to_device(np.full(1, top, dtype=np.int32))
         return {"rank_ms": (time.perf_counter() - start) * 1e3}
 
-
-def gpu_name() -> str:
-    """The GPU this process uses, as its driver names it ('simulated' in the simulator)."""
-    if not TARGET.gpu:
-        return "simulated"
-    name = cuda.get_current_device().name
-    return name.decode() if isinstance(name, bytes) else str(name)

@@ -65,7 +65,7 @@ class DistSolver(Solver):
                     "tile": cfg.T, "regblock": cfg.R, "arith": cfg.kind, "phase2": cfg.phase2, **cfg.variant,
                     "matrix_dtype": str(np.dtype(cfg.device_dtype())), "hop_tiebreak": bool(cfg.scale),
                     "bcast_bytes": (cfg.r if self.size > 1 else 0) * cfg.T * cfg.n_pad * self.band.dtype.itemsize,
-                    "gpu_ids": list(self.gpu_ids), "gpu_names": [u["gpu"] for u in self.uploaded], "compile_s": max(
+                    "gpu_ids": list(self.gpu_ids), "compile_s": max(
                         [u["compile_s"] for u in self.uploaded], default=0.0)}
         if self.graph.n == 0:
             return counters
