@@ -114,7 +114,7 @@ def sweep(graph: Graph, spec, params: dict, sources, targets=(), *, trials: int 
         one = SliceSweep(solver, sources, targets, width)
         one.prepare(warmup)
         part = one.measure(trials)
-    timing["setup_s"] += part["order_s"]  # the solver's order of the sources: set-up, as its build
+    timing["setup_s"] += part["order_s"]  # the order of the sources and what the solver prepares for them: set-up
     timing["preprocess_s"] = timing["setup_s"] + timing["bins_s"]
     k, samples = sources.size, part["sweep_ms"]
     median_ms = float(np.median(samples))

@@ -25,7 +25,7 @@ class SliceSweep:
         self.timer = DeviceTimer(on_device=True)
 
     def prepare(self, warmup: int) -> None:
-        """The solver's order of the sources, the upload, and ``warmup`` untimed batches (the first holds the JIT:
+        """The solver's order of the sources and its preparation for them, the upload, and ``warmup`` untimed batches (the first holds the JIT:
         the kernels of both the sweep and the reductions)."""
         from numba import cuda
 
@@ -35,6 +35,9 @@ class SliceSweep:
         t0 = time.perf_counter()
         order = getattr(solver, "order", None)
         solved, self.rows = order(self.sources) if order else (self.sources, None)
+        ready = getattr(solver, "prepare_sweep", None)
+        if ready:  # preprocessing that depends on how many sources the sweep has (phast_gpu's upward spaces)
+            ready(self.sources.size)
         self.order_s = time.perf_counter() - t0
         self.S = solver.sweep_batch(self.sources.size)
         self.stored = solver.dist_rows(self.targets)  # the rows of the solver's dist that hold the targets

@@ -5,13 +5,16 @@ arrays without a reset, targets through the hierarchy's renumbering, the job and
 import numpy as np
 import pytest
 from cases import _g, random_graph, sssp_cases
+from numba import cuda
 
 from gpusp.errors import SolverError
 from gpusp.measure.alltrees import check_sample, sweep
+from gpusp.measure.alltrees_slice import SliceSweep
 from gpusp.measure.job import SolveJob, run_job
 from gpusp.measure.validate import reference_rows
 from gpusp.solvers import registry
 from gpusp.solvers.multisource.reduce import reduce_rows
+from gpusp.solvers.phast.sweep import in_min_fn
 
 SPEC = registry.get("phast_gpu")
 SMALL = {"block": 32, "threads": 2}
@@ -52,6 +55,9 @@ def test_upward_spaces_searched_or_composed_sweep_alike(upward):
     assert out.counters["upward"] == upward and (out.counters["closures_ms"] > 0) == (upward == "closures")
     assert _sweep(graph, sources, core_degree=0).counters["upward"] == "closures"
     assert _sweep(graph, sources[:3], core_degree=0).counters["upward"] == "search"
+    solver = SPEC.build(graph, **{**SMALL, "core_degree": 0, "upward": upward})
+    SliceSweep(solver, sources, [], 1).prepare(0)  # no batch yet: composing is set-up, not the first batch's JIT
+    assert (solver.closures is not None) == (upward == "closures")
 
 
 def test_closures_need_a_hierarchy_without_a_core():
@@ -106,3 +112,35 @@ def test_the_table_through_the_job_and_the_sampled_check(tmp_path):
     verdict = check_sample(graph, result, 23, seed=0)
     assert verdict["ok"] is False and verdict["checks"]["total"] is False and verdict["checks"]["od"]
     assert verdict["mismatches"][0].startswith("source 9: total")
+
+
+@pytest.mark.parametrize("w", ["int32", "int64"])
+def test_in_min_takes_every_in_arc_four_at_a_time(w):
+    """The sweep's min over a vertex's downward in-arcs, loads four arcs at a time: in-degrees 0 .. 9 (whole steps
+    of four and every remainder), unreached tails (INF) skipped, against NumPy, for several source slots."""
+    in_min, dtype, sshift = in_min_fn(w), np.dtype(w), 2
+    inf = dtype.type(np.iinfo(dtype).max // 2)
+    rng = np.random.default_rng(3)
+    degrees = np.arange(10)
+    ptr = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int32)
+    tails = rng.integers(0, 10, ptr[-1]).astype(np.int32)
+    weights = rng.integers(0, 50, ptr[-1]).astype(dtype)
+    dist = rng.integers(0, 1000, 10 << sshift).astype(dtype)
+    dist[rng.random(dist.size) < 0.3] = inf
+    start = np.full(10 << sshift, inf, dtype)
+    start[::3] = 5  # a slot that already holds a distance keeps it when no arc beats it
+
+    @cuda.jit
+    def run(ptr, tails, weights, dist, start, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = in_min(ptr, tails, weights, dist, i >> sshift, i & 3, sshift, start[i], inf)
+
+    out = np.empty_like(start)
+    run[1, out.size](ptr, tails, weights, dist, start, out)
+    for i in range(out.size):
+        v, s = i >> sshift, i & 3
+        arcs = range(ptr[v], ptr[v + 1])
+        best = min([start[i]] + [dist[(tails[a] << sshift) + s] + weights[a] for a in arcs
+                                 if dist[(tails[a] << sshift) + s] != inf])
+        assert out[i] == best, (v, s, out[i], best)

@@ -50,8 +50,9 @@ def auto_core_degree(graph, core_degree: int) -> int:
 
 
 # --- device functions ------------------------------------------------------------------------------------------------
-def _sweep_fns(WT):
-    """(scatter, pull) for distances ``WT``."""
+def _sweep_fns(w: str):
+    """(scatter, pull) for distances of type ``w``."""
+    in_min = sweep.in_min_fn(w)
 
     @cuda.jit(device=True)
     def scatter(space_row, space_v, space_d, dist, e0, e1, base, sshift, start, stride):
@@ -69,12 +70,7 @@ def _sweep_fns(WT):
             if s < ns:
                 v = I32(lo + (i >> sshift))
                 vs = U32((v << sshift) + s)
-                d = dist[vs]
-                for a in range(down_ptr[v], down_ptr[v + 1]):
-                    du = dist[U32((down_tail[U32(a)] << sshift) + s)]
-                    if du != inf:
-                        d = min(d, WT(du + down_w[U32(a)]))
-                dist[vs] = d
+                dist[vs] = in_min(down_ptr, down_tail, down_w, dist, v, s, sshift, dist[vs], inf)
 
     return scatter, pull
 
@@ -194,7 +190,7 @@ def _rows_fn(WT):
 def _kernel(w: str):
     """The cooperative sweep kernel for distances of type ``w``."""
     WT = _WTYPES[w]
-    scatter, pull = _sweep_fns(WT)
+    scatter, pull = _sweep_fns(w)
     tight_pass, zero_round = _parent_fns(WT)
     write_rows = _rows_fn(WT)
 
@@ -301,7 +297,8 @@ class PhastSolver(Solver):
                               "vertices are left: their arcs run both ways, so spaces cannot be composed in rank "
                               "order); use core_degree=0 or upward=search")
         self.upward = upward
-        self.closures = None  # every vertex's upward space (contraction.upward_closures), made by the first sweep
+        self.closures = None  # every vertex's upward space (contraction.upward_closures): see prepare_sweep
+        self.closures_ms = 0.0
         self.preprocess_s = self.h.seconds + (self.johnson.seconds if self.johnson else 0.0)
         inf = int(graph.inf)
         h = self.h
@@ -460,6 +457,16 @@ class PhastSolver(Solver):
             return False
         return self.upward == "closures" or k * CLOSURES_FROM >= self.h.n
 
+    def prepare_sweep(self, k: int) -> None:
+        """Before a sweep of k sources: every vertex's upward space composed once when the sweep gathers them
+        (:meth:`uses_closures`), so that a caller times it as preprocessing, apart from the first batch's JIT."""
+        if self.closures is None and self.uses_closures(k):
+            h = self.h
+            t0 = time.perf_counter()
+            self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
+                                                        h.down_w, h.rank, min(self.threads, numba.get_num_threads()))
+            self.closures_ms = (time.perf_counter() - t0) * 1e3
+
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of ``srcs`` (device or host array of original ids), a launch per batch of S with no rows and
         no parents: after each launch ``after_batch(base, count)`` runs while the batch's distances are in
@@ -476,14 +483,9 @@ class PhastSolver(Solver):
         if self.pool is None and self.threads > 1:
             self.pool = ThreadPoolExecutor(self.threads)
 
-        closures_ms, threads, closed = 0.0, self.threads, self.uses_closures(k)
+        threads, closed = self.threads, self.uses_closures(k)
         if closed:
-            if self.closures is None:
-                t0 = time.perf_counter()
-                threads_now = min(self.threads, numba.get_num_threads())
-                self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
-                                                            h.down_w, h.rank, threads_now)
-                closures_ms = (time.perf_counter() - t0) * 1e3
+            self.prepare_sweep(k)
             threads = 1  # a batch's spaces are a gather of stored ones: no searches to share out
 
             def search(part):
@@ -523,7 +525,7 @@ class PhastSolver(Solver):
         return {"levels": h.levels, "grid_levels": grid_levels, "block_levels": fused, "shortcuts": h.shortcuts,
                 "core": h.core, "settled": settled, "upward_ms": upward_s * 1e3, "space_copy_ms": wait_ms,
                 "upward": "closures" if closed else "search",
-                "closures_ms": closures_ms,
+                "closures_ms": self.closures_ms,
                 "contraction_s": self.preprocess_s, "preprocess_bytes": self.preprocess_bytes, "batches": batches,
                 "batch": S, "grid": self.sweep_grid, "launches": batches, "threads": self.threads,
                 "barriers": batches * (3 + grid_levels + (1 if fused else 0))}

@@ -19,12 +19,46 @@ I32, U32 = numba.int32, numba.uint32
 COUNTS = 2  # touched-vertex counters used in turn by consecutive launches (each zeroes the next one's)
 
 
+@functools.cache
+def in_min_fn(w: str):
+    """The device function ``in_min(down_ptr, down_tail, down_w, dist, v, s, sshift, d, inf)``: min(d, dist[u] + w)
+    over the downward in-arcs (u, v, w) of v for source slot s, for distances of type ``w``."""
+    WT = {"int32": numba.int32, "int64": numba.int64}[w]
+
+    @cuda.jit(device=True)
+    def low(d, du, weight, inf):
+        via = WT(du + weight)  # computed whether or not du is reached, so the weight's load is not left behind a branch
+        return min(d, via) if du != inf else d
+
+    @cuda.jit(device=True)
+    def in_min(down_ptr, down_tail, down_w, dist, v, s, sshift, d, inf):
+        a, end = down_ptr[v], down_ptr[v + 1]
+        # A level's time is its longest chain of dependent loads, set by its largest in-degree (up to ~30 arcs on a
+        # road hierarchy's upper levels, each one tail load and one distance load): four arcs' loads are issued
+        # before any result is used, so four arcs cost one round trip of each.
+        while a + 3 < end:
+            t0, t1, t2, t3 = down_tail[U32(a)], down_tail[U32(a + 1)], down_tail[U32(a + 2)], down_tail[U32(a + 3)]
+            d0, d1 = dist[U32((t0 << sshift) + s)], dist[U32((t1 << sshift) + s)]
+            d2, d3 = dist[U32((t2 << sshift) + s)], dist[U32((t3 << sshift) + s)]
+            d = low(d, d0, down_w[U32(a)], inf)
+            d = low(d, d1, down_w[U32(a + 1)], inf)
+            d = low(d, d2, down_w[U32(a + 2)], inf)
+            d = low(d, d3, down_w[U32(a + 3)], inf)
+            a += 4
+        while a < end:
+            d = low(d, dist[U32((down_tail[U32(a)] << sshift) + s)], down_w[U32(a)], inf)
+            a += 1
+        return d
+
+    return in_min
+
+
 @kernel("void(Tuple((int32[::1], int32[::1], {w}[::1], int32[::1])), Tuple((int32[::1], int32[::1], {w}[::1])), "
         "Tuple(({w}[::1], int32[::1], int32[::1], int32[::1])), int64, int64, int64, int64, {w})", cases=DISTANCES)
 @functools.cache
 def sweep_kernel(w: str):
     """The cooperative kernel that sweeps one batch for distances of type ``w``."""
-    WT = {"int32": numba.int32, "int64": numba.int64}[w]
+    in_min = in_min_fn(w)
 
     @cuda.jit(device=True)
     def pull(down_ptr, down_tail, down_w, mark, dist, lo, hi, sshift, ns, epoch, start, stride, inf):
@@ -37,11 +71,7 @@ def sweep_kernel(w: str):
                 v = I32(lo + (i >> sshift))
                 vs = U32((v << sshift) + s)
                 d = dist[vs] if mark[v] == epoch else inf
-                for a in range(down_ptr[v], down_ptr[v + 1]):
-                    du = dist[U32((down_tail[U32(a)] << sshift) + s)]
-                    if du != inf:
-                        d = min(d, WT(du + down_w[U32(a)]))
-                dist[vs] = d
+                dist[vs] = in_min(down_ptr, down_tail, down_w, dist, v, s, sshift, d, inf)
 
     @cuda.jit
     def sweep_batch(sweep, space, work, ns, sshift, epoch, fused, inf):
