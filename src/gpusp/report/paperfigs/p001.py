@@ -16,12 +16,14 @@ from .core import (
     has_paper_series,
     legend,
     log_axis,
+    not_run,
     panels,
     paper_figure,
     published,
     seconds,
     series,
     stars,
+    unmatched,
 )
 
 HARISH, UNSHARED, PROPOSED = "SSSP-based (Harish and Narayanan)", "Proposed w/o shared memory", "Proposed"
@@ -66,7 +68,7 @@ def fig10(view):
         rows.loc[estimate, column] = rows.loc[estimate, column] * rows.loc[estimate, "n"]
     return against(view, rows, "n", "number of vertices |V| (log)", "001", "Figure 10: time against |V|", [
         "Random graphs, |E| = 4|V|, w_max = |V|; our APSP stops at max_apsp_n (the n x n result is returned), the "
-        "dotted estimates go on from the SSSP side.", COST_NOTE, CPU_NOTE])
+        "dotted estimates go on from the SSSP side.", COST_NOTE, CPU_NOTE], wanted=METHODS)
 
 
 @paper_figure("001", "fig11", "Figure 11: speed-up over the CPU Dijkstra method")
@@ -117,7 +119,7 @@ def fig12(view):
     rows, (n,) = found
     return against(view, rows, "m", f"number of edges |E| (log), |V| = {int(n):,}", "001",
                    "Figure 12: time against |E|", [f"Random graphs, |V| = {int(n):,}, w_max = |V|.", COST_NOTE,
-                                                  CPU_NOTE])
+                                                  CPU_NOTE], wanted=METHODS)
 
 
 @paper_figure("001", "fig13", "Figure 13: APSP time against w_max at |V| = 4K, |E| = 16K")
@@ -129,7 +131,8 @@ def fig13(view):
         return f"the paper's variants ({WHAT}) ran on no random graphs of one |V| and |E| at two or more w_max"
     rows, (n, m) = found
     return against(view, rows, "_wmax", f"maximum weight w_max (log), |V| = {int(n):,}, |E| = {int(m):,}", "001",
-                   "Figure 13: time against w_max", ["Random graphs, weights 1..w_max.", COST_NOTE, CPU_NOTE])
+                   "Figure 13: time against w_max", ["Random graphs, weights 1..w_max.", COST_NOTE, CPU_NOTE],
+                   wanted=METHODS)
 
 
 @paper_figure("001", "fig14", "Figure 14: overhead of path recording against |V|")
@@ -177,6 +180,7 @@ def table1(view):
     curves(ax, rows, "_x", join=False)
     printed = published("001", "Table 1", METHODS, "s")
     stars(ax, printed, xs, spread)
+    not_run(ax, unmatched(printed, rows.assign(graph=rows["graph"].replace(EARLIER)), xs, spread))
     run = {EARLIER.get(g, g) for g in rows["graph"]}
     ax.set_xticks([xs[g] for g in TOPOLOGY], [f"{t}\n{g}" + ("" if g in run else " (not run here)")
                                               for g, t in TOPOLOGY.items()])
