@@ -16,6 +16,7 @@ import pytest
 from gpusp import cli
 from gpusp.report import paperfigs
 from gpusp.report.aggregate import summary_table
+from gpusp.report.paperfigs import p001
 from gpusp.report.paperfigs.core import NOT_RUN, PALETTE, PAPER_MARKER
 from gpusp.solvers import registry
 
@@ -212,6 +213,10 @@ def test_paper001_fig10_and_fig11_need_two_sizes_and_keep_the_papers_axes():
     assert {"Proposed (paths=true)", "Proposed w/o shared memory (paths=true)", "Dijkstra SSSP-based (CPU)"} <= set(
         shown)
     assert (2048.0, 2.0 * 2048 / 1000) in points(ax)  # the estimate: |V| x one source's 2 ms, in seconds
+    # the text's ratios of these curves beside ours: Harish's 1000 ms over Proposed's 3000 ms at 1K
+    caption = next(t for t in shown if "The text states only ratios" in t)
+    assert "Proposed over SSSP-based (Harish and Narayanan), |V| = 1K: paper 13x, ours 0.333x" in caption
+    assert "Proposed over Proposed w/o shared memory, every |V| of Fig. 10: paper 1.2-1.4x, ours 0.667x" in caption
     speedup = draw("001", "fig11", samples, summary)
     # scipy_apsp (4000 ms at 1K) over Proposed (3000 ms): 4/3
     assert (1024.0, pytest.approx(4 / 3)) in points(speedup.axes[0])
@@ -237,6 +242,19 @@ def test_paper001_a_method_missing_at_a_size_of_the_sweep_is_marked_not_run():
     ax = draw("001", "fig10", samples, summary).axes[0]
     harish, scipy = PALETTE[0], PALETTE[3]  # the first and last of the paper's four methods
     assert not_run_marks(ax) == sorted([(2048.0, harish), (4096.0, harish), (4096.0, scipy)])
+
+
+def test_paper001_text_values_are_the_papers():
+    """Every value of gpusp/data/paper001-published-curves.csv is printed in paper 001's text as written."""
+    seeds = Path(__file__).parents[3] / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the papers' text (../shared/seeds) is not here")
+    text = next(seeds.glob("001_*.txt")).read_text()
+    table = pd.concat([p001.text_values(f) for f in ("fig10", "fig14")])
+    assert len(table) == 5 and set(table["unit"]) == {"x", "%"}
+    for row in table.itertuples():
+        assert row.printed in text, row
+        assert row.low <= row.high
 
 
 def test_paper001_fig14_overhead_in_per_cent_beside_the_papers_range():

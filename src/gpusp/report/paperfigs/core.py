@@ -364,7 +364,7 @@ class PlainLogFormatter(matplotlib.ticker.LogFormatter):
     """Matplotlib's choice of which log ticks to label, each label written plainly (0.3, not 3e-01)."""
 
     def __call__(self, x, pos=None):
-        return f"{x:g}" if super().__call__(x, pos) else ""
+        return f"{x:.12g}" if super().__call__(x, pos) else ""
 
 
 def finish(fig, view: View, rows: pd.DataFrame, paper: str, title: str, notes=()):
