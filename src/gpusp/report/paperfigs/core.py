@@ -208,7 +208,8 @@ def by_window(rows: pd.DataFrame) -> tuple[pd.DataFrame, str]:
                                "allocation and the copies (no end-to-end column in these tables).")
     whole = seconds(rows[rows[END_TO_END].notna()], END_TO_END)
     solve = seconds(rows).assign(_style=":")
-    parts = [whole.assign(_label=whole["_label"] + ", end to end"), solve.assign(_label=solve["_label"] + ", solve only")]
+    parts = [whole.assign(_label=whole["_label"] + ", end to end"),
+             solve.assign(_label=solve["_label"] + ", solve only")]
     return pd.concat(parts, ignore_index=True), (
         "One window per line: end to end (end_to_end_median_ms: allocation, copies and kernels, the paper's window) "
         "where recorded, solid; the solve alone (median_ms, bars: quartiles), dotted.")
@@ -287,12 +288,12 @@ def missing_points(rows: pd.DataFrame, x: str, xs, wanted: list[Series] | None =
     return pd.DataFrame(out, columns=[x, "_series", "_colour"])
 
 
-def not_run(ax, missing: pd.DataFrame, x: str | None = None):
+def not_run(ax, missing: pd.DataFrame):
     """A hollow triangle at the foot of the panel, in the series' colour, at every x where the paper ran the
-    series and we did not (``missing``: column ``x`` or the first, ``_colour``); stacked by colour."""
-    if missing is None or missing.empty:
+    series and we did not (``missing``: the x in its first column, ``_colour``); stacked by colour."""
+    if missing.empty:
         return
-    x = x or missing.columns[0]
+    x = missing.columns[0]
     ranks = {c: i for i, c in enumerate(sorted(missing["_colour"].unique()))}
     for _, row in missing.iterrows():
         ax.plot([row[x]], [0.03 + 0.04 * ranks[row["_colour"]]], marker=NOT_RUN_MARKER, ls="", ms=6,

@@ -185,7 +185,8 @@ def fig14(view):
         _ok=recorded.loc[both, "_ok"] & cost.loc[both, "_ok"]).reset_index()
     fig, (ax,) = panels(1, width=9.5, height=4.6)
     (band,) = text_values("fig14").itertuples()
-    ax.axhspan(band.low, band.high, color="0.85", label=f"paper: {band.low:.1f}-{band.high:.1f} % ({band.source.split(':')[0]})")
+    where = band.source.split(":")[0]
+    ax.axhspan(band.low, band.high, color="0.85", label=f"paper: {band.low:.1f}-{band.high:.1f} % ({where})")
     curves(ax, over.assign(_lo=over["_y"], _hi=over["_y"]), "n")
     log_axis(ax, "x", over["n"].unique())
     ax.set_xlabel("number of vertices |V| (log)")
