@@ -201,22 +201,27 @@ def test_comparison_with_published_figures():
          "value": 900.0, "unit": "ms", "hardware": "GTX 1050"},
         {"paper": "002", "source": "Figure 4", "graph": "r80", "solver": "blockedfw_v21",
          "params": {"block_size": 16}, "value": 1.0, "unit": "ms"},  # not in this sweep: left out
-        {"paper": "000", "source": "Table 1", "graph": "bay", "solver": "bellmanford_naive", "params": {},
-         "value": 1.0, "unit": "s"},  # graph not measured: left out
+        {"paper": "000", "source": "Table 1", "graph": "bay", "solver": "bellmanford_naive",
+         "params": {"rounds": "fixed"}, "value": 1.0, "unit": "s"},  # a printed cell of a measured table: not run
     ]
     summary = pd.DataFrame([row("ny", "bellmanford_naive", "gpu", 100.0, params="block-32"),
                             row("ny", "bellmanford_flag", "gpu", 40.0, params="rounds-early"),
                             row("ny", "bellmanford_stride", "gpu", 30.0, params="default"),  # grid 0 = default
                             row("r80", "blockedfw_v21", "gpu", 1.0, problem="apsp", params="block_size-32")])
     table = compare(summary, published)
-    assert list(table["solver"]) == ["bellmanford_naive", "bellmanford_flag", "bellmanford_stride"]
-    assert table["ratio"].tolist() == pytest.approx([20.0, 12.5, 30.0])  # paper time / ours, units converted
+    assert list(zip(table["graph"], table["solver"], table["status"])) == [
+        ("ny", "bellmanford_naive", "measured"), ("ny", "bellmanford_flag", "measured"),
+        ("ny", "bellmanford_stride", "measured"), ("bay", "bellmanford_naive", "not run")]
+    assert table["ratio"].tolist()[:3] == pytest.approx([20.0, 12.5, 30.0])  # paper time / ours, units converted
+    assert table.iloc[3]["params"] == "rounds-fixed"
+    assert table.iloc[3][["ours_ms", "ratio"]].isna().all()
     lines = shape_lines(table)
     assert lines == ["paper 000 Table 1, ny: fastest there bellmanford_flag, here bellmanford_stride (differ); "
                      "rank correlation +0.50 over 3 variants"]
     html = publish_parts(papers_rst(table), writer="html")["body"]
     assert "<h1" in html or "Paper 000" in html
-    assert html.count("<tr>") == 4 and "GTX 1050" in html and "fastest there bellmanford_flag" in html
+    assert html.count("<tr>") == 5 and "GTX 1050" in html and "fastest there bellmanford_flag" in html
+    assert "not run" in html
     assert compare(summary, []).empty and papers_rst(compare(summary, [])) == ""
 
 

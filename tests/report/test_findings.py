@@ -135,3 +135,25 @@ def test_a_split_result_is_split_into_rows(monkeypatch, store):
             "test": {"type": "ratio", "cells": [{"label": "a"}, {"label": "b"}, {"label": "c"}]}}
     rows = f.judge_statement(store, item, RULE)
     assert [(r.id, r.verdict) for r in rows] == [("9.9 (a, c)", f.HOLDS), ("9.9 (b)", f.NOT_HOLD)]
+
+
+def test_the_transfer_figure_draws_the_numbers_rows_4_1_to_4_3_judge(store):
+    """Paper 004's transfer figure and the findings read one function (gpusp.report.metrics): the same values."""
+    from gpusp.report import paperfigs
+    from gpusp.report.paperfigs.core import PALETTE
+
+    experiment = "paper004-transfer"
+    fig = paperfigs.figure("004", "transfer", store.samples(experiment), store.summary(experiment))
+    upload, share, total = fig.axes[:3]
+    checked = 0
+    for params, colour, ax, metric, scale in (("transfer-pageable", 0, share, "h2d_fraction", 100.0),  # row 4.1
+                                              ("transfer-pinned", 1, upload, "h2d_ms", 1.0),  # row 4.2a
+                                              ("transfer-pinned", 1, total, "h2d_plus_time", 1.0),  # row 4.3a
+                                              ("chunks-2+transfer-streams", 2, total, "h2d_plus_time", 1.0)):
+        drawn = {round(float(line.get_xdata()[0])): float(line.get_ydata()[0]) for line in ax.get_lines()
+                 if len(line.get_xdata()) == 1 and line.get_marker() == "o" and line.get_color() == PALETTE[colour]}
+        for n in (256, 1024, 2048, 4096):
+            judged = f.measure(store, f"complete-{n}|edgebf_dense|{params}", experiment, metric, RULE)
+            assert drawn[n] == pytest.approx(judged.value * scale, rel=1e-12), (params, metric, n)
+            checked += 1
+    assert checked == 16

@@ -16,7 +16,8 @@ import pytest
 from gpusp import cli
 from gpusp.report import paperfigs
 from gpusp.report.aggregate import summary_table
-from gpusp.report.paperfigs.core import PAPER_MARKER
+from gpusp.report.paperfigs import p001
+from gpusp.report.paperfigs.core import NOT_RUN, PALETTE, PAPER_MARKER
 from gpusp.solvers import registry
 
 H200, XEON = "NVIDIA H200", "Intel Xeon Platinum 8480+"
@@ -62,6 +63,16 @@ def points(ax, colour_of=None) -> list[tuple[float, float]]:
     """The (x, y) of every single-point marker (our measured points) of a panel."""
     return sorted((float(line.get_xdata()[0]), float(line.get_ydata()[0])) for line in ax.get_lines()
                   if len(line.get_xdata()) == 1 and line.get_marker() in ("o", "x") and line.get_linestyle() == "None")
+
+
+def not_run_marks(ax) -> list[tuple[float, tuple]]:
+    """(x, colour) of every "not run here" mark of a panel."""
+    return sorted((float(line.get_xdata()[0]), tuple(line.get_color())) for line in ax.get_lines()
+                  if line.get_gid() == NOT_RUN)
+
+
+def colour_of(ax, label) -> tuple:
+    return next(tuple(line.get_color()) for line in ax.get_lines() if line.get_label() == label)
 
 
 @pytest.fixture(autouse=True)
@@ -149,6 +160,32 @@ def test_paper000_fig6_only_on_gnutella_with_the_papers_variants():
     assert "no run" in draw("000", "fig6", *tables(runs("p2p-Gnutella04", "floydwarshall_naive", [1.0], "block-256")))
 
 
+def test_paper000_fig6_draws_one_time_window_per_line_and_marks_the_cells_not_run():
+    g04, g25 = {"n": 10876, "m": 39994}, {"n": 22687, "m": 54705}
+    samples, summary = tables(runs("p2p-Gnutella04", "floydwarshall_tiledshared", [1900.0], "tile-32", **g04),
+                              runs("p2p-Gnutella25", "floydwarshall_tiledshared", [7600.0], "tile-32", **g25),
+                              runs("p2p-Gnutella04", "floydwarshall_naive", [30000.0], "block-1024", **g04))
+    summary["end_to_end_median_ms"] = np.where(summary["graph"] == "p2p-Gnutella04", summary["median_ms"] / 2, np.nan)
+    ax = draw("000", "fig6", samples, summary).axes[0]
+    lines = {line.get_label(): sorted(round(float(y), 9) for y in line.get_ydata()) for line in ax.get_lines()
+             if not line.get_label().startswith("_")}
+    # the end-to-end window where recorded, the solve alone everywhere: never one line through both
+    assert lines["Tiled with Shared Memory, end to end"] == [0.95]
+    assert lines["Tiled with Shared Memory, solve only"] == [1.9, 7.6]
+    assert lines["Naive, end to end"] == [15.0] and lines["Naive, solve only"] == [30.0]
+    marks = [colour for _, colour in not_run_marks(ax)]
+    naive, tiled_shared = colour_of(ax, "Naive, end to end"), colour_of(ax, "Tiled with Shared Memory, solve only")
+    assert marks.count(naive) == 2  # Gnutella25 (printed without a unit) and Gnutella30
+    assert marks.count(tiled_shared) == 1  # Gnutella30
+    assert len(marks) == 13 + 3 - 3  # Table 3: 13 values and 3 cells drawn as no star, less the 3 cells we ran
+
+
+def test_paper000_without_an_end_to_end_column_keeps_one_line_per_variant():
+    ax = draw("000", "fig5", *fig5_tables()).axes[0]
+    labels = {line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")}
+    assert "Naive" in labels and not any("end to end" in label or "solve only" in label for label in labels)
+
+
 # --- paper 001 ---------------------------------------------------------------------------------------------------
 def nsssp(graph, n, k=4, wmax=None, time=1000.0, extra="", solvers=("global1", "global32", "shared32", "scipy")):
     wmax = wmax or n
@@ -176,6 +213,10 @@ def test_paper001_fig10_and_fig11_need_two_sizes_and_keep_the_papers_axes():
     assert {"Proposed (paths=true)", "Proposed w/o shared memory (paths=true)", "Dijkstra SSSP-based (CPU)"} <= set(
         shown)
     assert (2048.0, 2.0 * 2048 / 1000) in points(ax)  # the estimate: |V| x one source's 2 ms, in seconds
+    # the text's ratios of these curves beside ours: Harish's 1000 ms over Proposed's 3000 ms at 1K
+    caption = next(t for t in shown if "The text states only ratios" in t)
+    assert "Proposed over SSSP-based (Harish and Narayanan), |V| = 1K: paper 13x, ours 0.333x" in caption
+    assert "Proposed over Proposed w/o shared memory, every |V| of Fig. 10: paper 1.2-1.4x, ours 0.667x" in caption
     speedup = draw("001", "fig11", samples, summary)
     # scipy_apsp (4000 ms at 1K) over Proposed (3000 ms): 4/3
     assert (1024.0, pytest.approx(4 / 3)) in points(speedup.axes[0])
@@ -192,6 +233,28 @@ def test_paper001_fig12_fig13_pick_one_fixed_setting():
     fig13 = draw("001", "fig13", samples, summary)
     assert fig13.axes[0].get_xlabel().startswith("maximum weight w_max (log), |V| = 4,096, |E| = 16,384")
     assert sorted({x for x, _ in points(fig13.axes[0])}) == [16.0, 64.0]
+
+
+def test_paper001_a_method_missing_at_a_size_of_the_sweep_is_marked_not_run():
+    samples, summary = tables(*nsssp("random-n1024-k4-w1024", 1024),
+                              *nsssp("random-n2048-k4-w2048", 2048, solvers=("global32", "shared32", "scipy")),
+                              *nsssp("random-n4096-k4-w4096", 4096, solvers=("global32", "shared32")))
+    ax = draw("001", "fig10", samples, summary).axes[0]
+    harish, scipy = PALETTE[0], PALETTE[3]  # the first and last of the paper's four methods
+    assert not_run_marks(ax) == sorted([(2048.0, harish), (4096.0, harish), (4096.0, scipy)])
+
+
+def test_paper001_text_values_are_the_papers():
+    """Every value of gpusp/data/paper001-published-curves.csv is printed in paper 001's text as written."""
+    seeds = Path(__file__).parents[3] / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the papers' text (../shared/seeds) is not here")
+    text = next(seeds.glob("001_*.txt")).read_text()
+    table = pd.concat([p001.text_values(f) for f in ("fig10", "fig14")])
+    assert len(table) == 5 and set(table["unit"]) == {"x", "%"}
+    for row in table.itertuples():
+        assert row.printed in text, row
+        assert row.low <= row.high
 
 
 def test_paper001_fig14_overhead_in_per_cent_beside_the_papers_range():
@@ -216,6 +279,7 @@ def test_paper001_table1_draws_every_printed_cell():
     summary.loc[summary["graph"] == "ring-4677", "graph_family"] = "ring wmax=1 wmin=1"
     fig = draw("001", "table1", samples, summary)
     assert len(stars(fig)) == 16 and 5730.0 in stars(fig) and 0.0962 in stars(fig)
+    assert len(not_run_marks(fig.axes[0])) == 8  # the power-law and complete columns
     assert fig.axes[0].get_ylabel() == "time (s, log)"
     assert any("Power law" in t and "(not run here)" in t for t in texts(fig))
 
@@ -231,7 +295,7 @@ def test_paper002_figures_per_blocking_factor_with_padded_pairs_hollow():
     samples, summary = tables(*blocked(["v11", "v12", "v20", "v21", "v30"]))
     fig1 = draw("002", "fig4-1", samples, summary)
     assert sorted(ax.get_title() for ax in fig1.axes) == ["B = 24", "B = 8"]
-    assert all(ax.get_xlabel() == "number of vertices n" and ax.get_ylabel() == "time (ms)" for ax in fig1.axes)
+    assert all(ax.get_xlabel() == "number of vertices n" and ax.get_ylabel() == "time (ms, log)" for ax in fig1.axes)
     shown = texts(fig1)
     assert "version 1.1 (paths=true)" in shown and not any("version 1.0" in t for t in shown)
     assert any("not run by the paper" in t for t in shown)  # B = 24 does not divide 80 or 160
@@ -240,10 +304,36 @@ def test_paper002_figures_per_blocking_factor_with_padded_pairs_hollow():
     assert len(hollow) == 2 * 5  # n = 80 and 160 at B = 24, five versions
     fig2 = draw("002", "fig4-2", samples, summary)
     assert sorted(ax.get_title() for ax in fig2.axes) == ["B = 16", "B = 24", "B = 32", "B = 8"]
+    assert all(ax.get_yscale() == "log" and ax.get_ylabel() == "time (ms, log)" for ax in fig2.axes)
     assert "version 1.1 (paths=true)" not in texts(fig2)
     fig3 = draw("002", "fig4-3", samples, summary)
     assert [ax.get_xlabel() for ax in fig3.axes] == ["number of vertices n", "blocking factor B"]
     assert {"B = 8 (paths=true)", "n = 80"} <= set(texts(fig3))
+
+
+def test_paper002_fig4_2_keeps_the_fast_versions_visible_on_a_log_axis():
+    samples, summary = tables(*blocked(["v20", "v21"], blocks=(8, 24)),
+                              *[runs(f"random-{n}", "blockedfw_v30", [200.0 * n], f"block_size-{b}", n=n,
+                                     m=n * n // 4, family="random wmax=100 wmin=1") for n in (80, 160, 240)
+                                for b in (8, 24)])
+    fig = draw("002", "fig4-2", samples, summary)
+    for ax in fig.axes:
+        low, high = ax.get_ylim()
+        assert ax.get_yscale() == "log"
+        ys = [y for _, y in points(ax)]
+        # versions 2.0 / 2.1 (about 10 ms) and 3.0 (16-48 s) span three decades: all inside the panel
+        assert low <= min(ys) and max(ys) <= high and max(ys) / min(ys) > 1000
+
+
+def test_paper002_a_version_missing_where_b_divides_n_is_marked_not_run():
+    groups = [g for g in blocked(["v20", "v21"], sizes=(80, 160, 240), blocks=(8, 16, 24))
+              if (g[0]["solver"], g[0]["n"], g[0]["params"]) != ("blockedfw_v21", 160, "block_size-8")]
+    fig = draw("002", "fig4-2", *tables(*groups))
+    panel = {ax.get_title(): ax for ax in fig.axes}
+    v21, v30 = PALETTE[1], PALETTE[2]  # versions 2.0, 2.1, 3.0 in the figure's order
+    # version 2.1 lacks n = 160 at B = 8; version 3.0 never ran: marked at every n that B divides, only there
+    assert not_run_marks(panel["B = 8"]) == sorted([(80.0, v30), (160.0, v21), (160.0, v30), (240.0, v30)])
+    assert not_run_marks(panel["B = 24"]) == [(240.0, v30)]
 
 
 def test_paper002_new_parameters_split_curves_the_papers_setting_solid():
@@ -302,6 +392,32 @@ def test_paper004_transfer_share_is_upload_over_upload_plus_run():
     assert sorted({y for _, y in points(total)}) == [4.0, 5.5, 12.0]
     assert any("almost reaches 50%" in t for t in texts(fig))
     assert "pageable and pinned" in draw("004", "transfer", *tables(*rows[::3]))
+
+
+def test_paper004_transfer_reads_each_configurations_samples_and_marks_sizes_not_run():
+    """As the sweep records it: the upload on the first sample of a configuration only, 0 on the others."""
+    def upload_once(rows, upload):
+        return [{**r, "h2d_ms": upload if i == 0 else 0.0} for i, r in enumerate(rows)]
+
+    rows = []
+    for n, pageable, pinned in ((1024, 8.0, 2.0), (4096, 30.0, 6.0)):
+        rows.append(upload_once(runs(f"complete-{n}", "edgebf_dense", [1.0, 2.0, 3.0, 4.0, 5.0], "transfer-pageable",
+                                     **complete(n)), pageable))
+        rows.append(upload_once(runs(f"complete-{n}", "edgebf_dense", [1.0, 1.0, 1.0], "transfer-pinned",
+                                     **complete(n)), pinned))
+    rows.append(upload_once(runs("complete-16384", "edgebf_dense", [10.0], "transfer-pageable", **complete(16384)),
+                            100.0))
+    samples, summary = tables(*rows)
+    fig = draw("004", "transfer", samples, summary)
+    upload, share, total = fig.axes[:3]
+    assert sorted({y for _, y in points(upload)}) == [2.0, 6.0, 8.0, 30.0, 100.0]  # the upload, not a median of zeros
+    assert (1024.0, pytest.approx(100 * 8 / 11)) in points(share)  # upload / (upload + run), the median run: 3 ms
+    assert (4096.0, 33.0) in points(total) and (1024.0, 3.0) in points(total)
+    pinned = colour_of(upload, "pinned")
+    # pinned did not run at 16384, nothing at the paper's largest matrix, 20480
+    assert [x for x, c in not_run_marks(upload) if c == pinned] == [16384.0, 20480.0]
+    assert [x for x, _ in not_run_marks(upload)] == [16384.0, 20480.0, 20480.0]
+    assert "no samples" in draw("004", "transfer", samples.iloc[0:0], summary)
 
 
 def test_paper004_pull_push_and_simulated_banner():

@@ -27,6 +27,7 @@ import yaml
 
 from ..atomic import atomic_open
 from .compare import _resampled_medians
+from .metrics import metric_values
 
 FINDINGS_YAML = "benchmarks/papers/findings.yaml"
 FINDINGS_MD = "benchmarks/papers/findings.md"
@@ -152,27 +153,6 @@ def config_rows(store: Store, spec: str, default: str | None) -> pd.DataFrame:
     return summary[(summary["graph"] == graph) & (summary["solver"] == solver) & (summary["params"] == params)]
 
 
-def _metric_values(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """Values, strata (the source) and the number of independent measurements behind them."""
-    time = rows["time_ms"].to_numpy(float)
-    strata = rows["source"].fillna(-1).to_numpy()
-    if metric in ("time_ms", "iterations"):
-        return rows[metric].to_numpy(float), strata, len(rows)
-    if metric == "end_to_end_ms":
-        values = rows[metric].dropna()
-        return values.to_numpy(float), strata[rows[metric].notna().to_numpy()], len(values)
-    # the graph is uploaded once, before the first source's trials: the other samples carry h2d_ms = 0
-    uploads = rows.loc[rows["h2d_ms"] > 0, "h2d_ms"].drop_duplicates().to_numpy(float)
-    if metric == "h2d_ms":
-        return uploads, np.zeros(len(uploads)), len(uploads)
-    upload = float(np.median(uploads)) if len(uploads) else 0.0
-    if metric == "h2d_plus_time":
-        return upload + time, strata, min(len(uploads), len(rows))
-    if metric == "h2d_fraction":
-        return upload / (upload + time), strata, min(len(uploads), len(rows))
-    raise FindingsError(f"unknown metric {metric}")
-
-
 def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rule) -> Quantity | None:
     """The configuration's metric with its bootstrap medians; None when the configuration has no data."""
     experiment, keys, scale = _split_config(spec, default)
@@ -190,7 +170,10 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
         graph, solver, params = keys
         samples = store.samples(experiment)
         rows = samples[(samples["graph"] == graph) & (samples["solver"] == solver) & (samples["params"] == params)]
-        values, strata, trials = _metric_values(rows, metric)
+        try:
+            values, strata, trials = metric_values(rows, metric)
+        except ValueError as err:
+            raise FindingsError(str(err)) from None
     if experiment in ("record", "device"):
         trials = len(values)
     if len(values) == 0:

@@ -4,8 +4,9 @@ Every published value names the experiment config that reproduces it, the graph,
 parameters that match the paper's setting. A summary row matches when its graph and solver are the
 same and its parameters include those (the fastest such row when several do). The comparison gives
 the paper's value, ours, the ratio (paper time / ours: above 1, ours is faster), the paper's hardware
-and ours, and one line per (paper, table, graph) on whether the shapes agree: the fastest variant in
-the paper and here, and the rank correlation of the variants both measured.
+and ours ("not run" for a printed value of a measured table that this sweep did not run), and one line
+per (paper, table, graph) on whether the shapes agree: the fastest variant in the paper and here, and
+the rank correlation of the variants both measured.
 """
 
 from __future__ import annotations
@@ -38,26 +39,40 @@ def _matches(solver: str, row_params: str, wanted: dict) -> bool:
     return all(str(have.get(k)).lower() == str(v).lower() for k, v in (wanted or {}).items())
 
 
+MEASURED, NOT_RUN = "measured", "not run"
+COLUMNS = ["paper", "source", "experiment", "graph", "solver", "params", "paper_value", "unit", "paper_hardware",
+           "ours_ms", "ours_hardware", "mode", "ratio", "validated", "status"]
+
+
 def compare(summary: pd.DataFrame, published: list[dict] | None = None) -> pd.DataFrame:
-    """One row per published value that this sweep measured too."""
+    """One row per published value that this sweep measured too (status "measured") and, for every paper table
+    or figure it measured at least one value of, one row per other printed value of it (status "not run": the
+    paper ran that configuration, this sweep did not)."""
     published = load_published() if published is None else published
     timed = summary.dropna(subset=["median_ms"]) if "median_ms" in summary else summary.iloc[0:0]
-    rows = []
+    rows, missed = [], []
     for fig in published:
         unit = UNIT_MS.get(str(fig.get("unit")))
+        if unit is None:
+            continue
         cand = timed[(timed["graph"] == fig["graph"]) & (timed["solver"] == fig["solver"])]
         cand = cand[[_matches(fig["solver"], p, fig.get("params") or {}) for p in cand["params"]]]
-        if cand.empty or unit is None:
+        row = {"paper": str(fig["paper"]), "source": fig["source"], "experiment": fig.get("experiment"),
+               "graph": fig["graph"], "solver": fig["solver"], "paper_value": fig["value"], "unit": fig["unit"],
+               "paper_hardware": fig.get("hardware", "")}
+        if cand.empty:
+            label = "+".join(f"{k}-{v}" for k, v in sorted((fig.get("params") or {}).items())) or "default"
+            missed.append(row | {"params": label, "ours_ms": np.nan, "ours_hardware": "", "mode": "",
+                                 "ratio": np.nan, "validated": False, "status": NOT_RUN})
             continue
         best = cand.sort_values("median_ms").iloc[0]
-        paper_ms = float(fig["value"]) * unit
-        rows.append({"paper": str(fig["paper"]), "source": fig["source"], "experiment": fig.get("experiment"),
-                     "graph": fig["graph"], "solver": fig["solver"], "params": best["params"],
-                     "paper_value": fig["value"], "unit": fig["unit"], "paper_hardware": fig.get("hardware", ""),
-                     "ours_ms": float(best["median_ms"]), "ours_hardware": best.get("hardware", ""),
-                     "mode": best.get("mode", ""), "ratio": paper_ms / float(best["median_ms"]),
-                     "validated": bool(best.get("validated") == True)})  # noqa: E712
-    return pd.DataFrame(rows)
+        rows.append(row | {"params": best["params"], "ours_ms": float(best["median_ms"]),
+                           "ours_hardware": best.get("hardware", ""), "mode": best.get("mode", ""),
+                           "ratio": float(fig["value"]) * unit / float(best["median_ms"]),
+                           "validated": bool(best.get("validated") == True), "status": MEASURED})  # noqa: E712
+    measured = {(r["paper"], r["source"]) for r in rows}
+    rows += [r for r in missed if (r["paper"], r["source"]) in measured]
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def shape_lines(table: pd.DataFrame) -> list[str]:
@@ -67,6 +82,7 @@ def shape_lines(table: pd.DataFrame) -> list[str]:
     out = []
     if table.empty:
         return out
+    table = table[table["status"] == MEASURED]
     for (paper, source, graph), part in table.groupby(["paper", "source", "graph"], sort=True):
         if len(part) < 2:
             continue
@@ -80,6 +96,12 @@ def shape_lines(table: pd.DataFrame) -> list[str]:
     return out
 
 
+def _ours_cell(row: dict) -> str:
+    if row["status"] == NOT_RUN:
+        return "not run"
+    return f"{row['ours_ms']:.3g}" + (" SIMULATED" if row["mode"] == "sim" else "")
+
+
 def papers_rst(table: pd.DataFrame) -> str:
     """A section per paper: the side-by-side table and the shape lines (reStructuredText)."""
     if table.empty:
@@ -90,7 +112,8 @@ def papers_rst(table: pd.DataFrame) -> str:
     for paper, part in table.groupby("paper", sort=True):
         head = ["table", "graph", "solver (params)", "paper", "paper hardware", "ours ms", "ratio", "validated"]
         body = [[r["source"], r["graph"], f"{r['solver']} ({r['params']})", f"{r['paper_value']:g} {r['unit']}",
-                 r["paper_hardware"] or "n/a", f"{r['ours_ms']:.3g}" + (" SIMULATED" if r["mode"] == "sim" else ""),
-                 f"{r['ratio']:.3g}", "yes" if r["validated"] else "no"] for r in part.to_dict("records")]
+                 r["paper_hardware"] or "n/a", _ours_cell(r), "-" if r["status"] == NOT_RUN else f"{r['ratio']:.3g}",
+                 "-" if r["status"] == NOT_RUN else "yes" if r["validated"] else "no"]
+                for r in part.to_dict("records")]
         out += list_table(f"Paper {paper}", head, body) + [f"* {line}" for line in shape_lines(part)] + [""]
     return "\n".join(out)

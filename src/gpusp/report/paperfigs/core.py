@@ -41,6 +41,7 @@ PAPER_HARDWARE = {
 PAPER_SETTING = {"paths": "false", "capture": "per-run", "launcher": "native", "layout": "coalesced",
                  "edges_per_thread": "1", "streams": None, "workers": None}
 NOT_VALIDATED = "x"
+NOT_RUN, NOT_RUN_MARKER = "not-run", "v"
 PAPER_MARKER = "*"
 PALETTE = plt.get_cmap("tab10").colors
 
@@ -120,6 +121,18 @@ class View:
         self.rows = rows
         self.samples = samples if samples is not None else pd.DataFrame()
 
+    def samples_of(self, row) -> pd.DataFrame:
+        """The samples of the configuration a summary ``row`` stands for (same graph, solver, parameters and,
+        where both record one, GPU)."""
+        samples = self.samples
+        if samples.empty:
+            return samples
+        keep = ((samples["graph"] == row["graph"]) & (samples["solver"] == row["solver"])
+                & (samples["params"].astype(str) == str(row["params"])))
+        if "gpu" in samples and "gpu" in row.index and pd.notna(row["gpu"]):
+            keep &= samples["gpu"].astype(str) == str(row["gpu"])
+        return samples[keep]
+
     def where(self, mask) -> View:
         view = View.__new__(View)
         view.rows, view.samples = self.rows[mask].reset_index(drop=True), self.samples
@@ -185,15 +198,21 @@ def _scaled(rows, column, scale):
     return rows.assign(_y=y * scale, _lo=lo.fillna(y) * scale, _hi=hi.fillna(y) * scale)
 
 
-def end_to_end(rows: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
-    """Paper 000's window: ``end_to_end_median_ms`` (allocation, copies and kernels) where the summary has it, the
-    device work elsewhere; (rows, the time column, the caption's sentence)."""
-    if END_TO_END in rows and rows[END_TO_END].notna().any():
-        rows = rows.assign(**{END_TO_END: rows[END_TO_END].astype(float).fillna(rows["median_ms"].astype(float))})
-        return rows, END_TO_END, ("Our times are end to end (end_to_end_median_ms: allocation, copies and kernels, "
-                                  "the paper's window) where recorded.")
-    return rows, "median_ms", ("Our times are the device work of a solve (median, bars: quartiles); the paper's "
-                               "also hold the allocation and the copies (no end-to-end column in these tables).")
+def by_window(rows: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Paper 000's times in seconds, one time window per line: where the summary has ``end_to_end_median_ms``
+    (allocation, copies and kernels, the paper's window) a solid line of those and a dotted one of the solve alone
+    (``median_ms``), each curve's label naming its window, never one line through both; (rows, the caption's
+    sentence)."""
+    if END_TO_END not in rows or not rows[END_TO_END].notna().any():
+        return seconds(rows), ("Our times are the solve alone (median, bars: quartiles); the paper's also hold the "
+                               "allocation and the copies (no end-to-end column in these tables).")
+    whole = seconds(rows[rows[END_TO_END].notna()], END_TO_END)
+    solve = seconds(rows).assign(_style=":")
+    parts = [whole.assign(_label=whole["_label"] + ", end to end"),
+             solve.assign(_label=solve["_label"] + ", solve only")]
+    return pd.concat(parts, ignore_index=True), (
+        "One window per line: end to end (end_to_end_median_ms: allocation, copies and kernels, the paper's window) "
+        "where recorded, solid; the solve alone (median_ms, bars: quartiles), dotted.")
 
 
 # --- the paper's printed values ----------------------------------------------------------------------------------
@@ -212,6 +231,15 @@ def published(paper: str, source: str, wanted: list[Series], unit: str) -> pd.Da
                              "value": ms / UNIT_MS[unit]})
                 break
     return pd.DataFrame(rows, columns=["graph", "_series", "_colour", "value"])
+
+
+def unmatched(printed: pd.DataFrame, rows: pd.DataFrame, xs: dict, offsets: dict | None = None) -> pd.DataFrame:
+    """The printed values (of :func:`published`) that no row of ours measured: ``_x`` (their star's x),
+    ``_series``, ``_colour``, for :func:`not_run`."""
+    have = set(zip(rows["graph"], rows["_series"]))
+    gone = printed[[(g, s) not in have and g in xs for g, s in zip(printed["graph"], printed["_series"])]]
+    return pd.DataFrame({"_x": [xs[g] + (offsets or {}).get(s, 0.0) for g, s in zip(gone["graph"], gone["_series"])],
+                         "_series": gone["_series"].tolist(), "_colour": gone["_colour"].tolist()})
 
 
 # --- drawing -----------------------------------------------------------------------------------------------------
@@ -244,6 +272,33 @@ def stars(ax, points: pd.DataFrame, xs: dict, offsets: dict | None = None):
             x = xs[row["graph"]] + (offsets or {}).get(row["_series"], 0.0)
             ax.plot(x, row["value"], marker=PAPER_MARKER, ls="",
                     ms=12, color=colour, markeredgecolor="k", markeredgewidth=0.6)
+
+
+def missing_points(rows: pd.DataFrame, x: str, xs, wanted: list[Series] | None = None) -> pd.DataFrame:
+    """The paper's series (its solid curves; with ``wanted`` also those with no row at all) at each of ``xs``
+    where ``rows`` have no point: ``x``, ``_series``, ``_colour``."""
+    paper = rows[rows["_paper"] & rows["_solid"]] if len(rows) else rows
+    names = dict(zip(paper["_series"], paper["_colour"]))
+    for i, s in enumerate(wanted or []):
+        if s.paper:
+            names.setdefault(s.name, i)
+    have = set(zip(paper["_series"], paper[x].astype(float))) if len(paper) else set()
+    out = [{x: float(v), "_series": name, "_colour": int(colour)} for name, colour in names.items()
+           for v in sorted({float(v) for v in xs}) if (name, float(v)) not in have]
+    return pd.DataFrame(out, columns=[x, "_series", "_colour"])
+
+
+def not_run(ax, missing: pd.DataFrame):
+    """A hollow triangle at the foot of the panel, in the series' colour, at every x where the paper ran the
+    series and we did not (``missing``: the x in its first column, ``_colour``); stacked by colour."""
+    if missing.empty:
+        return
+    x = missing.columns[0]
+    ranks = {c: i for i, c in enumerate(sorted(missing["_colour"].unique()))}
+    for _, row in missing.iterrows():
+        ax.plot([row[x]], [0.03 + 0.04 * ranks[row["_colour"]]], marker=NOT_RUN_MARKER, ls="", ms=6,
+                color=PALETTE[int(row["_colour"]) % len(PALETTE)], markerfacecolor="none",
+                transform=ax.get_xaxis_transform(), gid=NOT_RUN, label="_" + NOT_RUN)
 
 
 def log_axis(ax, axis: str, values, labels=None, base=2):
@@ -285,6 +340,9 @@ def legend(fig, axes, stars_shown=False, hollow=None, not_validated=False):
                                                label=hollow))
     if not_validated:
         handles.append(matplotlib.lines.Line2D([], [], ls="", marker=NOT_VALIDATED, color=grey, label="not validated"))
+    if any(line.get_gid() == NOT_RUN for ax in np.ravel(axes) for line in ax.get_lines()):
+        handles.append(matplotlib.lines.Line2D([], [], ls="", marker=NOT_RUN_MARKER, markerfacecolor="none",
+                                               color=grey, label="not run here (the paper ran it)"))
     fig.legend(handles=handles, loc="outside right center", fontsize=7, frameon=False)
 
 
@@ -303,13 +361,20 @@ def machine_text(rows: pd.DataFrame, samples: pd.DataFrame) -> str:
     return f"GPU {gpu}, host CPU {', '.join(cpus) or 'not recorded'}"
 
 
+class PlainLogFormatter(matplotlib.ticker.LogFormatter):
+    """Matplotlib's choice of which log ticks to label, each label written plainly (0.3, not 3e-01)."""
+
+    def __call__(self, x, pos=None):
+        return f"{x:.12g}" if super().__call__(x, pos) else ""
+
+
 def finish(fig, view: View, rows: pd.DataFrame, paper: str, title: str, notes=()):
     """The SIMULATED banner and the title above, the caption below: our machine beside the paper's, then
     ``notes``."""
     for ax in fig.axes:
         if ax.get_yscale() == "log":  # plain numbers (6, 0.3, 100), also between the decades of a short range
             for setter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-                setter(matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+                setter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     _banner(fig, bool(_simulated(rows).any()), f"Paper {paper}, {title}")
     lines = [f"Ours: {machine_text(rows, view.samples)}. Paper: {PAPER_HARDWARE[paper]}.", *notes]
     fig.text(0.0, 0.0, "\n".join(lines), ha="left", va="top", fontsize=7, color="0.25", wrap=True,
@@ -326,13 +391,15 @@ def panels(n: int, width=6.0, height=4.0, cols=None):
 
 
 def against(view: View, rows: pd.DataFrame, x: str, xlabel: str, paper: str, title: str, notes=(), unit="s",
-            ylog=True, hollow=None):
+            ylog=True, hollow=None, wanted: list[Series] | None = None):
     """The common figure: one panel, a curve per series against ``x`` on a log-2 axis ticked at the sweep's
-    points, time in ``unit`` (``rows`` may bring their own ``_y``)."""
+    points, time in ``unit`` (``rows`` may bring their own ``_y``); a paper series of ``wanted`` without a point at
+    one of the sweep's x is marked not run there."""
     if "_y" not in rows:
         rows = (seconds if unit == "s" else millis)(rows)
     fig, (ax,) = panels(1, width=9.5, height=4.6)
     curves(ax, rows, x)
+    not_run(ax, missing_points(rows, x, rows[x].unique(), wanted))
     log_axis(ax, "x", rows[x].unique())
     if ylog:
         ax.set_yscale("log")

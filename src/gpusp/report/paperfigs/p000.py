@@ -5,18 +5,21 @@ paper's variants to our solvers)."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from .core import (
+    by_window,
     curves,
-    end_to_end,
     finish,
     has_paper_series,
     legend,
+    not_run,
     panels,
     paper_figure,
     published,
-    seconds,
     series,
     stars,
+    unmatched,
 )
 
 ROAD = ["USA-road-d.NY", "USA-road-d.BAY", "USA-road-d.COL", "USA-road-d.FLA", "USA-road-d.NE", "USA-road-d.E"]
@@ -36,15 +39,20 @@ FIG6 = [series("Naive", "floydwarshall_naive", block=1024),
         series("CPU", "floydwarshall_cpu"),
         series("SciPy APSP (ours)", "scipy_apsp", paper=False)]
 
+# cells the paper ran whose printed value is no star: in minutes, a bound (">1hr") or without a unit
+FIG5_UNPRINTED = [("USA-road-d.NY", "CPU")]
+FIG6_UNPRINTED = [("p2p-Gnutella04", "CPU"), ("p2p-Gnutella25", "Naive"), ("p2p-Gnutella30", "Tiled")]
 
-def _by_dataset(view, paper_graphs, marker, wanted, source, title, notes):
-    """Time (s, log) per dataset, the paper's datasets in its table's order and ours after them by size."""
+
+def _by_dataset(view, paper_graphs, marker, wanted, source, title, notes, unprinted=()):
+    """Time (s, log) per dataset, the paper's datasets in its table's order and ours after them by size; a printed
+    value without our point is marked not run, as are the cells of ``unprinted`` ((graph, series): the paper ran
+    them, its table prints no drawable value)."""
     view = view.where(view.rows["graph"].astype(str).str.contains(marker, regex=False))
     rows = view.select(wanted)
     if not has_paper_series(rows):
         return f"no run of the paper's variants ({', '.join(s.solver for s in wanted if s.paper)}) on a {marker} graph"
-    rows, column, window = end_to_end(rows)
-    rows = seconds(rows, column)
+    rows, window = by_window(rows)
     ours = rows.drop_duplicates("graph").sort_values("n")["graph"].tolist()
     order = paper_graphs + [g for g in ours if g not in paper_graphs]
     xs = {g: float(i) for i, g in enumerate(order)}
@@ -54,6 +62,10 @@ def _by_dataset(view, paper_graphs, marker, wanted, source, title, notes):
     curves(ax, rows, "_x")
     printed = published("000", source, wanted, "s")
     stars(ax, printed, xs, spread)
+    colour = {s.name: i for i, s in enumerate(wanted)}
+    ran = pd.concat([printed, pd.DataFrame([{"graph": g, "_series": name, "_colour": colour[name]}
+                                            for g, name in unprinted])], ignore_index=True)
+    not_run(ax, unmatched(ran, rows, xs, spread))
     sizes = rows.drop_duplicates("graph").set_index("graph")["n"]
     ax.set_xticks(list(xs.values()), [g.split(".")[-1].removeprefix("p2p-") + (
         f"\n|V| = {int(sizes[g]):,}" if g in sizes.index else "\n(not run here)") for g in order])
@@ -69,11 +81,11 @@ def fig5(view):
     return _by_dataset(view, ROAD, "USA-road", FIG5, "Table 1", "Figure 5: Bellman-Ford (Table 1's values)", [
         "The paper's variants: block 1024, |V|-1 rounds (rounds=fixed), the strided ones on a grid of half the "
         "blocks; the early-exit curves are ours (not in the paper).",
-        "The CPU column (22 min on NY) is printed in minutes and is not among the stars."])
+        "The CPU column (22 min on NY) is printed in minutes and is not among the stars."], FIG5_UNPRINTED)
 
 
 @paper_figure("000", "fig6", "Figure 6: Floyd-Warshall on SNAP's Gnutella graphs (Table 3)")
 def fig6(view):
     return _by_dataset(view, GNUTELLA, "Gnutella", FIG6, "Table 3", "Figure 6: Floyd-Warshall (Table 3's values)", [
         "Stars: Table 3's values; the CPU cell (>1hr) and two cells printed without a unit (Gnutella25 Naive, "
-        "Gnutella30 Tiled) are not drawn."])
+        "Gnutella30 Tiled) are not drawn."], FIG6_UNPRINTED)

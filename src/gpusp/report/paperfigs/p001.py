@@ -6,7 +6,10 @@ paper's methods to our solvers)."""
 
 from __future__ import annotations
 
+from importlib import resources
+
 import numpy as np
+import pandas as pd
 
 from .core import (
     against,
@@ -16,12 +19,14 @@ from .core import (
     has_paper_series,
     legend,
     log_axis,
+    not_run,
     panels,
     paper_figure,
     published,
     seconds,
     series,
     stars,
+    unmatched,
 )
 
 HARISH, UNSHARED, PROPOSED = "SSSP-based (Harish and Narayanan)", "Proposed w/o shared memory", "Proposed"
@@ -40,7 +45,33 @@ COST_NOTE = ("The paper times the cost computation only (paths=false); a label n
              "also recorded the parents.")
 TOPOLOGY = {"random-4677": "Random", "powerlaw-4677": "Power law", "ring-4677": "Ring", "complete-4677": "Complete"}
 EARLIER = {"powerlaw-4096": "powerlaw-4677"}  # the R-MAT at 2^12 that stood in before the paper's size was possible
-OVERHEAD = (3.0, 7.7)  # Section 6.3: the path-recording overhead "ranges from 3.0% to 7.7%"
+TEXT_VALUES = "paper001-published-curves.csv"  # gpusp/data: what the text states of Figs. 10-14 (no points)
+
+
+def text_values(figure: str) -> pd.DataFrame:
+    """The values the paper's text states of ``figure`` (its plotted points are not printed): quantity, x, low,
+    high, unit, printed, source."""
+    with resources.files("gpusp").joinpath(f"data/{TEXT_VALUES}").open(encoding="utf-8") as fh:
+        table = pd.read_csv(fh)
+    return table[table["figure"] == figure].reset_index(drop=True)
+
+
+def _ratios_beside_ours(rows: pd.DataFrame) -> list[str]:
+    """Fig. 10's ratios as the text states them ("A over B": B's time over A's), each beside ours on the same
+    graphs (the paper's setting, both methods measured)."""
+    solid = rows[rows["_solid"]]
+    times = {name: part.set_index("n")["median_ms"].astype(float) for name, part in solid.groupby("_series")}
+    out = []
+    for fact in text_values("fig10").itertuples():
+        fast, slow = fact.quantity.split(" over ")
+        ours = (times[slow] / times[fast]).dropna() if fast in times and slow in times else pd.Series(dtype=float)
+        if fact.x.startswith("|V| = "):
+            ours = ours[ours.index == 1024] if fact.x.endswith("1K") else ours.iloc[0:0]
+        low, high = (f"{v:.3g}" for v in (ours.min(), ours.max()))
+        text = "not run here" if ours.empty else low if low == high else f"{low}-{high}"
+        high = "" if fact.high == fact.low else ("+" if np.isinf(fact.high) else f"-{fact.high:g}")
+        out.append(f"{fact.quantity}, {fact.x}: paper {fact.low:g}{high}{fact.unit}, ours {text}{fact.unit}")
+    return out
 
 
 def _random(view, square=True):
@@ -66,7 +97,9 @@ def fig10(view):
         rows.loc[estimate, column] = rows.loc[estimate, column] * rows.loc[estimate, "n"]
     return against(view, rows, "n", "number of vertices |V| (log)", "001", "Figure 10: time against |V|", [
         "Random graphs, |E| = 4|V|, w_max = |V|; our APSP stops at max_apsp_n (the n x n result is returned), the "
-        "dotted estimates go on from the SSSP side.", COST_NOTE, CPU_NOTE])
+        "dotted estimates go on from the SSSP side.", COST_NOTE, CPU_NOTE,
+        f"The text states only ratios of these curves ({TEXT_VALUES}): " + "; ".join(_ratios_beside_ours(rows)) + "."],
+        wanted=METHODS)
 
 
 @paper_figure("001", "fig11", "Figure 11: speed-up over the CPU Dijkstra method")
@@ -117,7 +150,7 @@ def fig12(view):
     rows, (n,) = found
     return against(view, rows, "m", f"number of edges |E| (log), |V| = {int(n):,}", "001",
                    "Figure 12: time against |E|", [f"Random graphs, |V| = {int(n):,}, w_max = |V|.", COST_NOTE,
-                                                  CPU_NOTE])
+                                                  CPU_NOTE], wanted=METHODS)
 
 
 @paper_figure("001", "fig13", "Figure 13: APSP time against w_max at |V| = 4K, |E| = 16K")
@@ -129,7 +162,8 @@ def fig13(view):
         return f"the paper's variants ({WHAT}) ran on no random graphs of one |V| and |E| at two or more w_max"
     rows, (n, m) = found
     return against(view, rows, "_wmax", f"maximum weight w_max (log), |V| = {int(n):,}, |E| = {int(m):,}", "001",
-                   "Figure 13: time against w_max", ["Random graphs, weights 1..w_max.", COST_NOTE, CPU_NOTE])
+                   "Figure 13: time against w_max", ["Random graphs, weights 1..w_max.", COST_NOTE, CPU_NOTE],
+                   wanted=METHODS)
 
 
 @paper_figure("001", "fig14", "Figure 14: overhead of path recording against |V|")
@@ -150,7 +184,9 @@ def fig14(view):
         _y=(recorded.loc[both, "median_ms"] / cost.loc[both, "median_ms"] - 1.0) * 100.0,
         _ok=recorded.loc[both, "_ok"] & cost.loc[both, "_ok"]).reset_index()
     fig, (ax,) = panels(1, width=9.5, height=4.6)
-    ax.axhspan(*OVERHEAD, color="0.85", label=f"paper: {OVERHEAD[0]}-{OVERHEAD[1]} % (Section 6.3's range)")
+    (band,) = text_values("fig14").itertuples()
+    where = band.source.split(":")[0]
+    ax.axhspan(band.low, band.high, color="0.85", label=f"paper: {band.low:.1f}-{band.high:.1f} % ({where})")
     curves(ax, over.assign(_lo=over["_y"], _hi=over["_y"]), "n")
     log_axis(ax, "x", over["n"].unique())
     ax.set_xlabel("number of vertices |V| (log)")
@@ -177,6 +213,7 @@ def table1(view):
     curves(ax, rows, "_x", join=False)
     printed = published("001", "Table 1", METHODS, "s")
     stars(ax, printed, xs, spread)
+    not_run(ax, unmatched(printed, rows.assign(graph=rows["graph"].replace(EARLIER)), xs, spread))
     run = {EARLIER.get(g, g) for g in rows["graph"]}
     ax.set_xticks([xs[g] for g in TOPOLOGY], [f"{t}\n{g}" + ("" if g in run else " (not run here)")
                                               for g, t in TOPOLOGY.items()])

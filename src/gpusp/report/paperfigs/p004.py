@@ -7,6 +7,9 @@ in the text, ours are ms (config/experiments/paper004-*.yaml map its kernels to 
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..metrics import metric_median
 from .core import (
     against,
     curves,
@@ -15,6 +18,8 @@ from .core import (
     legend,
     log_axis,
     millis,
+    missing_points,
+    not_run,
     panels,
     paper_figure,
     series,
@@ -31,6 +36,13 @@ PUSH_PULL = [series("incoming (pull)", "vertexbf_pull"),
 TRANSFER = [series("pageable", "edgebf_dense", transfer="pageable"),
             series("pinned", "edgebf_dense", transfer="pinned")] + [
     series(f"{k} streams (upload inside the run)", "edgebf_dense", transfer="streams", chunks=k) for k in (2, 4, 8)]
+PAPER_LARGEST = 20480  # Section IV.A: matrices from 256 x 256 to 20480 x 20480
+TRANSFER_NOTE = ("From each configuration's samples, as the findings (rows 4.1-4.3) compute them: upload = the "
+                 "matrix upload (h2d_ms, once per configuration); share = upload / (upload + run); upload + run; "
+                 "medians over the runs (bars: quartiles).")
+STREAMS_NOTE = ("Streams: the matrix travels inside every timed run in row pieces, each relaxed on its stream behind "
+                "its copy; upload + run adds the other arrays' h2d_ms. The paper's matrices go to "
+                f"{PAPER_LARGEST:,} x {PAPER_LARGEST:,}.")
 SQUARING = [series("matrix squaring, naive", "minplus_naive", transpose="false"),
             series("matrix squaring, tiled 32 x 32", "minplus_tiled", tile=32, transpose="false"),
             series("matrix squaring, naive, transposed operand", "minplus_naive", transpose="true"),
@@ -141,6 +153,14 @@ def fig2(view):
         "over a matrix row or column); the thread-per-matrix-entry kernel runs on complete graphs only.", UNITS])
 
 
+def _transfer_metric(view, rows, metric: str, scale: float = 1.0):
+    """``rows`` with ``_y``, ``_lo``, ``_hi``: the median and quartiles of ``metric`` over each configuration's
+    samples (:func:`gpusp.report.metrics.metric_values`, which the findings read too)."""
+    stats = [metric_median(view.samples_of(row), metric) for _, row in rows.iterrows()]
+    y, lo, hi = (np.array([s[i] for s in stats], float) * scale for i in range(3))
+    return rows.assign(_y=y, _lo=lo, _hi=hi)
+
+
 @paper_figure("004", "transfer", "Section IV.A: data transfer, pageable vs pinned memory and streams")
 def transfer(view):
     view = _complete(view)
@@ -148,18 +168,18 @@ def transfer(view):
     paired = rows[rows["_series"].isin(["pageable", "pinned"]) & rows["_solid"]]
     if paired["_series"].nunique() < 2 or paired["n"].nunique() < 2:
         return "no run of edgebf_dense with transfer pageable and pinned on two or more complete graphs"
-    h2d, run = paired["h2d_ms"].astype(float), paired["median_ms"].astype(float)
-    uploads = paired.assign(_y=h2d, _lo=h2d, _hi=h2d)
-    share = paired.assign(_y=100 * h2d / (h2d + run))
-    share = share.assign(_lo=share["_y"], _hi=share["_y"])
-    total = rows["h2d_ms"].astype(float) + rows["median_ms"].astype(float)
-    total = rows.assign(_y=total, _lo=total, _hi=total)
+    if view.samples.empty or not any(len(view.samples_of(row)) for _, row in paired.iterrows()):
+        return "no samples of edgebf_dense's transfer runs (the figure's values come from the samples)"
+    panels_data = ((_transfer_metric(view, paired, "h2d_ms"), "matrix upload time (ms, log)", True),
+                   (_transfer_metric(view, paired, "h2d_fraction", 100.0), "transfer share of the run (%)", False),
+                   (_transfer_metric(view, rows, "h2d_plus_time"), "upload + run (ms, log)", True))
     fig, axes = panels(3, width=4.6, height=4.0)
-    for ax, part, label, log in ((axes[0], uploads, "matrix upload time (ms, log)", True),
-                                 (axes[1], share, "transfer share of the run (%)", False),
-                                 (axes[2], total, "upload + run (ms, log)", True)):
+    sizes = sorted({*rows["n"].astype(float), PAPER_LARGEST})
+    for ax, (part, label, log) in zip(axes, panels_data):
+        part = part.dropna(subset=["_y"])
         curves(ax, part, "n")
-        log_axis(ax, "x", part["n"].unique())
+        not_run(ax, missing_points(part, "n", sizes))
+        log_axis(ax, "x", sizes)
         if log:
             ax.set_yscale("log")
         ax.set_xlabel("matrix side n (n x n, complete graph, log)")
@@ -169,12 +189,7 @@ def transfer(view):
     axes[1].set_title("right figure: transfer share", fontsize=9)
     axes[2].set_title("the streamed upload (text)", fontsize=9)
     legend(fig, axes, not_validated=not rows["_ok"].all())
-    return finish(fig, view, rows, "004", "Section IV.A: data transfer", [
-        "Upload: h2d_ms (the host-to-device copies of a solve, the matrix from pageable or pinned memory); share: "
-        "h2d_ms / (h2d_ms + the median of the runs).",
-        "Streams: the matrix travels inside every timed run in row pieces, each relaxed on its stream behind its "
-        "copy; upload + run adds the other arrays' h2d_ms. The paper's matrices go to 20480 x 20480, ours to 4096.",
-        UNITS])
+    return finish(fig, view, rows, "004", "Section IV.A: data transfer", [TRANSFER_NOTE, STREAMS_NOTE, UNITS])
 
 
 @paper_figure("004", "minplus", "Section V.C: APSP by min-plus matrix squaring vs the parallel Floyd-Warshall")
@@ -183,4 +198,4 @@ def minplus(view):
     rows = view.select(SQUARING, by=("n",))
     why = enough(rows, "n", "minplus_naive, minplus_tiled, floydwarshall_supernaive")
     return why or against(view, rows, "n", "number of vertices |V| (random graph, log)", "004",
-                          "Section V.C: matrix squaring vs Floyd-Warshall", [UNITS], unit="ms")
+                          "Section V.C: matrix squaring vs Floyd-Warshall", [UNITS], unit="ms", wanted=SQUARING)

@@ -1,0 +1,44 @@
+"""A configuration's metric from its timed samples: the time, the rounds, the graph's upload, upload + run and
+the upload's share of it. The findings (benchmarks/papers/findings.yaml, paper 004's rows 4.1-4.3) and paper
+004's transfer figure both read these values here, so a figure and a verdict cannot disagree.
+
+The graph is uploaded once per configuration, before the first source's trials: that sample carries h2d_ms and
+the others 0, so the upload is the median of the distinct non-zero h2d_ms values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+METRICS = ("time_ms", "iterations", "end_to_end_ms", "h2d_ms", "h2d_plus_time", "h2d_fraction")
+
+
+def metric_values(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """The values of ``metric`` over one configuration's samples ``rows``, their strata (the source) and the
+    number of independent measurements behind them (for an upload: the distinct uploads)."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric} (metrics: {', '.join(METRICS)})")
+    time = rows["time_ms"].to_numpy(float)
+    strata = rows["source"].fillna(-1).to_numpy()
+    if metric in ("time_ms", "iterations"):
+        return rows[metric].to_numpy(float), strata, len(rows)
+    if metric == "end_to_end_ms":
+        values = rows[metric].dropna()
+        return values.to_numpy(float), strata[rows[metric].notna().to_numpy()], len(values)
+    uploads = rows.loc[rows["h2d_ms"] > 0, "h2d_ms"].drop_duplicates().to_numpy(float)
+    if metric == "h2d_ms":
+        return uploads, np.zeros(len(uploads)), len(uploads)
+    upload = float(np.median(uploads)) if len(uploads) else 0.0
+    if metric == "h2d_plus_time":
+        return upload + time, strata, min(len(uploads), len(rows))
+    return upload / (upload + time), strata, min(len(uploads), len(rows))
+
+
+def metric_median(rows: pd.DataFrame, metric: str) -> tuple[float, float, float]:
+    """(median, first quartile, third quartile) of :func:`metric_values`; NaNs when there are none."""
+    values = metric_values(rows, metric)[0]
+    if not len(values):
+        return (np.nan,) * 3
+    q1, median, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+    return float(median), float(q1), float(q3)
