@@ -161,8 +161,11 @@ def _metric_values(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndar
     if metric == "end_to_end_ms":
         values = rows[metric].dropna()
         return values.to_numpy(float), strata[rows[metric].notna().to_numpy()], len(values)
-    # the graph is uploaded once, before the first source's trials: the other samples carry h2d_ms = 0
+    # the graph is uploaded once, before the first source's trials: the other samples carry h2d_ms = 0; every
+    # end-to-end run uploads once more (end_to_end_h2d_ms)
     uploads = rows.loc[rows["h2d_ms"] > 0, "h2d_ms"].drop_duplicates().to_numpy(float)
+    if "end_to_end_h2d_ms" in rows:
+        uploads = np.concatenate([uploads, rows["end_to_end_h2d_ms"].dropna().to_numpy(float)])
     if metric == "h2d_ms":
         return uploads, np.zeros(len(uploads)), len(uploads)
     upload = float(np.median(uploads)) if len(uploads) else 0.0
