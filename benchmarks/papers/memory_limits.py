@@ -31,8 +31,8 @@ def main() -> list[dict]:
     rows = []
     for N in (32, 1):
         params = spec.resolve({"sources_per_launch": N, "groups_per_block": 4 if N == 32 else 32, "paths": False})
-        ours = largest(lambda n: spec.memory(n, 4 * n, params, 4) <= CARD)
-        paper = largest(lambda n: 4 * paper_words(n, N) <= CARD)
+        ours = largest(lambda n, p=params: spec.memory(n, 4 * n, p, 4) <= CARD)
+        paper = largest(lambda n, k=N: 4 * paper_words(n, k) <= CARD)
         rows.append({"N": N, "paper_formula_max_n": paper, "registry_max_n": ours, "paper_stopped_at": PAPER_STOP[N],
                      "formula_over_paper": paper / PAPER_STOP[N]})
         print(f"N = {N:2d}: the paper's count fits |V| <= {paper:,}, our registry's bound |V| <= {ours:,}; "
