@@ -69,7 +69,8 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
                   "preprocess_bytes")
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes"}
+                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
+                   "preprocess_bytes"}
 SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
 SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",

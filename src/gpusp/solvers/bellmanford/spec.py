@@ -24,7 +24,8 @@ SPECS = (
                "gpusp.solvers.bellmanford.cpu:BellmanFordCpu", params=(ROUNDS,), negative_weights=True),
     SolverSpec("bellmanford_naive", "sssp", "gpu", "000", "thread per vertex relaxes its out-edges from "
                "prevDistance into distance with atomic min, then a copy kernel; parent kernel at the end",
-               "gpusp.solvers.bellmanford.rounds:NaiveSolver", params=(BLOCK, ROUNDS, SYNC, LAUNCHER), negative_weights=True,
+               "gpusp.solvers.bellmanford.rounds:NaiveSolver", params=(BLOCK, ROUNDS, SYNC, LAUNCHER),
+               negative_weights=True,
                memory=CSR),
     SolverSpec("bellmanford_stride", "sssp", "gpu", "000", "as naive, with grid-stride loops over vertices "
                "and a fixed grid size", "gpusp.solvers.bellmanford.rounds:StrideSolver",
