@@ -176,8 +176,11 @@ def test_end_to_end_runs_are_recorded_per_source_only_when_asked_for(tmp_path, m
         t = run["timings"]
         assert len(t["end_to_end_ms"]) == 2 and all(ms > 0 for ms in t["end_to_end_ms"])
         assert t["end_to_end_clock"] == "wall-simulated" and len(t["samples_ms"]) == 2
-    assert all(r["timings"]["end_to_end_ms"] == [] and r["timings"]["end_to_end_clock"] is None
-               for r in without["runs"])
+        # every end-to-end run's upload is one more upload sample, a part of that run's window
+        assert len(t["end_to_end_h2d_ms"]) == 2
+        assert all(0 < up < whole for up, whole in zip(t["end_to_end_h2d_ms"], t["end_to_end_ms"]))
+    assert all(r["timings"]["end_to_end_ms"] == [] and r["timings"]["end_to_end_h2d_ms"] == []
+               and r["timings"]["end_to_end_clock"] is None for r in without["runs"])
     with pytest.raises(SolverError, match="end_to_end"):
         gpusp.solve(gpusp.Graph.from_edges(2, [0], [1], [1]), "scipy_dijkstra", 0, end_to_end=-1)
 
@@ -198,3 +201,5 @@ def test_the_summary_carries_the_end_to_end_median_and_iqr(tmp_path):
     assert pd.isna(summary.loc["e2e-0", "end_to_end_median_ms"]) and pd.isna(summary.loc["e2e-0", "end_to_end_iqr_ms"])
     samples = pd.read_csv(written["samples.csv"])
     assert samples["end_to_end_ms"].notna().sum() == 4 and samples["time_ms"].notna().sum() == 8
+    uploads = [ms for run in rec["runs"] for ms in run["timings"]["end_to_end_h2d_ms"]]
+    assert sorted(samples["end_to_end_h2d_ms"].dropna()) == sorted(uploads)

@@ -3,7 +3,8 @@
 # sweep is a config run by benchmarks/h200/run.sh (gpusp bench); the microbenchmarks and profiler runs are scripts and
 # CLI calls. Steps of the 2026-11-24/25 calls whose scripts are gone (msold, msnew) are in the git history.
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> [CAP=S] benchmarks/h200/calls.sh CALL DEADLINE_S STEP ...
-# (the n* steps are the native-launch re-run of the papers' experiments, each capped at CAP_<step> or CAP seconds, default 240)
+# (the n* steps are the native-launch re-run of the papers' experiments, the r39* steps issue 39's rerun, each capped at
+# CAP_<step> or CAP seconds, default 240)
 # Each STEP runs under `timeout` with min(its cap, the time left before DEADLINE_S); a step that would get less
 # than its minimum is skipped and logged. Everything goes to /tmp/o/CALL, packed after every step into
 # $OUT/res.tar.gz, so a call that is killed still returns what was done.
@@ -47,7 +48,7 @@ NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats -
 C=config/experiments/trimmed N=config/experiments/native
 for st in "$@"; do
     case $st in
-        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52)
+        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52|r39ring|r39fig10|r39minplus|r39fig4|r39t1|r39transfer|r39transferbig)
             capvar="CAP_$st"; step "$st" "${!capvar:-${CAP:-240}}" 30 "$(bench "$st" "$N/$st.yaml")" ;;
         t3g04) step p000t3-g04 150 30 "$(bench p000t3-g04 $C/p000t3.yaml p2p-Gnutella04)" ;;
         t1) step p000t1 300 60 "$(bench p000t1 $C/p000t1.yaml USA-road-d.NY USA-road-d.BAY)" ;;

@@ -1,6 +1,7 @@
 """Derive the trimmed copies of config/experiments/*.yaml that the H200 runs used: the 2026-11-24 run
 (``config/experiments/trimmed/``, CHANGES) and the native-launch re-run of 2026-11-25/26
-(``config/experiments/native/``, NATIVE; run with ``--native``).
+(``config/experiments/native/``, NATIVE; run with ``--native``), with issue 39's rerun (ISSUE39, the r39* copies
+beside them).
 
 The lent H200 gave this run about 13 minutes of device time for ten experiments, so each config was copied
 (never edited in place) with the changes listed in CHANGES: jobs run in the bench process (in_process, no child
@@ -239,10 +240,132 @@ NATIVE = {"n000t1": ("paper000-table1", n000t1), "n000t3": ("paper000-table3", n
           "n004transferbig": ("paper004-transfer", n004transferbig)}
 
 
+# --- issue 39's rerun (benchmarks/papers/native/README.md, its last section): >= 5 trials after a warm-up that
+# holds the first-use compile, the papers' own timing windows beside device time, sampled sources where a whole
+# APSP does not fit a device call
+FIVE = "5 trials after 1 warm-up (the warm-up holds the first-use compile)"
+HARISH = {"sources_per_launch": 1, "groups_per_block": 32, "paths": False}
+PROPOSED = {"sources_per_launch": 32, "groups_per_block": 4, "paths": False}
+
+
+def five(c):
+    c["trials"], c["warmup"] = 5, 1
+    for s in c["solvers"]:
+        for key in ("trials", "warmup", "time_budget_s"):
+            s.pop(key, None)
+
+
+def r39ring(c):
+    c["graphs"] = {k: c["graphs"][k] for k in ("random-4677", "ring-4677")}
+    five(c)
+    ring = ["ring-4677"]
+    c["solvers"] = [{"name": "nsssp_global", "params": HARISH, "graphs": ["random-4677"]},
+                    {"name": "nsssp_global", "params": {**HARISH, "sample_groups": 16}, "graphs": ring},
+                    *({"name": name, "params": PROPOSED, "graphs": ["random-4677"]}
+                      for name in ("nsssp_global", "nsssp_shared")),
+                    *({"name": name, "params": {**PROPOSED, "sample_groups": 4}, "graphs": ring}
+                      for name in ("nsssp_global", "nsssp_shared")),
+                    {"name": "scipy_apsp", "params": {"workers": 4}}]
+    return ["in_process: true", FIVE, "random-4677 and ring-4677 only",
+            "on the ring a seeded sample of source groups (sample_groups): Harish 16 of 4677 sources, the proposed "
+            "method 4 of 147 groups of 32; every ring source takes |V| rounds, so the sample x groups / sample is the "
+            "whole APSP", "dijkstra_cputhreads left out (SciPy on 4 workers is the CPU column here)"]
+
+
+def r39fig10(c):
+    five(c)
+    sizes = {g: int(g.split("-")[1][1:]) for g in c["graphs"]}
+    whole = [g for g, n in sizes.items() if n <= 16384]
+    big = [g for g, n in sizes.items() if n > 16384]
+    c["max_apsp_n"] = max(sizes.values())  # above 16K only sampled groups run: K x n rows, not n x n
+    c["solvers"] = [{"name": "nsssp_global", "params": HARISH, "graphs": whole[:2]},
+                    {"name": "nsssp_global", "params": {**HARISH, "sample_groups": 256}, "graphs": list(sizes)[2:]},
+                    *({"name": name, "params": PROPOSED, "graphs": whole} for name in ("nsssp_global", "nsssp_shared")),
+                    *({"name": name, "params": {**PROPOSED, "sample_groups": 8}, "graphs": big}
+                      for name in ("nsssp_global", "nsssp_shared")),
+                    *({"name": name, "params": p, "graphs": whole[:3]}
+                      for name, p in (("scipy_apsp", {"workers": 4}), ("dijkstra_cputhreads", {"threads": 4})))]
+    return ["in_process: true", FIVE, "max_apsp_n: the largest graph (above 16K only sampled groups run)",
+            "Harish's N = 1: the whole APSP at 1K and 2K, 256 sampled sources from 4K to 1M",
+            "the proposed method (N = 32): the whole APSP to 16K, 8 sampled groups of 32 above",
+            "scipy_apsp and dijkstra_cputhreads to 4K; the SSSP side (harish_scattercheck, scipy_dijkstra, "
+            "dijkstra_cpu) left out"]
+
+
+def r39minplus(c):
+    five(c)
+    c["solvers"] = [s for s in c["solvers"] if s["name"] in ("minplus_naive", "minplus_tiled",
+                                                             "floydwarshall_supernaive")]
+    return ["in_process: true", FIVE, "the squarings (untiled and tiled: finding 3.1's comparison) and the basic "
+            "Floyd-Warshall only (SciPy and tiled-shared FW left out)"]
+
+
+def r39fig4(c):
+    five(c)
+    sizes = {g: v["params"]["n"] for g, v in c["graphs"].items()}
+    solvers = []
+    for s in c["solvers"]:
+        if s["name"] == "scipy_apsp":
+            continue
+        for b in s["params"]["block_size"]:
+            graphs = [g for g, n in sizes.items() if n % b == 0 and (s["name"] != "blockedfw_v10" or n <= 480)]
+            solvers.append({**s, "params": {**s["params"], "block_size": b}, "graphs": graphs, "end_to_end": True})
+    c["solvers"] = solvers
+    return ["in_process: true", FIVE, "only the thesis's own (n, B): B divides n (section 4's preamble)",
+            "every blocked version with end_to_end (5 runs): the thesis's chrono window, copies and graph building "
+            "included, beside the CUDA events", "blockedfw_v10 on n <= 480 only; scipy_apsp left out"]
+
+
+def r39t1(c):
+    local_graphs(c, keep={"USA-road-d.NY"})
+    five(c)
+    fixed = [s for s in c["solvers"] if s.get("params", {}).get("rounds") == "fixed" and s["name"] != "bellmanford_cpu"]
+    for s in fixed:
+        s.pop("end_to_end", None)
+    waited = [{**s, "params": {**s["params"], "sync": "launch"}, "end_to_end": True, "warmup": 0} for s in fixed]
+    c["solvers"] = fixed + waited
+    return ["in_process: true", FIVE, "NY only (BAY: the device call's time), the fixed-round GPU rows: device time",
+            "then the same kernels with sync: launch (the host waits after every launch, as the paper's loop) and "
+            "end_to_end (5 runs): paper 000's window, allocations and copies included; no warm-up there (the rows "
+            "before compile the kernels)"]
+
+
+def r39transfer(c):
+    five(c)
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if v["params"]["n"] <= 8192}
+    for s in c["solvers"]:
+        s["end_to_end"] = True
+    return ["in_process: true", FIVE, "n <= 8192 (16384 and 20480: r39transferbig)",
+            "end_to_end (5 runs) on every row: each run's upload is one more upload sample (end_to_end_h2d_ms)"]
+
+
+def r39transferbig(c):
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if v["params"]["n"] >= 16384}
+    five(c)
+    c["sources"] = {"count": 1, "seed": 1}
+    c["validate"] = {**c.get("validate", {}), "method": "certificate"}
+    c["solvers"] = [{**s, "end_to_end": True} for s in c["solvers"] if s["params"]["transfer"] != "streams"]
+    return ["in_process: true", FIVE, "n = 16384 and 20480 only, pageable and pinned uploads, one source",
+            "end_to_end (5 runs): 6 upload samples a row", "validated by the certificate (O(m), where SciPy took 158 s "
+            "a job at 16384)"]
+
+
+ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
+           "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
+           "r39t1": ("paper000-table1", r39t1), "r39transfer": ("paper004-transfer", r39transfer),
+           "r39transferbig": ("paper004-transfer", r39transferbig)}
+
+
 def main(native: bool = False, out: Path | None = None):
-    table, run = (NATIVE, "2026-11-25/26 native-launch") if native else (CHANGES, "2026-11-24")
+    tables = ([(NATIVE, "2026-11-25/26 native-launch"), (ISSUE39, "issue 39 rerun's")] if native
+              else [(CHANGES, "2026-11-24")])
     dst = out or DST[native]
     dst.mkdir(parents=True, exist_ok=True)
+    for table, run in tables:
+        write_copies(table, run, dst)
+
+
+def write_copies(table: dict, run: str, dst: Path) -> None:
     for short, (exp, fn) in table.items():
         c = yaml.safe_load((SRC / f"{exp}.yaml").read_text())
         notes = fn(c)

@@ -43,7 +43,7 @@ SCRIPTS = {
     "road_pieces_floor.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
-    "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run",
+    "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
     "h200/road_sweep.py": "help", "h200/wave_micro.py": "help", "h200/scale_probe.py": "help",
     "h200/delta_scale.py": "help", "h200/all_trees.py": "imports",
@@ -65,6 +65,7 @@ INTERNALS = {
     "parse_speed.py": {"gpusp.data.formats.detect_format", "gpusp.data.formats.load_cached"},
     "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},
+    "papers/memory_limits.py": {"gpusp.solvers.registry"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
@@ -270,6 +271,13 @@ def test_cpu_sampled_scales_the_mean_time_per_sampled_source_to_all_sources(tmp_
     assert float(rows[0]["estimate_s"]) == pytest.approx(mean * 21)
     assert float(rows[0]["ci95_low_s"]) <= float(rows[0]["estimate_s"]) <= float(rows[0]["ci95_high_s"])
     assert "8 sampled sources -> all 21 sources" in printed
+
+
+def test_memory_limits_puts_paper_001s_limits_where_its_word_count_does():
+    """Finding 1.23 by arithmetic: (3N + 1)|V| + 2|E| 4-byte words with |E| = 4|V| in 512 MiB."""
+    printed = script("papers/memory_limits.py").stdout.splitlines()
+    assert f"fits |V| <= {512 * 2**20 // 420:,}" in printed[0] and "stopped at 1,200,000" in printed[0]
+    assert f"fits |V| <= {512 * 2**20 // 48:,}" in printed[1] and "stopped at 10,700,000" in printed[1]
 
 
 def test_make_configs_derives_every_native_copy_with_its_changes_in_the_header(tmp_path):

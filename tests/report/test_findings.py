@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gpusp.report import findings as f
+from gpusp.report.metrics import metric_values
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE = f.Rule()
@@ -157,3 +158,18 @@ def test_the_transfer_figure_draws_the_numbers_rows_4_1_to_4_3_judge(store):
             assert drawn[n] == pytest.approx(judged.value * scale, rel=1e-12), (params, metric, n)
             checked += 1
     assert checked == 16
+
+
+def test_an_upload_time_counts_the_first_upload_and_every_end_to_end_upload():
+    """h2d_ms: the job's upload (on its first sample row) plus each end-to-end run's (end_to_end_h2d_ms), so that
+    a configuration with 5 end-to-end runs has 6 upload samples; rows without the column keep the one upload."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"time_ms": [1.0, 1.1, 1.2], "source": [3, 3, 3], "h2d_ms": [5.0, 5.0, 5.0],
+                         "end_to_end_h2d_ms": [4.0, 6.0, np.nan]})
+    values, strata, n = metric_values(rows, "h2d_ms")
+    assert sorted(values) == [4.0, 5.0, 6.0] and n == 3 and len(strata) == 3
+    values, _, n = metric_values(rows.drop(columns="end_to_end_h2d_ms"), "h2d_ms")
+    assert list(values) == [5.0] and n == 1
+    share, _, n = metric_values(rows, "h2d_fraction")
+    assert n == 3 and share == pytest.approx([5 / 6, 5 / 6.1, 5 / 6.2])

@@ -30,6 +30,7 @@ class Timings:
     clock: str
     end_to_end_ms: list = field(default_factory=list)  # host clock around upload + run + download (see above)
     end_to_end_clock: str | None = None
+    end_to_end_h2d_ms: list = field(default_factory=list)  # each end-to-end run's upload, on the trials' clock
     batch_sources: int = 1  # > 1: the samples are this source's share of a batch's samples (see above)
     batch_ms: list = field(default_factory=list)  # the whole batch's samples (the same for each of its sources)
     median_ms: float = field(init=False)
@@ -138,12 +139,13 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
             per_trial.append(counters)
         counters = _peer_counters(per_trial) if spec.peer else per_trial[-1]
         d2h_ms, (dist, parent) = timer.time(solver.download)
-        whole = [_end_to_end(spec, graph, resolved, source) for _ in range(end_to_end)]
+        whole, uploads = _end_to_end_runs(spec, graph, resolved, source, end_to_end)
         median_s = float(np.median(samples)) / 1e3
         compile_s = max(0.0, warm_wall[0] - median_s) if warm_wall and i == 0 and not spec.peer else 0.0
         timings = Timings(samples_ms=samples, warmup_ms=[w * 1e3 for w in warm_wall] if i == 0 else [],
                           compile_s=compile_s, h2d_ms=h2d_ms if i == 0 else 0.0, d2h_ms=d2h_ms, clock=clock,
-                          end_to_end_ms=whole, end_to_end_clock=_host_clock(spec) if whole else None)
+                          end_to_end_ms=whole, end_to_end_clock=_host_clock(spec) if whole else None,
+                          end_to_end_h2d_ms=uploads)
         yield Result(name, spec.problem, resolved, source, _host(dist), _host(parent), graph.inf, timings,
                      counters)
 
@@ -166,7 +168,7 @@ def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials:
     dist, parent = _host(dist), _host(parent)
     if dist.shape != (k, graph.n) or (parent is not None and parent.shape != (k, graph.n)):
         raise SolverError(f"{spec.name}.download gave {dist.shape} rows for {k} sources of n = {graph.n}")
-    whole = [_end_to_end(spec, graph, resolved, sources) for _ in range(end_to_end)]
+    whole, uploads = _end_to_end_runs(spec, graph, resolved, sources, end_to_end)
     compile_s = max(0.0, warm[0] - float(np.median(batch)) / 1e3) if warm else 0.0
     counters = {**counters, "batch_sources": k}
     for i, source in enumerate(sources):
@@ -174,27 +176,42 @@ def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials:
         timings = Timings(samples_ms=[ms / k for ms in batch], warmup_ms=[w * 1e3 for w in warm] if first else [],
                           compile_s=compile_s if first else 0.0, h2d_ms=h2d_ms if first else 0.0, d2h_ms=d2h_ms / k,
                           clock=timer.clock, end_to_end_ms=[ms / k for ms in whole],
-                          end_to_end_clock=_host_clock(spec) if whole else None, batch_sources=k, batch_ms=batch)
+                          end_to_end_clock=_host_clock(spec) if whole else None, batch_sources=k, batch_ms=batch,
+                          end_to_end_h2d_ms=uploads if first else [])
         yield Result(spec.name, spec.problem, resolved, int(source), dist[i],
                      None if parent is None else parent[i], graph.inf, timings, dict(counters))
 
 
-def _end_to_end(spec, graph: Graph, resolved: dict, source) -> float:
+def _end_to_end_runs(spec, graph: Graph, resolved: dict, source, runs: int) -> tuple[list, list]:
+    """``runs`` end-to-end runs: (their milliseconds, their uploads' milliseconds)."""
+    out = [_end_to_end(spec, graph, resolved, source) for _ in range(runs)]
+    return [whole for whole, _ in out], [upload for _, upload in out]
+
+
+def _end_to_end(spec, graph: Graph, resolved: dict, source) -> tuple[float, float]:
     """One end-to-end run of a fresh solver: milliseconds on the host clock from its upload to its download
-    and a device synchronise (its counters are not read: a deferred read-back is no part of the solve)."""
+    and a device synchronise (its counters are not read: a deferred read-back is no part of the solve), and its
+    upload's milliseconds, between CUDA events on the default stream that nothing waits for inside the window
+    (the host clock in the simulator and for CPU solvers), so that every end-to-end run is one more upload sample."""
     on_gpu = spec.device == "gpu" and device_mode() == "gpu"
     solver = spec.load()(graph, **resolved)
     if on_gpu:
         from numba import cuda
 
         cuda.current_context().deallocations.clear()  # the frees of earlier runs happen here, outside the window
+        start, end = cuda.event(), cuda.event()
+        start.record()
     t0 = time.perf_counter()
     solver.upload()
+    t1 = time.perf_counter()
+    if on_gpu:
+        end.record()
     solver.run(source)
     solver.download()
     if on_gpu:
         cuda.synchronize()
-    return (time.perf_counter() - t0) * 1e3
+    whole = (time.perf_counter() - t0) * 1e3
+    return whole, float(cuda.event_elapsed_time(start, end)) if on_gpu else (t1 - t0) * 1e3
 
 
 def _host_clock(spec) -> str:

@@ -307,8 +307,17 @@ def _verdicts(job: SolveJob, spec, graph: Graph, results, timing: dict) -> list:
     if spec.problem == "sssp":
         return check_rows(graph, [r.source for r in results], [r.dist for r in results], [r.parent for r in results],
                           **policy)
-    rows = sample_rows(graph.n, job.validate_rows, job.seed)
-    return [check_apsp(graph, results[0].dist, results[0].parent, rows, **policy)]
+    rows, sources = apsp_rows(job, graph, results[0])
+    return [check_apsp(graph, results[0].dist, results[0].parent, rows, sources=sources, **policy)]
+
+
+def apsp_rows(job: SolveJob, graph: Graph, result) -> tuple[np.ndarray, np.ndarray | None]:
+    """The APSP answer's rows checked and kept (a seeded sample) and each row's source, None where row s is from
+    source s; a solver run from sampled sources names its rows' sources in the counter ``row_sources``."""
+    sources = result.counters.get("row_sources")
+    if sources is None:
+        return sample_rows(graph.n, job.validate_rows, job.seed), None
+    return sample_rows(len(sources), job.validate_rows, job.seed), np.asarray(sources, dtype=np.int64)
 
 
 def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs) -> None:
@@ -333,9 +342,9 @@ def _write_answer(path, job: SolveJob, spec, graph: Graph | None, results, runs)
             np.savez(tmp, sources=np.array([r.source for r in results]), dist=np.stack([r.dist for r in results]),
                      parent=np.stack([r.parent for r in results]), inf=graph.inf, **identity)
         else:
-            rows = sample_rows(graph.n, job.validate_rows, job.seed)
-            np.savez(tmp, sources=rows, dist=results[0].dist[rows], parent=results[0].parent[rows], inf=graph.inf,
-                     **identity)
+            rows, sources = apsp_rows(job, graph, results[0])
+            np.savez(tmp, sources=rows if sources is None else sources[rows], dist=results[0].dist[rows],
+                     parent=results[0].parent[rows], inf=graph.inf, **identity)
 
 
 def path_lines(result, graph: Graph, source):

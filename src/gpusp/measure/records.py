@@ -176,7 +176,8 @@ _TIMINGS = {"type": "object", "required": ["samples_ms", "clock", "compile_s", "
             "properties": {"samples_ms": {"type": "array", "minItems": 1, "items": _NUMBER}, "clock": _TEXT,
                            "compile_s": _NUMBER, "h2d_ms": _NUMBER, "d2h_ms": _NUMBER, "median_ms": _NUMBER,
                            "end_to_end_ms": {"type": "array", "items": _NUMBER},
-                           "end_to_end_clock": {"type": ["string", "null"]}}}
+                           "end_to_end_clock": {"type": ["string", "null"]},
+                           "end_to_end_h2d_ms": {"type": "array", "items": _NUMBER}}}
 _VALIDATION = {"type": ["object", "null"], "required": ["ok"], "properties": {"ok": {"type": ["boolean", "null"]}}}
 _RUN = {"type": "object", "required": ["source", "timings", "counters"],
         "properties": {"source": {"type": ["integer", "null"], "minimum": 0}, "timings": _TIMINGS,

@@ -328,16 +328,18 @@ def peer_verdict(result) -> Verdict:
 
 
 def check_apsp(graph: Graph, dist, parent, rows=None, timing: dict | None = None, method: str = "auto",
-               reference_max_work: int | None = None) -> Verdict:
+               reference_max_work: int | None = None, sources=None) -> Verdict:
     """Validate APSP rows (all when ``rows`` is None) as SSSP answers from each row's source (the rows are the
-    sources of :func:`check_rows`' rule); a row whose source reaches a negative cycle fails (its answer is undefined),
-    the other rows are checked."""
-    rows = np.arange(graph.n) if rows is None else np.asarray(rows)
+    sources of :func:`check_rows`' rule; ``sources``: the source of each row of a sampled answer, None: row s is
+    from source s); a row whose source reaches a negative cycle fails (its answer is undefined), the other rows are
+    checked."""
+    rows = np.arange(len(dist) if sources is not None else graph.n) if rows is None else np.asarray(rows)
+    of = rows if sources is None else np.asarray(sources)[rows]
     timing = {} if timing is None else timing
-    verdicts = check_rows(graph, rows, [dist[s] for s in rows], [parent[s] for s in rows], timing, method,
+    verdicts = check_rows(graph, of, [dist[r] for r in rows], [parent[r] for r in rows], timing, method,
                           reference_max_work)
     checks, bad = {}, []
-    for s, v in zip(rows, verdicts):
+    for s, v in zip(of, verdicts):
         for k, good in v.checks.items():
             checks[k] = checks.get(k, True) and good
         bad += [f"row {int(s)}: {m}" for m in v.mismatches[:MAX_REPORTED - len(bad)]]

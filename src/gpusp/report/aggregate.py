@@ -66,9 +66,11 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode", "gpu",
                   "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                  "relaxations", "end_to_end_ms", "batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes")
+                  "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
+                  "preprocess_bytes")
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
-                   "relaxations", "end_to_end_ms", "batch_sources", "batch_ms", "preprocess_s", "preprocess_bytes"}
+                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
+                   "preprocess_bytes"}
 SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
 SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
@@ -170,6 +172,7 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
         for run in rec["runs"]:
             t = run["timings"]
             whole = t.get("end_to_end_ms") or []
+            uploads = t.get("end_to_end_h2d_ms") or []
             batch = t.get("batch_ms") or []  # a batched solver's whole-batch samples (none: one source per run)
             once = {key: _number(run["counters"].get(key)) for key in PREPROCESS_COUNTERS}
             for i in range(max(len(t["samples_ms"]), len(whole))):  # end-to-end run i beside timed trial i
@@ -179,6 +182,7 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
                              "d2h_ms": t["d2h_ms"], "iterations": run["counters"].get("iterations"),
                              "relaxations": run["counters"].get("relaxations"),
                              "end_to_end_ms": whole[i] if i < len(whole) else np.nan,
+                             "end_to_end_h2d_ms": uploads[i] if i < len(uploads) else np.nan,
                              "batch_sources": _number(t.get("batch_sources")) if batch else np.nan,
                              "batch_ms": batch[i] if i < len(batch) else np.nan, **once})
     frame = pd.DataFrame(rows)

@@ -21,17 +21,20 @@ def small(name, **params):
 
 
 GRAPHS = {label: (graph, source) for label, graph, source in CASES}
-DESIGN = pairwise(graph=list(GRAPHS), name=VARIANTS, rounds=["early", "fixed"], launcher=["native", "numba"])
+DESIGN = pairwise(graph=list(GRAPHS), name=VARIANTS, rounds=["early", "fixed"], launcher=["native", "numba"],
+                  sync=["none", "launch"])
 
 
 @pytest.mark.parametrize("cell", DESIGN, ids=["-".join(c.values()) for c in DESIGN])
 def test_answers(cell):
     """Every pair of an awkward case (negative weights included), a variant, the rounds ('fixed': the paper's |V| - 1
-    and the check round, so iterations == |V|) and a launcher meets in some cell."""
+    and the check round, so iterations == |V|), a launcher and the host's wait after each launch meets in some cell."""
     graph, source = GRAPHS[cell["graph"]]
     res = gpusp.solve(graph, cell["name"], source, block=32, warmup=0, rounds=cell["rounds"],
-                      launcher=cell["launcher"])
+                      launcher=cell["launcher"], sync=cell["sync"])
     assert_sssp_ok(graph, source, res)
+    # sync 'launch': the host waits after both launches of every round (paper 000's window), else never
+    assert res.counters["syncs"] == (2 * res.counters["iterations"] if cell["sync"] == "launch" else 0)
     if cell["rounds"] == "fixed":
         assert res.counters["iterations"] == graph.n
     else:

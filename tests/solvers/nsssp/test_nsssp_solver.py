@@ -10,6 +10,7 @@ from cases import _g, assert_apsp_ok, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.errors import SolverError
+from gpusp.measure.validate import check_apsp
 from gpusp.solvers import registry
 from gpusp.solvers.common import dense
 from gpusp.solvers.nsssp import solver as nsssp
@@ -149,3 +150,40 @@ def test_launcher_native_and_numba_agree(monkeypatch, name, graph):
     for key in ("dist", "parent"):
         assert np.array_equal(getattr(out["native"], key), getattr(out["numba"], key))
     assert out["native"].counters == out["numba"].counters
+
+
+@pytest.mark.parametrize("graph,paths,on_device", [(POSITIVE_13, False, True), (POSITIVE_13, False, False),
+                                                   (POSITIVE_13, True, False), (GRAPHS["zero-cycle"], True, True)],
+                         ids=["paths-off-device", "paths-off-host", "paths-on-host", "zero-cycle-device"])
+def test_sampled_groups_are_rows_of_the_whole(monkeypatch, graph, paths, on_device):
+    """sample_groups: only a seeded sample of the source groups runs (the partial last group among them when
+    picked); each row equals the whole run's row of its source and validates as an SSSP answer from it."""
+    monkeypatch.setattr(dense, "RESULT_ON_DEVICE", on_device)
+    whole = _solve(graph, "nsssp_global", paths=paths, **SMALL)
+    groups = -(-graph.n // 4)
+    for count, seed in ((1, 1), (2, 3), (groups, 1)):
+        res = _solve(graph, "nsssp_shared", paths=paths, sample_groups=count, sample_seed=seed, **SMALL)
+        sources = np.asarray(res.counters["row_sources"])
+        picked = nsssp.sampled_groups(graph.n, 4, count, seed)
+        assert res.counters["groups"] == count == picked.size
+        assert sources.tolist() == [s for k in picked for s in range(4 * k, min(4 * k + 4, graph.n))]
+        assert res.dist.shape == (sources.size, graph.n)
+        np.testing.assert_array_equal(res.dist, whole.dist[sources])
+        assert check_apsp(graph, res.dist, res.parent, sources=sources).ok
+    with pytest.raises(SolverError, match=f"only {groups} groups"):
+        _solve(graph, "nsssp_global", sample_groups=groups + 1, **SMALL)
+
+
+def test_sampled_groups_answer_validates_its_own_rows(tmp_path):
+    """A job of sampled groups checks and keeps rows of its sample, named by their sources in the answer file."""
+    from gpusp.measure.job import SolveJob, run_job
+
+    graph = POSITIVE_13
+    job = SolveJob(graph=graph, solver="nsssp_global", params={**SMALL, "paths": False, "sample_groups": 2},
+                   trials=1, warmup=0, validate=True, validate_rows=3, seed=2, answer=tmp_path / "a.npz")
+    outcome = run_job(job)
+    assert outcome.status == "ok", outcome.reason
+    saved = np.load(tmp_path / "a.npz")
+    whole = _solve(graph, "nsssp_global", **SMALL)
+    assert len(saved["sources"]) == 3 and set(saved["sources"]) <= set(outcome.results[0].counters["row_sources"])
+    np.testing.assert_array_equal(saved["dist"], whole.dist[saved["sources"]])

@@ -13,7 +13,7 @@ from ...errors import NegativeCycleError
 from ..common.base import Solver
 from ..common.csr import DeviceGraph, build_parents
 from ..common.gate import DISTANCES, kernel
-from ..common.launch import Launch, NativeRead, blocks_per_sm, launch_grid
+from ..common.launch import Launch, NativeRead, blocks_per_sm, launch_grid, synchronize
 from .spec import STRIDE_BLOCKS_PER_SM
 
 
@@ -178,6 +178,7 @@ class _RoundsSolver(Solver):
         super().__init__(graph, **params)
         self.block = params["block"]
         self.fixed = params["rounds"] == "fixed"
+        self.sync_each_launch = params["sync"] == "launch"
         self.dg = DeviceGraph(graph)
 
     def grid(self) -> int:
@@ -212,9 +213,14 @@ class _RoundsSolver(Solver):
         relax, copy, copy_args, relax_args = self.l_relax, self.l_copy, self.copy_args, self.relax_args
         self.l_init(*self.init_args, source, dg.inf)
         launches, rounds = 1, 0
+        wait = self.sync_each_launch
         for r in range(1, n + 1):
             relax(*relax_args)
+            if wait:
+                synchronize(self.native)
             copy(*copy_args, r)  # stamps d_changed with r when a distance improved in round r
+            if wait:
+                synchronize(self.native)
             launches += 2
             rounds = r
             if r == n:  # the check round: any change now means a reachable negative cycle
@@ -224,7 +230,7 @@ class _RoundsSolver(Solver):
             if not self.fixed and not self._changed_in(r):
                 break
         launches += build_parents(dg, self.d_dist, self.d_parent, source, block, native=self.native)
-        counters = {"iterations": rounds, "launches": launches}
+        counters = {"iterations": rounds, "launches": launches, "syncs": 2 * rounds if wait else 0}
         if self.counts_relaxations:
             counters["relaxations"] = rounds * self.graph.m
         return counters
@@ -236,8 +242,8 @@ class _RoundsSolver(Solver):
 class NaiveSolver(_RoundsSolver):
     """bellmanford_naive: one thread per vertex, ceil(n / block) blocks."""
 
-    def __init__(self, graph, *, block, rounds, launcher):
-        super().__init__(graph, block=block, rounds=rounds, launcher=launcher)
+    def __init__(self, graph, *, block, rounds, sync, launcher):
+        super().__init__(graph, block=block, rounds=rounds, sync=sync, launcher=launcher)
 
     def grid(self):
         return launch_grid(self.graph.n, self.block)
@@ -253,8 +259,8 @@ class StrideSolver(_RoundsSolver):
     """bellmanford_stride: grid-stride loops over a fixed grid (``grid`` blocks, 0: STRIDE_BLOCKS_PER_SM per
     multiprocessor)."""
 
-    def __init__(self, graph, *, block, grid, rounds, launcher):
-        super().__init__(graph, block=block, grid=grid, rounds=rounds, launcher=launcher)
+    def __init__(self, graph, *, block, grid, rounds, sync, launcher):
+        super().__init__(graph, block=block, grid=grid, rounds=rounds, sync=sync, launcher=launcher)
         self.grid_blocks = grid
 
     def grid(self):

@@ -165,21 +165,21 @@ def undo_tiebreak(dist: np.ndarray, tie: Tiebreak, graph) -> np.ndarray:
 
 
 @njit(cache=True)
-def _tight_parent_rows(indptr, indices, weights, d, rows, inf, parent):
-    """For each source s = rows[i], every u with d[s][u] + w(u, v) == d[s][v] claims parent[i][v] (the last such
-    arc wins)."""
+def _tight_parent_rows(indptr, indices, weights, d, rows, sources, inf, parent):
+    """For each row r = rows[i] of d, from source s = sources[i], every u with d[r][u] + w(u, v) == d[r][v] claims
+    parent[i][v] (the last such arc wins)."""
     n = d.shape[1]
     for i in range(rows.size):
-        s = rows[i]
+        r = rows[i]
         for u in range(n):
-            du = d[s, u]
+            du = d[r, u]
             if du == inf:
                 continue
             for e in range(indptr[u], indptr[u + 1]):
                 v = indices[e]
-                if v != u and du + weights[e] == d[s, v]:
+                if v != u and du + weights[e] == d[r, v]:
                     parent[i, v] = u
-        parent[i, s] = -1
+        parent[i, sources[i]] = -1
 
 
 class TightParents:
@@ -188,15 +188,17 @@ class TightParents:
     ``scale``), -1 on the diagonal and for unreachable v; with every (scaled) weight > 0 these tight arcs form
     shortest-path trees. A row costs Theta(m) in a compiled CPU loop, the whole matrix Theta(n m), so validation,
     which samples rows, pays only for its rows and the solver's download only for its copy. Indexing takes a row, a
-    list or array of rows, or anything else after ``np.asarray`` (the whole matrix, kept once made)."""
+    list or array of rows, or anything else after ``np.asarray`` (the whole matrix, kept once made). ``sources``: the
+    source of each row of ``d`` where the rows are a sample of them (None: row s is from source s)."""
 
     dtype = np.dtype(np.int32)
     ndim = 2
 
-    def __init__(self, graph, d, inf, scale: int = 0):
+    def __init__(self, graph, d, inf, scale: int = 0, sources=None):
         self._graph, self._d, self._inf = graph, np.ascontiguousarray(d), inf
         self._w = graph.weights.astype(np.int64) * scale + 1 if scale else graph.weights.astype(np.int64)
-        self.shape = (graph.n, graph.n)
+        self._sources = None if sources is None else np.asarray(sources, dtype=np.int64)
+        self.shape = (self._d.shape[0], graph.n)
         self._full = None
 
     def __len__(self):
@@ -207,7 +209,8 @@ class TightParents:
         out = np.full((rows.size, self.shape[1]), -1, dtype=np.int32)
         if rows.size:
             g = self._graph
-            _tight_parent_rows(g.indptr, g.indices, self._w, self._d, rows, self._d.dtype.type(self._inf), out)
+            sources = rows if self._sources is None else self._sources[rows]
+            _tight_parent_rows(g.indptr, g.indices, self._w, self._d, rows, sources, self._d.dtype.type(self._inf), out)
         return out
 
     def __array__(self, dtype=None, copy=None):
@@ -224,10 +227,11 @@ class TightParents:
         return np.asarray(self)[key]
 
 
-def apsp_tight_parents(graph, d, inf, scale: int = 0) -> TightParents:
-    """The parents of distance matrix ``d`` from its tight arcs, derived when asked for (:class:`TightParents`),
-    for solvers run with paths off, whose parents exist only for validation."""
-    return TightParents(graph, d, inf, scale)
+def apsp_tight_parents(graph, d, inf, scale: int = 0, sources=None) -> TightParents:
+    """The parents of distance matrix ``d`` (rows from ``sources``, None: from every vertex in order) from its tight
+    arcs, derived when asked for (:class:`TightParents`), for solvers run with paths off, whose parents exist only for
+    validation."""
+    return TightParents(graph, d, inf, scale, sources)
 
 
 # --- device kernels -------------------------------------------------------------------------------------------------

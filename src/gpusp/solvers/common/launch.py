@@ -288,7 +288,7 @@ def _libcuda():
     lib.cuStreamSynchronize.argtypes = [p]
     lib.cuLaunchKernelEx.argtypes = [p, p, p, p]
     for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuLaunchKernelEx", "cuMemcpyDtoHAsync_v2",
-                 "cuStreamSynchronize"):
+                 "cuStreamSynchronize", "cuCtxSynchronize"):
         getattr(lib, name).restype = ctypes.c_int
     return lib
 
@@ -402,6 +402,17 @@ class ClusterLaunch:
         err = lib.cuLaunchKernelEx(ctypes.c_void_p(config.getPtr()), function, self._params[2], None)
         if err:
             raise SolverError(f"launching {self.kernel.__name__} as clusters failed: CUresult {err}")
+
+
+def synchronize(native: bool = True) -> None:
+    """Wait for all the device's work (cudaDeviceSynchronize): the driver's ``cuCtxSynchronize`` at its own cost, or
+    Numba's ``cuda.synchronize`` (``native=False`` and the simulator)."""
+    if native and TARGET.gpu:
+        err = _libcuda().cuCtxSynchronize()
+        if err:
+            raise SolverError(f"synchronising the device failed: CUresult {err}")
+    else:
+        cuda.synchronize()
 
 
 def event():

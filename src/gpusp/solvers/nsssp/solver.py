@@ -212,16 +212,31 @@ def scatter_shared_kernel(N: int, B: int, w: str):
     return scatter_shared
 
 
+def sampled_groups(n: int, N: int, count: int, seed: int) -> np.ndarray | None:
+    """The sorted indices of ``count`` source groups of N picked with ``seed`` from the ceil(n / N); None for all
+    (count 0). Raises SolverError when there are fewer groups than ``count``."""
+    if count == 0:
+        return None
+    total = (n + N - 1) // N
+    if count > total:
+        raise SolverError(f"sample_groups={count}: only {total} groups of {N} sources in {n} vertices")
+    return np.sort(np.random.default_rng(seed).choice(total, size=count, replace=False))
+
+
 class _NssspSolver(Solver):
     device = "gpu"
     shared = True
 
-    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths, launcher):
+    def __init__(self, graph, *, sources_per_launch, groups_per_block, paths, sample_groups, sample_seed, launcher):
         super().__init__(graph, sources_per_launch=sources_per_launch, groups_per_block=groups_per_block,
-                         paths=paths, launcher=launcher)
+                         paths=paths, sample_groups=sample_groups, sample_seed=sample_seed, launcher=launcher)
         self.paths = paths
         self.N = sources_per_launch
         self.B = groups_per_block
+        self.groups = sampled_groups(graph.n, self.N, sample_groups, sample_seed)
+        # the result's rows: every source in order, or the sampled groups' sources (None: row s is source s)
+        self.row_sources = None if self.groups is None else np.concatenate(
+            [np.arange(k * self.N, min(k * self.N + self.N, graph.n)) for k in self.groups]).astype(np.int64)
         if self.N * self.B > MAX_BLOCK:
             raise SolverError(f"sources_per_launch * groups_per_block = {self.N * self.B} threads per block; "
                               f"the limit is {MAX_BLOCK}")
@@ -255,7 +270,8 @@ class _NssspSolver(Solver):
         self.ua = cuda.device_array(size, dtype=g.dtype)
         self.flag = cuda.device_array(1, dtype=np.int32)
         # the staged rows' distances borrow Ua, free once a group's costs are final
-        self.out = Result(g, n, N, staging=self.ua.reshape(N, n) if n else None)
+        rows = n if self.row_sources is None else self.row_sources.size
+        self.out = Result(g, rows, N, staging=self.ua.reshape(N, n) if n else None)
         grid, block, native = launch_grid(n, self.B), self.B * N, self.native  # ceil(n / B) blocks of B groups
         self.l_init, self.l_scatter, self.l_check, self.l_record, self.l_level = (
             Launch(k, grid, block, native=native)
@@ -273,9 +289,10 @@ class _NssspSolver(Solver):
         ma, ca, ua, flag = self.ma, self.ca, self.ua, self.flag
         put_, scatter, check = self.l_put, self.l_scatter, self.l_check
         mode = 0 if not self.paths else 2 if self.tree else 1
-        groups = (n + N - 1) // N
+        groups = range((n + N - 1) // N) if self.groups is None else self.groups
         rounds = launches = levels = 0
-        for k in range(groups):
+        first_row = 0
+        for k in groups:
             base = k * N
             count = min(N, n - base)
             self.l_init(ma, ca, ua, base, inf)
@@ -288,7 +305,7 @@ class _NssspSolver(Solver):
                 rounds += 1
                 if not self._flag_set():
                     break
-            row0 = self.out.row0(base)
+            row0 = self.out.row0(first_row)
             self.l_record(self.rindptr, self.rindices, self.rweights, ca, ma, self.out.dist, self.out.parent, row0,
                           base, inf, mode)
             launches += 1
@@ -302,14 +319,16 @@ class _NssspSolver(Solver):
                     if not self._flag_set():
                         break
                     depth += 1
-            self.out.keep(base, count, parents=self.paths)
-        return {"iterations": rounds, "launches": launches, "groups": groups, "tree_levels": levels,
-                "paths": self.paths, **self.out.counters()}
+            self.out.keep(first_row, count, parents=self.paths)
+            first_row += count
+        sampled = {} if self.row_sources is None else {"row_sources": self.row_sources.tolist()}
+        return {"iterations": rounds, "launches": launches, "groups": len(groups), "tree_levels": levels,
+                "paths": self.paths, **sampled, **self.out.counters()}
 
     def download(self):
         dist, parent = self.out.download()
         if not self.paths:  # nothing recorded on the device: parents from tight in-edges on the host (untimed)
-            return dist, apsp_tight_parents(self.graph, dist, self.graph.inf)
+            return dist, apsp_tight_parents(self.graph, dist, self.graph.inf, sources=self.row_sources)
         return dist, parent
 
 

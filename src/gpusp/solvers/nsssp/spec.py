@@ -8,6 +8,10 @@ PARAMS = (Param("sources_per_launch", 32, "N: SSSP problems solved per launch", 
           Param("groups_per_block", 4, "B: groups of N threads per block", minimum=1, maximum=32),
           Param("paths", True, "run the recording kernel (paper 001's path recording); off: cost computation "
                 "only, parents derived on the host for validation (positive weights)", choices=(True, False)),
+          Param("sample_groups", 0, "source groups solved, a seeded sample of the ceil(n / N) groups (0: all): an "
+                "APSP run from sampled sources whose time scales to the whole, as for the ring's |V| rounds per source",
+                minimum=0),
+          Param("sample_seed", 1, "seed of the sampled groups", minimum=0),
           LAUNCHER)
 # paper 001's (3N + 1)|V| + 2|E| words in bytes, the inverted graph for path recording and the parent staging
 MEMORY = note(note((8 + 2 * W) * par("sources_per_launch") * N, "masks, costs, updates and parent staging of N sources")
