@@ -17,12 +17,24 @@ from numba import cuda
 
 from ... import device
 from ...errors import SolverError
-from .clusterasync import ARCS, BMIN, EMPTY, ENDED, ESCAPE, HEAD, SETTLED, ATTEMPTS, _mark_range, _mask
-from .dsmem import (WARP_WIDTH, ClusterSSSP, atomic_add_own, atomic_min_own, atomic_or_own, exchange_own, load_own,
-                      low_bit, pause, store_of, store_own, total_end)
-from .persistent import block_add, tight_tree
 from ..common.gate import kernel
 from ..common.launch import TARGET, CooperativeLaunch
+from .clusterasync import ARCS, ATTEMPTS, BMIN, EMPTY, ENDED, ESCAPE, HEAD, SETTLED, _mark_range, _mask
+from .dsmem import (
+    WARP_WIDTH,
+    ClusterSSSP,
+    atomic_add_own,
+    atomic_min_own,
+    atomic_or_own,
+    exchange_own,
+    load_own,
+    low_bit,
+    pause,
+    store_of,
+    store_own,
+    total_end,
+)
+from .persistent import block_add, tight_tree
 from .spec import PIECE_SHIFT, PIECES_DELTA_WIDTH, pieces_limit, pieces_words
 
 # per-piece shared words after the bitmap: inbox entries granted and not yet claimed, entries claimed, entries sent
