@@ -40,10 +40,13 @@ from .spec import PIECE_SHIFT, PIECES_DELTA_WIDTH, pieces_limit, pieces_words
 # per-piece shared words after the bitmap: inbox entries granted and not yet claimed, entries claimed, entries sent
 # to other pieces, whether the piece's published state says quiet
 AVAIL, INHEAD, SENT, QUIET = range(4)
-# ctl (global int64): counters, the phase that ended, the grid's smallest waiting distance (two slots by split
-# parity), then each piece's inbox tail, then each piece's published state (sent << 32 | received << 1 | busy)
-PHASES, SPLITS, RELAX, EXPANDED, PUSHES, CROSS, ENDED_AT, GMIN = range(8)
-TAILS = GMIN + 2
+# ctl (global int64), a 128-byte line each for: the counters, the phase that ended, the grid's smallest waiting
+# distance (two slots by split parity), and every piece's inbox tail and published state (sent << 32 | received << 1
+# | busy), so that a word polled by many threads shares its line with no word others update
+PHASES, SPLITS, RELAX, EXPANDED, PUSHES, CROSS = range(6)
+LINE = 16
+ENDED_AT, GMIN, PIECE_LINES = LINE, 2 * LINE, 3 * LINE
+TAIL, STATE = 0, 1  # the words of a piece's line
 LOCAL_MASK = (1 << PIECE_SHIFT) - 1
 VACANT = -1  # an inbox slot with no entry
 PENDING = 1  # the low bit of a global distance word: the vertex waits in its piece's inbox
@@ -96,7 +99,7 @@ def _arc_range(store, indptr, rank, i, gv, chunk, base):
 @cuda.jit(device=True)
 def _push(inbox, ctl, piece, local, cshift):
     """Queue vertex ``local`` of ``piece`` in that piece's inbox."""
-    k = cuda.atomic.add(ctl, TAILS + piece, 1)  # atomic: a slot of the inbox
+    k = cuda.atomic.add(ctl, PIECE_LINES + LINE * piece + TAIL, 1)  # atomic: a slot of the inbox
     slot = (piece << cshift) + (k & ((1 << cshift) - 1))
     while cuda.atomic.cas(inbox, slot, VACANT, numba.int32(local)) != VACANT:  # atomic: never over an entry
         pass  # the slot's entry of the previous lap is claimed but not yet taken out
@@ -197,22 +200,22 @@ def _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
 
 
 @cuda.jit(device=True)
-def _wake(store, ctl, rank, tail_at, states):
+def _wake(store, ctl, rank, tail_at):
     """Thread 0: the piece's published state says busy (before the work that makes it busy can be seen)."""
     if load_own(store, rank, tail_at + QUIET) != 0:
-        cuda.atomic.or_(ctl, states + rank, 1)  # atomic: the detector reads the word from L2
+        cuda.atomic.or_(ctl, PIECE_LINES + LINE * rank + STATE, 1)  # atomic: the detector reads the word from L2
         cuda.threadfence()  # fence: the busy bit is visible before anything the new work causes
         store_own(store, rank, tail_at + QUIET, 0)
 
 
 @cuda.jit(device=True)
-def _refresh(store, ctl, rank, tail_at, states, seen):
+def _refresh(store, ctl, rank, tail_at, seen):
     """Thread 0 of a piece: grant the inbox's new entries (the state says busy first; the entries are counted as
     attempts and receipts before any is taken), or, with none new, publish quiet with the piece's sends and receipts
     once every attempt of the piece is settled. Returns the entries granted so far."""
-    tail = numba.int32(_read(ctl, TAILS + rank))
+    tail = numba.int32(_read(ctl, PIECE_LINES + LINE * rank + TAIL))
     if tail > seen:
-        _wake(store, ctl, rank, tail_at, states)
+        _wake(store, ctl, rank, tail_at)
         atomic_add_own(store, rank, ATTEMPTS, tail - seen)
         cuda.threadfence_block()  # fence: the attempts are counted before a taker sees the grant
         atomic_add_own(store, rank, tail_at + AVAIL, tail - seen)
@@ -223,13 +226,13 @@ def _refresh(store, ctl, rank, tail_at, states, seen):
         if settled == load_own(store, rank, ATTEMPTS):
             cuda.threadfence_block()  # fence: the sends of the settled expansions are read after the settles
             sent = numba.int64(load_own(store, rank, tail_at + SENT))
-            cuda.atomic.exch(ctl, states + rank, (sent << 32) | (numba.int64(seen) << 1))  # atomic: into L2
+            cuda.atomic.exch(ctl, PIECE_LINES + LINE * rank + STATE, (sent << 32) | (numba.int64(seen) << 1))  # atomic: into L2
             store_own(store, rank, tail_at + QUIET, 1)
     return seen
 
 
 @cuda.jit(device=True)
-def _wave(ctl, states, pieces, lt):
+def _wave(ctl, pieces, lt):
     """One read of every piece's published state by the detecting warp: (busy pieces, sends, receipts), summed over
     the warp (int32: a trial's sends stay below 2^31)."""
     busy = numba.int32(0)
@@ -237,7 +240,7 @@ def _wave(ctl, states, pieces, lt):
     recv = numba.int32(0)
     r = lt
     while r < pieces:
-        w = _read(ctl, states + r)
+        w = _read(ctl, PIECE_LINES + LINE * r + STATE)
         busy += numba.int32(w & 1)
         sent += numba.int32(w >> 32)
         recv += numba.int32((w >> 1) & 0x7FFFFFFF)
@@ -246,20 +249,20 @@ def _wave(ctl, states, pieces, lt):
 
 
 @cuda.jit(device=True)
-def _grid_quiet(ctl, states, pieces, lt):
+def _grid_quiet(ctl, pieces, lt):
     """Whether the grid is quiet: two reads of every piece's published state find each quiet and unchanged, and the
     sends equal the receipts (docs/solvers/deltastep.md). Every lane of the detecting warp gets the same answer."""
-    busy, sent, recv = _wave(ctl, states, pieces, lt)
+    busy, sent, recv = _wave(ctl, pieces, lt)
     if busy != 0 or sent != recv:
         return False
     cuda.threadfence()  # fence: the first read of every state before the second
-    busy2, sent2, recv2 = _wave(ctl, states, pieces, lt)
+    busy2, sent2, recv2 = _wave(ctl, pieces, lt)
     # a state only grows (busy sets a bit, quiet again brings more receipts): equal sums mean no state changed
     return busy2 == 0 and sent2 == sent and recv2 == recv
 
 
 @cuda.jit(device=True)
-def _split_sync(store, ctl, rank, lt, tail_at, states, value, slot):
+def _split_sync(store, ctl, rank, lt, tail_at, value, slot):
     """After a split's marks: the piece's smallest waiting distance ``value`` into the grid's (``slot`` >= 0, holding
     EMPTY), the piece's state busy if it marked anything, then a grid barrier. Returns the grid's smallest waiting
     distance (EMPTY: none, or ``slot`` < 0)."""
@@ -272,7 +275,7 @@ def _split_sync(store, ctl, rank, lt, tail_at, states, value, slot):
             if b < EMPTY:
                 cuda.atomic.min(ctl, GMIN + slot, b)  # atomic: every piece at once
         if load_own(store, rank, ATTEMPTS) != load_own(store, rank, SETTLED):
-            _wake(store, ctl, rank, tail_at, states)
+            _wake(store, ctl, rank, tail_at)
     grid_sync()  # barrier: every minimum and busy state is in global memory before anyone reads or detects
     return _read(ctl, GMIN + slot) if slot >= 0 else EMPTY
 
@@ -286,7 +289,6 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
     words = 1 << wshift
     bits_at = HEAD + 2 * chunk
     tail_at = bits_at + words
-    states = TAILS + pieces
     first = rank * chunk
     base = numba.int64(indptr[min(first, n)])  # the piece's first arc: its packed ranges count from here
     i = lt
@@ -314,11 +316,12 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         store_own(store, rank, tail_at + i, 1 if i == QUIET else 0)
         i += per
     if lt == 0:
-        ctl[TAILS + rank] = 0
-        ctl[states + rank] = 0  # quiet, nothing sent or received
+        ctl[PIECE_LINES + LINE * rank + TAIL] = 0
+        ctl[PIECE_LINES + LINE * rank + STATE] = 0  # quiet, nothing sent or received
         if rank == 0:
-            for c in range(GMIN):
+            for c in range(CROSS + 1):
                 ctl[c] = 0
+            ctl[ENDED_AT] = 0
             ctl[GMIN] = EMPTY
             ctl[GMIN + 1] = EMPTY
     grid_sync()  # barrier: every piece's words are reset before the source is marked
@@ -328,7 +331,7 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         store_own(store, rank, HEAD + sl, 0)
         atomic_or_own(store, rank, bits_at + (sl & (words - 1)), _mask(sl >> wshift))
         atomic_add_own(store, rank, ATTEMPTS, 1)
-        _wake(store, ctl, rank, tail_at, states)
+        _wake(store, ctl, rank, tail_at)
     grid_sync()  # barrier: the source is marked and its piece busy before anyone polls or detects
 
     detector = rank == 0 and lt < WARP_WIDTH  # warp 0 of block 0
@@ -362,9 +365,9 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
                     expanded += 1
             _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
             if lt == 0:
-                seen = _refresh(store, ctl, rank, tail_at, states, seen)
+                seen = _refresh(store, ctl, rank, tail_at, seen)
             if detector:
-                if _grid_quiet(ctl, states, pieces, lt):
+                if _grid_quiet(ctl, pieces, lt):
                     if lt == 0:
                         cuda.atomic.exch(ctl, ENDED_AT, epoch + 1)  # atomic: into L2, where the pieces poll it
                         store_own(store, rank, ENDED, epoch + 1)
@@ -382,13 +385,13 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
             if rank == 0:
                 cuda.atomic.exch(ctl, GMIN + 1 - parity, EMPTY)  # atomic: into L2, where the pieces read it
         best = _mark_range(store, rank, lt, per, chunk, wshift, inf, threshold, threshold + delta)
-        low = _split_sync(store, ctl, rank, lt, tail_at, states, best, parity)
+        low = _split_sync(store, ctl, rank, lt, tail_at, best, parity)
         if low == EMPTY:
             break
         if low >= threshold + delta:  # an empty bucket: jump to the one holding the smallest waiting distance
             threshold = (low // delta + 1) * delta
             _mark_range(store, rank, lt, per, chunk, wshift, inf, low, threshold)
-            _split_sync(store, ctl, rank, lt, tail_at, states, EMPTY, -1)
+            _split_sync(store, ctl, rank, lt, tail_at, EMPTY, -1)
         else:
             threshold += delta
         epoch += 1
@@ -461,7 +464,7 @@ class PiecesSolver(ClusterSSSP):
         self.d_ranges = cuda.to_device(np.where(packed, (rel << 8) | deg, ESCAPE).astype(np.int32))
         self.d_remote = cuda.device_array(max(1, g.n), dtype=np.int64)
         self.d_inbox = cuda.device_array(self.ranks << self.cshift, dtype=np.int32)
-        self.d_ctl = cuda.device_array(TAILS + 2 * self.ranks, dtype=np.int64)
+        self.d_ctl = cuda.device_array(PIECE_LINES + LINE * self.ranks, dtype=np.int64)
         self.upload_source()
         shape = (self.ranks, self.shared_bytes // 4) if TARGET.simulator else (1, 1)
         self.d_store = cuda.device_array(shape, dtype=np.int32)  # the simulator's stand-in for shared memory
