@@ -2,8 +2,9 @@
 
 * ``grid``: deltastep_gpu over a delta x lanes matrix on the grid stand-in (4096 x 4096, weights 1..1000) for
   several weight seeds and 8 seeded sources each: which setting is best, and how far the defaults are from it.
-* ``many``: a batched SSSP solver (multisource_sssp, phast_gpu) from K seeded sources of the real graphs, with
-  several parameter sets.
+* ``many``: SSSP solvers (a batched one such as multisource_sssp or phast_gpu, or several one-source solvers side by
+  side) from K seeded sources of the real graphs or of the generated stand-ins ``gridK`` and ``delaunay-K`` (as
+  benchmarks/road_pieces_floor.py makes them), with several parameter sets.
 
 Every answer is checked: the first configuration of a graph with the five tree checks against SciPy (the reference
 computed once per graph, over every core), the others' distances against the same reference. One CSV row per
@@ -13,6 +14,8 @@ usage (device, repo root, after ``. benchmarks/h200/env.sh``):
   python3 benchmarks/h200/road_sweep.py grid --seeds 1 2 3 4 --out $OUT/grid.csv
   python3 benchmarks/h200/road_sweep.py many --graphs USA-road-d.NY ... --sources 1024 --configs - batch=512
       --out $OUT/many.csv
+  python3 benchmarks/h200/road_sweep.py many --graphs USA-road-d.NY USA-road-d.BAY grid1024 delaunay-20
+      --solver deltastep_gpu deltastep_clusterasync deltastep_pieces --sources 16 --out $OUT/pieces.csv
 """
 
 from __future__ import annotations
@@ -40,15 +43,21 @@ SNAP = ("p2p-Gnutella30", "email-Enron", "p2p-Gnutella04", "p2p-Gnutella25")
 
 
 def load(name: str, mirror: Path):
-    """A real graph from the mirror, SNAP graphs with seeded weights 1..100 (seed 1) as every issue-8 run."""
+    """A real graph from the mirror, SNAP graphs with seeded weights 1..100 (seed 1) as every issue-8 run; ``gridK``
+    (K x K, weights 1..100, seed 0) and ``delaunay-K`` (seed 1) generated as benchmarks/road_pieces_floor.py does."""
+    if name.startswith("grid"):
+        return generate.generate("grid", rows=int(name[4:]), cols=int(name[4:]), wmin=1, wmax=100, seed=0)
+    if name.startswith("delaunay-"):
+        return generate.generate("delaunay", scale=int(name.split("-")[1]), seed=1)
     path = next(mirror.glob(f"{name}.*gz"))
     graph = gpusp.read_graph(path)
     return add_weights(graph, 1, 100, seed=1) if name in SNAP else graph
 
 
-def run_configs(writer, graph, label, solver, configs, sources, trials, warmup):
-    """Every configuration from the same sources; the first one fully checked, the rest by distances."""
-    ref = reference_rows(graph, sources).dist
+def run_configs(writer, graph, label, solver, configs, sources, trials, warmup, ref=None):
+    """Every configuration from the same sources; the first one fully checked, the rest by distances (``ref``: the
+    sources' reference distances, computed here where not given)."""
+    ref = reference_rows(graph, sources).dist if ref is None else ref
     for i, params in enumerate(configs):
         t0 = time.perf_counter()
         try:
@@ -93,7 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--side", type=int, default=4096)
     ap.add_argument("--graphs", nargs="+", default=["USA-road-d.NY", "USA-road-d.BAY", "p2p-Gnutella30",
                                                     "email-Enron"])
-    ap.add_argument("--solver", default="multisource_sssp")
+    ap.add_argument("--solver", nargs="+", default=["multisource_sssp"], help="each run with every --configs set")
     ap.add_argument("--configs", nargs="+", default=["-"], help="parameter sets, each k=v,k=v ('-': the defaults)")
     ap.add_argument("--sources", type=int, default=8)
     ap.add_argument("--deltas", type=float, nargs="+", default=[1, 2, 4], help="x Davidson et al.'s rule")
@@ -122,8 +131,10 @@ def main(argv=None) -> int:
                 sources = pick_sources(graph, args.sources, 1, option="--sources")
                 configs = [{k: (int(round(float(v[1:]) * graph.default_delta())) if k == "delta" and str(v)[:1] == "x"
                                 else v) for k, v in parse_config(c).items()} for c in args.configs]
-                run_configs(writer, graph, name, args.solver, configs, sources, args.trials, 1)
-                fh.flush()
+                ref = reference_rows(graph, sources).dist
+                for solver in args.solver:
+                    run_configs(writer, graph, name, solver, configs, sources, args.trials, 1, ref)
+                    fh.flush()
     return 0
 
 

@@ -383,18 +383,31 @@ class ClusterLaunch:
         config.blockDimX, config.blockDimY, config.blockDimZ = block, 1, 1
         config.sharedMemBytes = sharedmem
         config.hStream = driver.CUstream(_stream_handle(self.stream))
+        attrs = self._attributes(driver)
+        config.attrs, config.numAttrs = attrs, len(attrs)
+        fits = self._fits(driver, function, config)
+        if fits < clusters:
+            raise SolverError(f"{self.kernel.__name__}: {clusters} {self.unit} of {cluster} blocks x {block} threads "
+                              f"with {sharedmem} bytes of shared memory each do not fit this GPU at once (it holds "
+                              f"{fits}); use a smaller {'grid' if self.unit == 'block(s)' else 'cluster'}, block or "
+                              "graph")
+        self._params = _parameters(compiled, types, args, self.stream, self.kernel.__name__)
+        self._config = (config, attrs, ctypes.c_void_p(int(function)))
+
+    unit = "cluster(s)"  # what ``clusters`` counts, in messages
+
+    def _attributes(self, driver) -> list:
+        """The launch's attributes: the cluster's shape."""
         dims = driver.CUlaunchAttribute()
         dims.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        dims.value.clusterDim.x, dims.value.clusterDim.y, dims.value.clusterDim.z = cluster, 1, 1
-        config.attrs, config.numAttrs = [dims], 1
+        dims.value.clusterDim.x, dims.value.clusterDim.y, dims.value.clusterDim.z = self.shape[1], 1, 1
+        return [dims]
+
+    def _fits(self, driver, function, config) -> int:
+        """How many clusters of this shape the GPU holds at once."""
         err, fits = driver.cuOccupancyMaxActiveClusters(function, config)
         _check(driver, err, "cuOccupancyMaxActiveClusters")
-        if fits < clusters:
-            raise SolverError(f"{self.kernel.__name__}: {clusters} cluster(s) of {cluster} blocks x {block} threads "
-                              f"with {sharedmem} bytes of shared memory each do not fit this GPU at once (it holds "
-                              f"{fits}); use a smaller cluster, block or graph")
-        self._params = _parameters(compiled, types, args, self.stream, self.kernel.__name__)
-        self._config = (config, dims, ctypes.c_void_p(int(function)))
+        return fits
 
     def __call__(self) -> None:
         lib = _libcuda()
@@ -413,6 +426,31 @@ def synchronize(native: bool = True) -> None:
             raise SolverError(f"synchronising the device failed: CUresult {err}")
     else:
         cuda.synchronize()
+
+
+class CooperativeLaunch(ClusterLaunch):
+    """A grid-synchronising kernel launched cooperatively as ``blocks`` blocks with ``sharedmem`` bytes of dynamic
+    shared memory each (past the 48 KB that Numba's launch allows), through ``cuLaunchKernelEx``: ``prepare(*args)``
+    and calls as :class:`ClusterLaunch`, whose checks it shares (every block must be resident at once). GPU only."""
+
+    unit = "block(s)"
+
+    def __init__(self, kernel, *, blocks: int, block: int, sharedmem: int, stream=0):
+        super().__init__(kernel, clusters=blocks, cluster=1, block=block, sharedmem=sharedmem, stream=stream)
+
+    def _attributes(self, driver) -> list:
+        """Cooperative: the driver guarantees co-residence, which the kernel's grid barrier needs."""
+        cooperative = driver.CUlaunchAttribute()
+        cooperative.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        cooperative.value.cooperative = 1
+        return [cooperative]
+
+    def _fits(self, driver, function, config) -> int:
+        """Blocks resident at once: per multiprocessor at this block and shared memory, times multiprocessors."""
+        _, _, block, sharedmem = self.shape
+        err, per_sm = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, block, sharedmem)
+        _check(driver, err, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return int(per_sm) * device.multiprocessors()
 
 
 def event():

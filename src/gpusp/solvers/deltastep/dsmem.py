@@ -336,14 +336,18 @@ class ClusterSSSP(PersistentSSSP):
             self.kernel[1, self.ranks * self.per](*self.args)
             return
         if self.launcher is None:
-            cc = tuple(cuda.get_current_device().compute_capability)
-            if cc < (9, 0):
-                raise SolverError(f"{self.label} needs thread-block clusters (compute capability 9.0 or newer); this "
-                                  f"GPU has {cc[0]}.{cc[1]}")
-            self.launcher = ClusterLaunch(self.kernel, clusters=1, cluster=self.ranks, block=self.block,
-                                          sharedmem=self.shared_bytes)
+            self.launcher = self.make_launcher()
             self.launcher.prepare(*self.args)
         self.launcher()
+
+    def make_launcher(self):
+        """The GPU's launch of ``self.kernel``: one cluster of ``ranks`` blocks."""
+        cc = tuple(cuda.get_current_device().compute_capability)
+        if cc < (9, 0):
+            raise SolverError(f"{self.label} needs thread-block clusters (compute capability 9.0 or newer); this "
+                              f"GPU has {cc[0]}.{cc[1]}")
+        return ClusterLaunch(self.kernel, clusters=1, cluster=self.ranks, block=self.block,
+                             sharedmem=self.shared_bytes)
 
     def run(self, source):
         self.put_source(source)

@@ -166,6 +166,46 @@ def clusterasync_max_n(ranks: int = CLUSTER_BLOCKS, stripe: int = CLUSTERASYNC_S
     return int(ranks) * chunk
 
 
+# --- deltastep_pieces ------------------------------------------------------------------------------------------------
+# The graph in pieces of consecutive ids, one per block of a cooperative grid, each worked like clusterasync's block;
+# arcs between pieces go through global memory (a distance word a vertex and an inbox a piece).
+PIECES_TAIL_WORDS = 4  # per-piece control words after the bitmap (inbox grants and head, sends, quiet)
+PIECE_SHIFT = 15  # bits of a head's index in its piece, in an arc's packed word (a piece's share of shared memory
+# holds fewer vertices)
+PIECES_REFERENCE_SMS = 132  # grid 0 where no GPU is at hand (the planner): the H200's multiprocessors
+PIECES_DELTA_WIDTH = CLUSTERASYNC_DELTA_WIDTH  # delta 0: clusterasync's rule (each bucket ends at grid barriers)
+
+
+def pieces_words(n: int, pieces: int) -> tuple[int, int, int]:
+    """(vertices per piece, log2 of the bitmap's words, 32-bit shared words per block) for ``n`` vertices cut into
+    ``pieces`` runs of consecutive ids: clusterasync's words and the inbox's control words."""
+    chunk, wshift, words = clusterasync_words(n, pieces)
+    return chunk, wshift, words + PIECES_TAIL_WORDS
+
+
+def pieces_max_n(pieces: int = PIECES_REFERENCE_SMS) -> int:
+    """The most vertices ``pieces`` blocks hold, each piece's words within one block's shared memory."""
+    budget = CLUSTER_SHARED_BYTES // 4
+    chunk = min((budget - CLUSTERASYNC_HEAD_WORDS - PIECES_TAIL_WORDS) // 2, 1 << PIECE_SHIFT)
+    while pieces_words(chunk, 1)[2] > budget:
+        chunk -= 1
+    return int(pieces) * chunk
+
+
+def pieces_limit(n: int, itemsize: int, params: dict) -> str | None:
+    """Why deltastep_pieces cannot hold such a graph in its blocks' shared memory (grid 0 counted as
+    PIECES_REFERENCE_SMS blocks), or None."""
+    if itemsize != 4:
+        return "deltastep_pieces keeps int32 distances in shared memory; this graph's path bound needs int64 distances"
+    pieces = int(params["grid"]) or PIECES_REFERENCE_SMS
+    words = pieces_words(n, pieces)[2]
+    if 4 * words > CLUSTER_SHARED_BYTES:
+        return (f"deltastep_pieces: {n} vertices need {4 * words} bytes of shared memory per block in {pieces} "
+                f"pieces (2 words a vertex and a bitmap); at most {CLUSTER_SHARED_BYTES}: "
+                f"n <= {pieces_max_n(pieces)}")
+    return None
+
+
 # --- the solvers -----------------------------------------------------------------------------------------------------
 def _split_entries(n, m, p, w):
     """Chunk entries of the near queue with split (split -1 counted as 2 x lanes)."""
@@ -267,6 +307,24 @@ CLUSTERASYNC = SolverSpec(
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
     + note(4 * (N + par("cluster") * par("stripe")), "the packed arc ranges"))
 
+PIECES = SolverSpec(
+    "deltastep_pieces", "sssp", "gpu", "-", "near-far delta-stepping without rounds past one cluster: the graph in "
+    "pieces of consecutive ids, one per block of a cooperative grid, each piece's distances and marks in its "
+    "block's shared memory and expanded as clusterasync's block does; arcs between pieces lower a global word and "
+    "queue the head in its piece's inbox; a bucket ends when the pieces' published counts show the grid quiet, "
+    "grid barriers only between buckets; for road networks past one cluster; int32 distances",
+    "gpusp.solvers.deltastep.pieces:PiecesSolver",
+    params=(Param("delta", 0, f"bucket width (0: {PIECES_DELTA_WIDTH} x mean arc weight / mean out-degree, "
+                  "clusterasync's rule)", minimum=0),
+            Param("grid", 0, "pieces, one block each, all co-resident (0: one per multiprocessor); each piece "
+                  f"must fit one block's shared memory (n <= {pieces_max_n()} at {PIECES_REFERENCE_SMS})",
+                  minimum=0),
+            Param("block", 512, "threads per block (each polls its share of the piece's bitmap)",
+                  choices=(128, 256, 512, 1024))),
+    max_n=pieces_max_n(), limit=pieces_limit,
+    memory=CSR + note(8 * M, "each arc again as one word: weight, head's piece and index")
+    + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
+
 ASYNC = SolverSpec(
     "deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
     "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
@@ -291,4 +349,4 @@ ASYNC = SolverSpec(
         "C", lambda n, m, p, w: p["capacity"] or ring_capacity(n), "capacity, or n / 4 as a power of two >= 1024"),
         "the ring of bucket queues"))
 
-SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, ASYNC)
+SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, PIECES, ASYNC)
