@@ -13,6 +13,7 @@ RECOMPUTE_PAIRS = 4096  # a vertex with more in x out pairs keeps its edge diffe
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
+LAZY_SIMULATION_SHARE = 8  # settle / 8 where a core is left and the priorities are updated lazily
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
 
 
@@ -326,13 +327,14 @@ def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn,
 
 
 @njit(cache=True, parallel=True)
-def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, stale):
-    """New priorities of ``verts`` (simulated contractions), no longer stale: the searches run."""
+def _reprioritize(g, ws, verts, prio, cn, depth, busy, simulate, hops, stale):
+    """New priorities of ``verts`` (contractions simulated with searches that settle ``simulate`` vertices), no longer
+    stale: the searches run."""
     none32, none64 = np.empty(0, np.int32), np.empty(0, np.int64)
     searches = 0
     for j in prange(verts.size):
         v = verts[j]
-        p, s = _priority(g, ws, v, cn, depth, busy, max(1, settle // SIMULATION_SHARE), hops, none32, none64)
+        p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
         prio[v] = p
         stale[v] = False
         searches += s
@@ -340,7 +342,7 @@ def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, stale):
 
 
 @njit(cache=True)
-def _independent_set(g, ws, alive, prio, cn, depth, busy, settle, hops, stale):
+def _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale):
     """The local minima of the priorities (:func:`_select`), the stale priorities among them recomputed and the
     minima picked again until none is stale (lazy updates: a vertex's simulation runs only when it could be
     contracted): (set, searches)."""
@@ -350,7 +352,7 @@ def _independent_set(g, ws, alive, prio, cn, depth, busy, settle, hops, stale):
         redo = sel[stale[sel]]
         if redo.size == 0:
             return sel, searches
-        searches += _reprioritize(g, ws, redo, prio, cn, depth, busy, settle, hops, stale)
+        searches += _reprioritize(g, ws, redo, prio, cn, depth, busy, simulate, hops, stale)
 
 
 @njit(cache=True, parallel=True)
@@ -403,7 +405,9 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     mark = np.full(n, -1, np.int64)
     alive = np.arange(n)
     stale = np.zeros(n, np.bool_)  # a priority whose edge difference predates a neighbour's contraction
-    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, settle, hops, stale)
+    lazy = core_degree > 0  # with a core, whose top levels stay uncontracted: lazy updates leave the levels alone
+    simulate = max(1, settle // (LAZY_SIMULATION_SHARE if lazy else SIMULATION_SHARE))
+    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
     cap = 2 * tail.size + 16
     ut, uh, uw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
     dt, dh, dw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
@@ -413,7 +417,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         if core_degree > 0 and arcs_left > core_degree * (n - done):
             break
         ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
-        sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, settle, hops, stale)
+        sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
         searches += s
         soff = np.zeros(sel.size + 1, np.int64)
         for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
@@ -469,6 +473,8 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             olen[sel[i]] = 0
             ilen[sel[i]] = 0
         done += sel.size
+        if not lazy:  # the neighbours' priorities now, not when they could be contracted
+            searches += _reprioritize(g, ws, aff[stale[aff]], prio, cn, depth, busy, simulate, hops, stale)
         alive = alive[rank[alive] < 0]
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
     core = n - done
