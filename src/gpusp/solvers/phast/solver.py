@@ -460,6 +460,19 @@ class PhastSolver(Solver):
             return False
         return self.upward == "closures" or k * CLOSURES_FROM >= self.h.n
 
+    def _compose(self) -> float:
+        """Every vertex's upward space (:func:`contraction.upward_closures`) into ``self.closures``: the ms taken."""
+        h, t0 = self.h, time.perf_counter()
+        self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w,
+                                                    h.rank, min(self.threads, numba.get_num_threads()))
+        return (time.perf_counter() - t0) * 1e3
+
+    def share_with_ranks(self, k: int) -> None:
+        """Before an every-tree sweep's ranks start (:mod:`gpusp.measure.alltrees_ranks`): the upward spaces composed
+        here once when a slice of ``k`` sources uses them, so that every rank receives them with the hierarchy."""
+        if self.uses_closures(k) and self.closures is None:
+            self._compose()
+
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of ``srcs`` (device or host array of original ids), a launch per batch of S with no rows and
         no parents: after each launch ``after_batch(base, count)`` runs while the batch's distances are in
@@ -479,11 +492,7 @@ class PhastSolver(Solver):
         closures_ms, threads, closed = 0.0, self.threads, self.uses_closures(k)
         if closed:
             if self.closures is None:
-                t0 = time.perf_counter()
-                threads_now = min(self.threads, numba.get_num_threads())
-                self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
-                                                            h.down_w, h.rank, threads_now)
-                closures_ms = (time.perf_counter() - t0) * 1e3
+                closures_ms = self._compose()
             threads = 1  # a batch's spaces are a gather of stored ones: no searches to share out
 
             def search(part):
