@@ -405,7 +405,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     mark = np.full(n, -1, np.int64)
     alive = np.arange(n)
     stale = np.zeros(n, np.bool_)  # a priority whose edge difference predates a neighbour's contraction
-    lazy = core_degree > 0  # with a core, whose top levels stay uncontracted: lazy updates leave the levels alone
+    lazy = core_degree > 0  # lazy updates only where a core is left: contracting to the end, they cost levels
     simulate = max(1, settle // (LAZY_SIMULATION_SHARE if lazy else SIMULATION_SHARE))
     searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
     cap = 2 * tail.size + 16
