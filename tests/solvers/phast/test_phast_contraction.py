@@ -187,6 +187,7 @@ def test_upward_closures_answer_like_searches(graph, threads):
     gp, gv, gd = contraction.gather_spaces(ptr, verts, dists, picks)
     assert np.array_equal(np.diff(gp), np.diff(ptr)[picks])
     assert np.array_equal(gv, np.concatenate([verts[ptr[p]:ptr[p + 1]] for p in picks]))
+    assert np.array_equal(gd, np.concatenate([dists[ptr[p]:ptr[p + 1]] for p in picks]))
 
 
 @pytest.mark.needs_mirror("p2p-Gnutella04")
