@@ -58,6 +58,21 @@ def test_a_split_sweep_equals_one_process(name, gpus):
     assert split.counters["batches"] == sum(r["counters"]["batches"] for r in ranks)
 
 
+def test_phast_ranks_receive_the_upward_spaces_composed_once():
+    """upward=closures over two ranks: the parent composes every vertex's upward space before the ranks start and
+    ships it with the hierarchy, so no rank composes them (closures_ms 0) and the values are one process's."""
+    graph = random_graph(40, 160, seed=4, wmin=0, wmax=9)
+    spec = registry.get("phast_gpu")
+    params = {**SMALL["phast_gpu"], "upward": "closures", "core_degree": 0}
+    sources, targets = list(range(0, 40, 3)), [0, 7, 39]
+    one, split = (sweep(graph, spec, spec.resolve({**params, "gpus": p}), sources, targets, trials=1, warmup=0)
+                  for p in (1, 2))
+    _assert_identical(one, split, graph)
+    assert one.counters["closures_ms"] > 0 and split.timing["ranks_shared_s"] > 0
+    assert [r["counters"]["upward"] for r in split.timing["ranks"]] == ["closures"] * 2
+    assert [r["counters"]["closures_ms"] for r in split.timing["ranks"]] == [0.0, 0.0]
+
+
 def test_one_vertex_over_two_ranks_and_the_sampled_check():
     """n = 1, its one source twice (one a rank): the validation by the seeded sample runs on the merged result."""
     graph = _g(1, [], "one")

@@ -47,8 +47,14 @@ def sweep_ranks(solver, sources, targets, width: int, gpus: int, *, trials: int,
                 what: str = "every tree") -> dict:
     """:meth:`SliceSweep.measure`'s dict for ``sources`` split over ``gpus`` ranks: every rank prepares (order,
     upload, warm-up) before any times a trial, so the ranks' trials run together; ``timing`` adds each rank's
-    figures, the parent's wall around the ranks' start and around their trials, and the slices' bounds."""
+    figures, the parent's wall around what it makes for every rank (a solver's ``share_with_ranks``), around the
+    ranks' start and around their trials, and the slices' bounds."""
     bounds = slice_bounds(len(sources), gpus)
+    t0 = time.perf_counter()
+    share = getattr(solver, "share_with_ranks", None)
+    if share is not None:  # what every rank would make alike (phast_gpu's upward spaces), made once and shipped
+        share(max(np.diff(bounds)))
+    shared_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     with Ranks(gpus, rank_sweep, solver, sources, targets, width, what=f"{what} over gpus={gpus}") as ranks:
         ranks.call("prepare", warmup)
@@ -56,7 +62,9 @@ def sweep_ranks(solver, sources, targets, width: int, gpus: int, *, trials: int,
         t1 = time.perf_counter()
         parts = ranks.call("measure", trials)
         measured_s = time.perf_counter() - t1
-    return merge(parts, ranks.gpus, bounds, prepared_s, measured_s)
+    out = merge(parts, ranks.gpus, bounds, prepared_s, measured_s)
+    out["timing"]["ranks_shared_s"] = shared_s
+    return out
 
 
 def merge(parts: list[dict], gpu_ids: list[str], bounds: list[int], prepared_s: float, measured_s: float) -> dict:

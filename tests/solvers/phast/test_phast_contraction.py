@@ -52,6 +52,15 @@ def test_hierarchy_cpu_query_matches_scipy(cell):
     _cpu_matches_scipy(graph, h, range(0, graph.n, 11))
 
 
+def test_cored_triangulation_answers_exactly():
+    """A Delaunay triangulation with a core: its priorities go stale and are recomputed only for a vertex that could
+    be contracted (lazy updates); the hierarchy still answers like SciPy."""
+    graph = generate("delaunay", scale=11, seed=1)
+    h = contraction.build(graph, core_degree=8)
+    assert 0 < h.core < graph.n // 2 and h.rounds > 2
+    _cpu_matches_scipy(graph, h, range(0, graph.n, 97))
+
+
 def _same_hierarchy(a, b):
     for name in ("order", "position", "rank", "up_ptr", "up_head", "up_w", "down_ptr", "down_tail", "down_w",
                  "level_ptr"):
@@ -178,6 +187,7 @@ def test_upward_closures_answer_like_searches(graph, threads):
     gp, gv, gd = contraction.gather_spaces(ptr, verts, dists, picks)
     assert np.array_equal(np.diff(gp), np.diff(ptr)[picks])
     assert np.array_equal(gv, np.concatenate([verts[ptr[p]:ptr[p + 1]] for p in picks]))
+    assert np.array_equal(gd, np.concatenate([dists[ptr[p]:ptr[p + 1]] for p in picks]))
 
 
 @pytest.mark.needs_mirror("p2p-Gnutella04")

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
-RECOMPUTE_PAIRS = 4096  # a neighbour with more in x out pairs gets its contracted neighbours and depth gain added
+RECOMPUTE_PAIRS = 4096  # a vertex with more in x out pairs keeps its edge difference: its searches cost too much
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
 ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
+LAZY_SIMULATION_SHARE = 8  # settle / 8 where a core is left and the priorities are updated lazily
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
 
 
@@ -277,12 +278,12 @@ def _relocate(start, cap, to, wt, end, aff, need):
 
 
 @njit(cache=True, parallel=True)
-def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth):
-    """Remove the round's vertices from the affected lists, insert their shortcuts (the lightest of equal arcs), and
-    update contracted-neighbour counts and depths: per affected vertex (arcs added, neighbours contracted, depth
-    gained)."""
+def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio, stale):
+    """Remove the round's vertices from the affected lists, insert their shortcuts (the lightest of equal arcs),
+    update contracted-neighbour counts and depths, and add their gains to the priority, whose edge difference goes
+    stale (a hub's, over RECOMPUTE_PAIRS in x out pairs, is never recomputed): the arcs added per affected vertex."""
     ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
-    out = np.zeros((aff.size, 3), np.int64)
+    out = np.zeros(aff.size, np.int64)
     for j in prange(aff.size):
         a = aff[j]
         if old_out[j] >= 0:
@@ -318,26 +319,40 @@ def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn,
         _compact(oto, ow, ost[a], olen_a, busy, tag)
         _compact(ito, iw, ist[a], ilen_a, busy, tag)
         cn[a] += contracted
-        out[j, 0], out[j, 1], out[j, 2] = added, contracted, deepest - depth[a]
+        prio[a] += contracted + deepest - depth[a]
+        stale[a] = olen[a] * ilen[a] <= RECOMPUTE_PAIRS
+        out[j] = added
         depth[a] = deepest
     return out
 
 
 @njit(cache=True, parallel=True)
-def _reprioritize(g, ws, verts, prio, cn, depth, busy, settle, hops, bump):
-    """New priorities of ``verts``: searches run. With ``bump`` (per vertex: neighbours contracted, depth gained) a
-    hub with more than RECOMPUTE_PAIRS pairs gets those added instead of new searches."""
+def _reprioritize(g, ws, verts, prio, cn, depth, busy, simulate, hops, stale):
+    """New priorities of ``verts`` (contractions simulated with searches that settle ``simulate`` vertices), no longer
+    stale: the searches run."""
     none32, none64 = np.empty(0, np.int32), np.empty(0, np.int64)
     searches = 0
     for j in prange(verts.size):
         v = verts[j]
-        if bump.shape[0] > 0 and g[6][v] * g[1][v] > RECOMPUTE_PAIRS:
-            prio[v] += bump[j, 1] + bump[j, 2]
-        else:
-            p, s = _priority(g, ws, v, cn, depth, busy, max(1, settle // SIMULATION_SHARE), hops, none32, none64)
-            prio[v] = p
-            searches += s
+        p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
+        prio[v] = p
+        stale[v] = False
+        searches += s
     return searches
+
+
+@njit(cache=True)
+def _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale):
+    """The local minima of the priorities (:func:`_select`), the stale priorities among them recomputed and the
+    minima picked again until none is stale (lazy updates: a vertex's simulation runs only when it could be
+    contracted): (set, searches)."""
+    searches = 0
+    while True:
+        sel = _select(g, alive, prio)
+        redo = sel[stale[sel]]
+        if redo.size == 0:
+            return sel, searches
+        searches += _reprioritize(g, ws, redo, prio, cn, depth, busy, simulate, hops, stale)
 
 
 @njit(cache=True, parallel=True)
@@ -389,7 +404,10 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     sidx = np.zeros(n, np.int64)  # a round's vertex -> its index in the round's set
     mark = np.full(n, -1, np.int64)
     alive = np.arange(n)
-    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, settle, hops, np.empty((0, 3), np.int64))
+    stale = np.zeros(n, np.bool_)  # a priority whose edge difference predates a neighbour's contraction
+    lazy = core_degree > 0  # lazy updates only where a core is left: contracting to the end, they cost levels
+    simulate = max(1, settle // (LAZY_SIMULATION_SHARE if lazy else SIMULATION_SHARE))
+    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
     cap = 2 * tail.size + 16
     ut, uh, uw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
     dt, dh, dw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
@@ -399,7 +417,8 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         if core_degree > 0 and arcs_left > core_degree * (n - done):
             break
         ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
-        sel = _select(g, alive, prio)
+        sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
+        searches += s
         soff = np.zeros(sel.size + 1, np.int64)
         for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
             if i > 0 and soff[i] + ilen[sel[i]] * olen[sel[i]] > ROUND_PAIRS:
@@ -445,8 +464,8 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         old_out, oto, ow, ends[0] = _relocate(ost, ocap, oto, ow, ends[0], aff, need[:, 0])
         old_in, ito, iw, ends[1] = _relocate(ist, icap, ito, iw, ends[1], aff, need[:, 1])
         g = (ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw)
-        bump = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth)
-        added = bump[:, 0].sum()
+        added = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio,
+                       stale).sum()
         shortcuts += added
         arcs_left += added
         for i in range(sel.size):
@@ -454,7 +473,8 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             olen[sel[i]] = 0
             ilen[sel[i]] = 0
         done += sel.size
-        searches += _reprioritize(g, ws, aff, prio, cn, depth, busy, settle, hops, bump)
+        if not lazy:  # the neighbours' priorities now, not when they could be contracted
+            searches += _reprioritize(g, ws, aff[stale[aff]], prio, cn, depth, busy, simulate, hops, stale)
         alive = alive[rank[alive] < 0]
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
     core = n - done
