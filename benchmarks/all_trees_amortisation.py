@@ -1,6 +1,7 @@
 """After how many sources each many-source method beats the others (issue 41, item 5): time for k sources of a graph
 as its preprocessing plus k times its time a source, from the committed H200 figures: `phast_gpu` and
-`multisource_sssp` sweeping every tree (all-trees-h200.csv: preprocessing_s, per_tree_ms), `deltastep_gpu` and
+`multisource_sssp` sweeping every tree (all-trees-h200.csv: preprocessing_s, per_tree_ms; a graph and solver's last
+row), `deltastep_gpu` and
 GAPBS with 16 threads one source after another (sssp-scale-h200.csv's sweep medians, no preprocessing). Writes the
 figure and prints the crossovers (the k past which a method with more preprocessing is faster), one CSV row each.
 
@@ -23,10 +24,13 @@ ONE_SOURCE = {"gapbs_sssp threads-16 a source (sweep median)": "GAPBS, 16 thread
 
 def methods(trees_csv: Path, scale_csv: Path) -> dict[str, list[tuple[str, float, float, int]]]:
     """Per graph: (method, preprocessing s, s a source, n) for every method measured on it."""
+    latest: dict[tuple[str, str], tuple] = {}
+    for row in csv.DictReader(trees_csv.open()):  # in date order: a later row of a graph and solver supersedes
+        latest[row["graph"], row["solver"]] = (row["solver"], float(row["preprocess_s"]),
+                                                float(row["per_tree_ms"]) / 1e3, int(row["n"]))
     out: dict[str, list] = {}
-    for row in csv.DictReader(trees_csv.open()):
-        out.setdefault(row["graph"], []).append((row["solver"], float(row["preprocess_s"]),
-                                                 float(row["per_tree_ms"]) / 1e3, int(row["n"])))
+    for (graph, _), method in latest.items():
+        out.setdefault(graph, []).append(method)
     for row in csv.DictReader(scale_csv.open()):
         if row["graph"] in out and row["step"] in ONE_SOURCE:
             out[row["graph"]].append((ONE_SOURCE[row["step"]], 0.0, float(row["seconds"]), int(row["n"])))

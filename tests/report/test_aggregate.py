@@ -441,8 +441,10 @@ def batched_tables(tmp_path):
     from gpusp.report.aggregate import write_tables
 
     records = {"phast_gpu": record("phast_gpu", "gpu", batch=[0.8, 1.0, 1.2], sources=(0, 3, 5, 7), counters=PHAST),
-               "multisource_sssp": record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7)),
-               "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0, 5.4, 5.8], sources=(0, 3)),
+               "multisource_sssp": record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7),
+                                          counters={"relaxations": 4_800_000}),
+               "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0, 5.4, 5.8], sources=(0, 3),
+                                       counters={"relaxations": 1_080_000}),
                "gapbs_sssp": record("gapbs_sssp", "cpu", per_source=[4.0, 4.03, 4.1], sources=(0, 3))}
     paths = []
     for solver, rec in records.items():
@@ -470,6 +472,8 @@ def test_summary_carries_the_batch_and_the_preprocessing_of_batched_solvers(batc
         assert summary.loc[solver, ["batch_sources", "batch_median_ms", "preprocess_s",
                                     "preprocess_bytes"]].isna().all(), solver
     assert delta["median_ms"] == pytest.approx(5.4)
+    # the batch's relaxations over the batch's time (2.4 ms), not over a source's share of it; one source's over its own
+    assert multi["relaxations_per_s"] == pytest.approx(2e9) and delta["relaxations_per_s"] == pytest.approx(2e8)
     text = pd.read_csv(batched_tables / "summary.csv", dtype=str).set_index("solver")
     assert text.loc["phast_gpu", "batch_sources"] == "4" and text.loc["phast_gpu", "preprocess_bytes"] == "37000000"
 
