@@ -173,3 +173,15 @@ def test_an_upload_time_counts_the_first_upload_and_every_end_to_end_upload():
     assert list(values) == [5.0] and n == 1
     share, _, n = metric_values(rows, "h2d_fraction")
     assert n == 3 and share == pytest.approx([5 / 6, 5 / 6.1, 5 / 6.2])
+
+
+def test_a_formula_is_the_committed_scripts_arithmetic_and_exact(store):
+    """Row 1.23: benchmarks/papers/memory_limits.py's paper_limit(N), (3N + 1) + 8 four-byte words a vertex in
+    512 MiB, read as an exact figure; a missing script or function is named."""
+    for sources, words in ((32, 3 * 32 + 1 + 8), (1, 3 + 1 + 8)):
+        q = f.measure(store, f"memory_limits|paper_limit|{sources}", "formula", "time_ms", RULE)
+        assert q.exact and q.value == 512 * 2**20 // (4 * words) and f._few([q], RULE) is None
+    with pytest.raises(f.FindingsError, match="no function no_such"):
+        f.measure(store, "memory_limits|no_such|1", "formula", "time_ms", RULE)
+    with pytest.raises(f.FindingsError, match="no script"):
+        f.measure(store, "no_such_script|paper_limit|1", "formula", "time_ms", RULE)

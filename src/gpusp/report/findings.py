@@ -12,6 +12,7 @@ The rule itself is written out in ``benchmarks/papers/README.md`` and at the top
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import itertools
 import json
@@ -32,6 +33,7 @@ from .metrics import metric_values
 FINDINGS_YAML = "benchmarks/papers/findings.yaml"
 FINDINGS_MD = "benchmarks/papers/findings.md"
 NATIVE = "benchmarks/papers/native"
+FORMULAS = "benchmarks/papers"  # scripts whose functions compute a figure without a device (experiment 'formula')
 ARCHIVES = {"native": "benchmarks/archive/papers-native-h200.tar.xz",
             "launch": "benchmarks/archive/launch-h200.tar.xz"}
 HOLDS, NOT_HOLD, INCONCLUSIVE, NOT_RUN, NOT_SCORED = (
@@ -49,7 +51,7 @@ class FindingsError(ValueError):
 class Rule:
     factor: float = 2.0        # a stated value v (or range lo..hi) is met by a ratio within [lo / f, hi * f]
     slight: float = 1.5        # "slightly", "a bit": a ratio in (1, slight]
-    large: float = 1.5         # "far", "huge", "dramatically", "considerable": a ratio of at least large
+    large: float = 1.5         # "far", "huge", "greatly", "dramatically", "considerable": a ratio of at least large
     same: float = 1.10         # "the same", "overlap": a ratio within [1 / same, same]
     min_trials: int = 5        # fewer timed samples of any configuration: inconclusive (n trials)
     resamples: int = 1000      # bootstrap resamples of each configuration's samples, within each source
@@ -105,6 +107,7 @@ class Store:
         self._members: dict[str, dict[str, bytes]] = {}
         self._samples: dict[str, pd.DataFrame] = {}
         self._summaries: dict[str, pd.DataFrame] = {}
+        self._scripts: dict[str, object] = {}
 
     def member(self, archive: str, name: str) -> bytes:
         if archive not in self._members:
@@ -114,6 +117,20 @@ class Store:
             return self._members[archive][name]
         except KeyError:
             raise FindingsError(f"{ARCHIVES[archive]} has no member {name}") from None
+
+    def formula(self, script: str, function: str, argument: str) -> float:
+        """``function(argument)`` of the committed script ``benchmarks/papers/<script>.py`` (argument read as YAML)."""
+        if script not in self._scripts:
+            path = self.root / FORMULAS / f"{script}.py"
+            if not path.is_file():
+                raise FindingsError(f"no script {path}")
+            spec = importlib.util.spec_from_file_location(f"findings_formula_{script}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self._scripts[script] = module
+        if not callable(fn := getattr(self._scripts[script], function, None)):
+            raise FindingsError(f"{FORMULAS}/{script}.py has no function {function}")
+        return float(fn(yaml.safe_load(argument)))
 
     def summary(self, experiment: str) -> pd.DataFrame:
         if experiment not in self._summaries:
@@ -146,7 +163,7 @@ def _split_config(spec: str, default: str | None) -> tuple[str, list[str], float
 def config_rows(store: Store, spec: str, default: str | None) -> pd.DataFrame:
     """The summary rows a configuration names (exactly one for a native experiment)."""
     experiment, keys, _ = _split_config(spec, default)
-    if experiment in ("record", "device"):
+    if experiment in ("record", "device", "formula"):
         return pd.DataFrame([{"spec": spec}])
     summary = store.summary(experiment)
     graph, solver, params = keys
@@ -166,6 +183,8 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
         solver, rounds = keys
         hit = table[(table["solver"] == solver) & (table["rounds"] == rounds) & (table["launcher"] == "native")]
         values, strata = hit["device_ms"].to_numpy(float), np.zeros(len(hit))
+    elif experiment == "formula":  # arithmetic of a committed script: exact, like a count
+        values, strata = np.array([store.formula(*keys)]), np.zeros(1)
     else:
         graph, solver, params = keys
         samples = store.samples(experiment)
@@ -174,11 +193,12 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
             values, strata, trials = metric_values(rows, metric)
         except ValueError as err:
             raise FindingsError(str(err)) from None
-    if experiment in ("record", "device"):
+    if experiment in ("record", "device", "formula"):
         trials = len(values)
     if len(values) == 0:
         return None
-    return from_samples(spec, values * scale, rule, seed, strata, trials, exact=metric in EXACT_METRICS)
+    exact = metric in EXACT_METRICS or experiment == "formula"
+    return from_samples(spec, values * scale, rule, seed, strata, trials, exact=exact)
 
 
 def from_samples(label: str, values, rule: Rule, seed, strata=None, trials: int | None = None,
@@ -495,19 +515,20 @@ per configuration ({rule.seed} and a CRC-32 of its name), so a row never depends
 comes from the same resamples, numerator over denominator.
 
 * **Fewer than {rule.min_trials} trials** (timed samples; for an upload time, distinct uploads) in any
-  configuration of a row: **inconclusive (n trials)**, whatever the figures. Counts (rounds, launches) are exact
-  and need no trials.
+  configuration of a row: **inconclusive (n trials)**, whatever the figures. Counts (rounds, launches) and figures
+  computed by a committed script of `{FORMULAS}/` (no device) are exact and need no trials.
 * **Ratio** ("A is x times B", "A is faster than B"): the accepted band is the paper's value v (or range lo..hi)
   widened by a factor {rule.factor:g}, [max(1, lo / {rule.factor:g}), hi x {rule.factor:g}]; for an overhead the
   factor applies to the excess (1 + (v - 1) / {rule.factor:g} ...); a bound "at least b" is [b, ∞); words without a
-  number: "slightly", "a bit" (1, {rule.slight:g}]; "far", "huge", "dramatically", "considerable" [{rule.large:g}, ∞);
-  "the same", "overlap" [1 / {rule.same:g}, {rule.same:g}]. **Holds**: the claimed winner's interval lies wholly
-  below the other's and the ratio's interval lies inside the band. **Does not hold**: the other side is resolved
-  faster, or the ratio's interval lies wholly outside the band. Otherwise **inconclusive**.
+  number: "slightly", "a bit" (1, {rule.slight:g}]; "far", "huge", "greatly", "dramatically", "considerable"
+  [{rule.large:g}, ∞); "the same", "overlap" [1 / {rule.same:g}, {rule.same:g}]. **Holds**: the claimed winner's
+  interval lies wholly below the other's and the ratio's interval lies inside the band. **Does not hold**: the other
+  side is resolved faster, or the ratio's interval lies wholly outside the band. Otherwise **inconclusive**.
 * **Order** (fastest first) holds when every neighbouring pair is resolved in that order and does not hold when one
   pair is resolved the other way; **fastest / slowest** the same against every other; **trend** (rises along a
   parameter): the first and last points decide, a resolved step back leaves it inconclusive; **spread** (worst over
-  best of a set) is a ratio with the band above.
+  best of a set) is a ratio with the band above; a **value** (ours against the paper's figure, one unit) holds when
+  ours / paper lies within [1 / {rule.factor:g}, {rule.factor:g}] (a bound "at least b": ours / b at least 1).
 * Overlapping intervals: **inconclusive**. A statement whose cells (graphs, sizes) get different verdicts is split
   into one row per verdict. **Not run**: no data, with the reason."""
 
@@ -548,7 +569,8 @@ def render(rule: Rule, rows: list[Row], root: Path = Path(".")) -> str:
            "committed data; do not edit it by hand: `tests/report/test_findings.py` fails when it differs from a",
            "fresh run. Every figure is an H200's (`benchmarks/papers/native/README.md`): the summaries in",
            f"`{NATIVE}/<experiment>/summary.csv`, the samples in `{ARCHIVES['native']}`, device time of",
-           f"replayed CUDA graphs in `{ARCHIVES['launch']}` (`launch-h200.md`), serial CPU records in the first.",
+           f"replayed CUDA graphs in `{ARCHIVES['launch']}` (`launch-h200.md`), serial CPU records in the first;",
+           f"figures of experiment `formula` are arithmetic without a device, by a script of `{FORMULAS}/`.",
            "Figures are in ms unless a row says otherwise; [a, b] is the interval; n the trials.", "",
            "## The rule", "", rule_text(rule), "", "## Tally", "",
            "| paper | statements | rows | " + " | ".join(VERDICTS) + " |",
