@@ -25,8 +25,8 @@ class SliceSweep:
         self.timer = DeviceTimer(on_device=True)
 
     def prepare(self, warmup: int) -> None:
-        """The solver's order of the sources and its preparation for them, the upload, and ``warmup`` untimed batches (the first holds the JIT:
-        the kernels of both the sweep and the reductions)."""
+        """The solver's order of the sources and its preparation for them, the upload, and ``warmup`` untimed
+        batches (the first holds the JIT: the kernels of both the sweep and the reductions)."""
         from numba import cuda
 
         from ..solvers.multisource.reduce import Reductions

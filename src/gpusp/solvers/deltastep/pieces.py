@@ -53,13 +53,7 @@ PENDING = 1  # the low bit of a global distance word: the vertex waits in its pi
 CLEAR_PENDING = -2  # every bit but PENDING
 
 if TARGET.simulator:
-
-    @cuda.jit(device=True)
-    def place(store):
-        """(piece, thread within the piece, threads per piece): one block of P x per threads simulates P blocks."""
-        per = cuda.blockDim.x // store.shape[0]
-        t = cuda.threadIdx.x
-        return t // per, t % per, per
+    from .dsmem import place  # one block of P x per threads simulates the P pieces as it does a cluster's ranks
 
     @cuda.jit(device=True)
     def grid_sync():
@@ -226,7 +220,8 @@ def _refresh(store, ctl, rank, tail_at, seen):
         if settled == load_own(store, rank, ATTEMPTS):
             cuda.threadfence_block()  # fence: the sends of the settled expansions are read after the settles
             sent = numba.int64(load_own(store, rank, tail_at + SENT))
-            cuda.atomic.exch(ctl, PIECE_LINES + LINE * rank + STATE, (sent << 32) | (numba.int64(seen) << 1))  # atomic: into L2
+            state = (sent << 32) | (numba.int64(seen) << 1)
+            cuda.atomic.exch(ctl, PIECE_LINES + LINE * rank + STATE, state)  # atomic: into L2
             store_own(store, rank, tail_at + QUIET, 1)
     return seen
 
