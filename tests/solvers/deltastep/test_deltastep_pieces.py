@@ -148,3 +148,37 @@ def test_shared_memory_bound_names_the_limit():
     assert spec.why_not(limit, 0, params={"grid": 1}) is None
     assert f"n <= {limit}" in spec.why_not(limit + 1, 0, params={"grid": 1})
     assert "int32 distances" in spec.why_not(100, 200, itemsize=8)
+
+
+def test_striped_ids_deal_stripes_to_the_pieces_in_turn():
+    """Stripes of 3 ids over 4 pieces of 37 vertices: every vertex a distinct id inside its piece's run (13 stripes:
+    piece 0 gets stripes 0, 4, 8 and 12, so its run is 12 ids), in the order of the old ids within a piece."""
+    from gpusp.solvers.deltastep.pieces import striped_ids
+
+    chunk = rules.pieces_words(37, 4, 3)[0]
+    new = striped_ids(37, 4, 3, chunk)
+    assert chunk == 12 and np.unique(new).size == 37 and new.max() < 4 * chunk
+    assert list(new[:7]) == [0, 1, 2, 12, 13, 14, 24] and list(new[12:16]) == [3, 4, 5, 15]
+    assert list(new // chunk) == [(v // 3) % 4 for v in range(37)]
+    assert all(np.all(np.diff(new[(np.arange(37) // 3) % 4 == p]) > 0) for p in range(4))
+
+
+@pytest.mark.parametrize("stripe", [1, 3])
+@pytest.mark.parametrize("label,graph,source", [c for c in CASES if c[0] in ("n1", "unreachable", "zero-cycle",
+                                                                               "duplicates-selfloops", "random-37")],
+                         ids=lambda c: c if isinstance(c, str) else "")
+def test_stripes_answer_in_the_given_ids(label, graph, source, stripe):
+    """Pieces in stripes renumber the graph on the host (padding ids past n): distances and parents come back in the
+    given ids and pass the reference check, zero weights (the host's tree) included."""
+    res = _solve(graph, source, stripe=stripe)
+    assert_sssp_ok(graph, source, res)
+    assert res.dist.shape == (graph.n,) and res.counters["stripe"] == stripe
+
+
+def test_stripes_cross_more_arcs_on_a_chain():
+    """A path through 30 vertices in 3 pieces: runs of ids cross twice, stripes of one id at every arc."""
+    graph = _g(30, [(i, i + 1, 1) for i in range(29)], "chain30")
+    runs, stripes = _solve(graph, 0, grid=3), _solve(graph, 0, grid=3, stripe=1)
+    assert_sssp_ok(graph, 0, runs)
+    assert_sssp_ok(graph, 0, stripes)
+    assert runs.counters["cross_arcs"] == 2 and stripes.counters["cross_arcs"] == 29

@@ -16,6 +16,7 @@ import numpy as np
 from numba import cuda
 
 from ... import device
+from ...data.graph import Graph
 from ...errors import SolverError
 from ..common.gate import kernel
 from ..common.launch import TARGET, CooperativeLaunch
@@ -412,6 +413,14 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         "int32[::1], int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int32, int64, "
         "int32)", cases=[{"block": 1024}, {"block": 512}])
 @functools.cache
+def striped_ids(n: int, pieces: int, stripe: int, chunk: int) -> np.ndarray:
+    """The new id of every vertex when stripes of ``stripe`` consecutive ids are dealt to ``pieces`` pieces in turn:
+    piece p's vertices become ids p x chunk onwards, in their order (``chunk``: :func:`spec.pieces_words`'s, a
+    multiple of the stripe; the ids a piece does not fill are isolated padding)."""
+    v = np.arange(n, dtype=np.int64)
+    return (v // stripe) % pieces * chunk + v // (stripe * pieces) * stripe + v % stripe
+
+
 def pieces_wave(block: int):
     """The kernel compiled for blocks of ``block`` threads, one block per multiprocessor."""
     return cuda.jit(**TARGET.launch_bounds(block, 1))(pieces_wave_py)
@@ -422,21 +431,43 @@ class PiecesSolver(ClusterSSSP):
 
     label = "deltastep_pieces"
 
-    def __init__(self, graph, *, delta, grid, block):
-        super().__init__(graph, delta=delta, grid=grid, block=block)
-        self.ranks = int(grid) or device.multiprocessors()
-        reason = pieces_limit(graph.n, graph.dtype.itemsize, {"grid": self.ranks})
+    def __init__(self, graph, *, delta, grid, block, stripe=0):
+        ranks = int(grid) or device.multiprocessors()
+        reason = pieces_limit(graph.n, graph.dtype.itemsize, {"grid": ranks, "stripe": stripe})
         if reason:
             raise SolverError(reason)
-        self.chunk, self.wshift, words = pieces_words(graph.n, self.ranks)
+        self.chunk, self.wshift, words = pieces_words(graph.n, ranks, stripe)
+        self.new_id, given = None, graph
+        if stripe:  # the kernel's pieces are runs of ids: deal the stripes by renumbering the graph
+            self.new_id = striped_ids(graph.n, ranks, int(stripe), self.chunk)
+            src, dst, w = graph.coo()
+            graph = Graph.from_edges(ranks * self.chunk, self.new_id[src], self.new_id[dst], w, name=graph.name,
+                                     weight_kind=graph.weight_kind, offsets_dtype=graph.offsets_dtype)
+            if graph.dtype != given.dtype:
+                raise SolverError(f"deltastep_pieces: stripe {stripe} pads the graph to {graph.n} ids, whose path "
+                                  f"bound needs {graph.dtype} distances; use stripe 0")
+        super().__init__(graph, delta=delta, grid=grid, block=block)
+        self.ranks, self.stripe = ranks, int(stripe)
         self.cshift = max(0, (self.chunk - 1).bit_length())  # an inbox holds a piece's vertices: a pending
         # entry per vertex at most
         self.shared_bytes = 4 * words
-        self.delta = delta or graph.default_delta(PIECES_DELTA_WIDTH)
+        self.delta = delta or given.default_delta(PIECES_DELTA_WIDTH)  # the padding's ids must not thin the degree
         self.block = int(block)
         # the simulator runs every piece in one block: a few threads per piece keep it fast
         self.per = TARGET.threads(self.block, 4)
         self.kernel = pieces_wave(self.block)
+
+    def run(self, source):
+        return super().run(source if self.new_id is None else int(self.new_id[source]))
+
+    def download(self):
+        dist, parent = super().download()
+        if self.new_id is None:
+            return dist, parent
+        old = np.full(dist.size, -1, dtype=np.int64)  # the padding's ids have no old id and are no vertex's parent
+        old[self.new_id] = np.arange(self.new_id.size)
+        parent = parent[self.new_id]
+        return dist[self.new_id], np.where(parent >= 0, old[parent], -1).astype(parent.dtype)
 
     def make_launcher(self):
         return CooperativeLaunch(self.kernel, blocks=self.ranks, block=self.block, sharedmem=self.shared_bytes)
@@ -473,4 +504,4 @@ class PiecesSolver(ClusterSSSP):
         return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
                 "expansions": int(ctl[EXPANDED]), "cross_arcs": int(ctl[CROSS]), "pushes": int(ctl[PUSHES]),
                 "delta": self.delta, "grid": self.ranks, "vertices_per_piece": self.chunk, "block": self.block,
-                "shared_bytes": self.shared_bytes}
+                "stripe": self.stripe, "shared_bytes": self.shared_bytes}

@@ -176,10 +176,11 @@ PIECES_REFERENCE_SMS = 132  # grid 0 where no GPU is at hand (the planner): the 
 PIECES_DELTA_WIDTH = CLUSTERASYNC_DELTA_WIDTH  # delta 0: clusterasync's rule (each bucket ends at grid barriers)
 
 
-def pieces_words(n: int, pieces: int) -> tuple[int, int, int]:
+def pieces_words(n: int, pieces: int, stripe: int = 0) -> tuple[int, int, int]:
     """(vertices per piece, log2 of the bitmap's words, 32-bit shared words per block) for ``n`` vertices cut into
-    ``pieces`` runs of consecutive ids: clusterasync's words and the inbox's control words."""
-    chunk, wshift, words = clusterasync_words(n, pieces)
+    ``pieces`` runs of consecutive ids (``stripe`` 0) or dealt to them in stripes of ``stripe`` consecutive ids:
+    clusterasync's words and the inbox's control words."""
+    chunk, wshift, words = clusterasync_words(n, pieces, max(1, int(stripe)))
     return chunk, wshift, words + PIECES_TAIL_WORDS
 
 
@@ -198,7 +199,7 @@ def pieces_limit(n: int, itemsize: int, params: dict) -> str | None:
     if itemsize != 4:
         return "deltastep_pieces keeps int32 distances in shared memory; this graph's path bound needs int64 distances"
     pieces = int(params["grid"]) or PIECES_REFERENCE_SMS
-    words = pieces_words(n, pieces)[2]
+    words = pieces_words(n, pieces, params.get("stripe", 0))[2]
     if 4 * words > CLUSTER_SHARED_BYTES:
         return (f"deltastep_pieces: {n} vertices need {4 * words} bytes of shared memory per block in {pieces} "
                 f"pieces (2 words a vertex and a bitmap); at most {CLUSTER_SHARED_BYTES}: "
@@ -320,7 +321,11 @@ PIECES = SolverSpec(
                   f"must fit one block's shared memory (n <= {pieces_max_n()} at {PIECES_REFERENCE_SMS})",
                   minimum=0),
             Param("block", 512, "threads per block (each polls its share of the piece's bitmap)",
-                  choices=(128, 256, 512, 1024))),
+                  choices=(128, 256, 512, 1024)),
+            Param("stripe", 0, "0: each piece a run of consecutive ids; s > 0: stripes of s consecutive ids dealt "
+                  "to the pieces in turn, as clusterasync deals them to its blocks (every piece then holds part of "
+                  "a road wavefront, and more arcs cross pieces), by renumbering the graph on the host",
+                  minimum=0)),
     max_n=pieces_max_n(), limit=pieces_limit,
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's piece and index")
     + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
