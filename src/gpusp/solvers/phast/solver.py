@@ -289,6 +289,7 @@ class PhastSolver(Solver):
             raise SolverError("phast_gpu parents=tight needs every weight > 0 (a zero-weight cycle is all tight, "
                               "and a local pick could close a loop); use parents=rounds or auto")
         self.rounds = not (parents == "tight" or (parents == "auto" and positive))
+        self.host_compile_s = contraction.warm()  # the host's JIT apart: the build's time is the build's
         self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
         self.threads = threads or os.cpu_count() or 1
         self.pool = None
@@ -416,7 +417,7 @@ class PhastSolver(Solver):
         grid_levels = h.levels - 1 - self.fused
         counters = {"iterations": (h.levels - 1) * batches, "levels": h.levels, "grid_levels": grid_levels,
                     "block_levels": self.fused, "shortcuts": h.shortcuts, "core": h.core, "settled": settled,
-                    "upward_ms": upward_ms, "preprocess_s": self.preprocess_s,
+                    "upward_ms": upward_ms, "preprocess_s": self.preprocess_s, "host_compile_s": self.host_compile_s,
                     "preprocess_bytes": self.preprocess_bytes, "batches": batches, "batch": S, "grid": self.grid,
                     "launches": len(spans), "zero_weight_parents": int(self.rounds), **self.out.counters(),
                     **(self.johnson.counters() if self.johnson else {})}
@@ -536,7 +537,8 @@ class PhastSolver(Solver):
                 "core": h.core, "settled": settled, "upward_ms": upward_s * 1e3, "space_copy_ms": wait_ms,
                 "upward": "closures" if closed else "search",
                 "closures_ms": self.closures_ms,
-                "contraction_s": self.preprocess_s, "preprocess_bytes": self.preprocess_bytes, "batches": batches,
+                "contraction_s": self.preprocess_s, "host_compile_s": self.host_compile_s,
+                "preprocess_bytes": self.preprocess_bytes, "batches": batches,
                 "batch": S, "grid": self.sweep_grid, "launches": batches, "threads": self.threads,
                 "barriers": batches * (3 + grid_levels + (1 if fused else 0))}
 
