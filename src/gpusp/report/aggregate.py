@@ -13,9 +13,9 @@ one source alone. Preprocessing done once before the timed runs (PHAST's contrac
 ``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none.
 List counters (edgebf_dense's ``piece_relaxations``, ``piece_improvements``) go to samples.csv as numbers separated
 by spaces. Skipped combinations appear with their reason. Hardware is a GPU model and a host CPU model: a GPU
-solver's row has both, a CPU solver's row only its host CPU. Records of one solver made by different code versions, or records of different hardware, are refused
-unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed hardware then stays apart in every table,
-labelled, and a speed-up never divides times of two machines.
+solver's row has both, a CPU solver's row only its host CPU. Records of one solver made by different code versions,
+or records of different hardware, are refused unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed
+hardware then stays apart in every table, labelled, and a speed-up never divides times of two machines.
 
 Beside the tables, the run's environment (commit, GPU, driver, CUDA, library versions, host CPU, each graph's
 checksum) and an archive of the records themselves, so that the report carries its provenance.
