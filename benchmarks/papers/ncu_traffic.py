@@ -41,7 +41,7 @@ def read_report(path) -> dict:
     rows = csv.DictReader(io.StringIO("\n".join(lines[start:])))
     if missing := [c for c in HEADER if c not in (rows.fieldnames or [])]:
         raise ReportError(f"{path}, line {start + 1}: the header has no column {', '.join(missing)}")
-    totals = dict.fromkeys(METRICS.values(), 0.0)
+    totals = dict.fromkeys(METRICS.values(), None)  # a metric the report lacks stays empty, never 0
     launches, kernels = set(), set()
     for number, row in enumerate(rows, start + 2):
         if row["Metric Name"] not in METRICS:
@@ -52,13 +52,14 @@ def read_report(path) -> dict:
         except (KeyError, ValueError):
             raise ReportError(f"{path}, line {number}: {row['Metric Name']} = {row['Metric Value']!r} "
                               f"{unit!r} is not a byte count") from None
-        totals[METRICS[row["Metric Name"]]] += value
+        totals[METRICS[row["Metric Name"]]] = (totals[METRICS[row["Metric Name"]]] or 0.0) + value
         launches.add(row["ID"])
         kernels.add(row["Kernel Name"].split("(")[0])
     if not launches:
         raise ReportError(f"{path}: no launch with any of {', '.join(METRICS)}")
     return {"launches": len(launches), "kernels": " ".join(sorted(kernels)), **totals,
-            "dram_bytes": totals["dram_read_bytes"] + totals["dram_write_bytes"]}
+            "dram_bytes": None if None in (totals["dram_read_bytes"], totals["dram_write_bytes"]) else
+            totals["dram_read_bytes"] + totals["dram_write_bytes"]}
 
 
 def main(argv=None) -> int:
@@ -82,8 +83,8 @@ def main(argv=None) -> int:
         writer.writeheader()
         writer.writerows(rows)
     for row in rows:
-        print(f"{row['solver']} {row['graph']}: {row['launches']} launches, DRAM {row['dram_bytes']:,.0f} B, "
-              f"L2 {row['l2_bytes']:,.0f} B")
+        print(f"{row['solver']} {row['graph']}: {row['launches']} launches, DRAM {row['dram_bytes']} B, "
+              f"L2 {row['l2_bytes']} B")
     return 0
 
 
