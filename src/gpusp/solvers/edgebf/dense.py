@@ -64,10 +64,10 @@ def dense_kernel(strided: bool, multi: bool, counted: bool = False):
     def dense_relax(mat, dist, mask, nxt, flag, r, inf, floor, row0, row1, counts):
         """Relax every entry (i, j) with row0 <= i < row1 whose row i changed in round r - 1."""
         x, y = cuda.grid(2)
-        relaxed = 0
-        improved = 0
         sx, sy = cuda.gridsize(2)
         n = dist.size
+        relaxed = 0  # this thread's relaxations and improvements (counted kernel only)
+        improved = 0
         if STRIDED:
             x += row0
             xend = row1
