@@ -44,11 +44,14 @@ snap_npz() {  # name: the command that writes /tmp/NAME.npz, a SNAP graph of .de
     echo "$GPUSP weights add .devdata/$1.txt.gz /tmp/$1.npz --min 1 --max 100 --seed 1"
 }
 GPUSP="python3 -m gpusp.cli"
+# finding 1.5b: device-memory (DRAM) and L2 bytes of nsssp's round kernels, global against shared memory
+TRAFFIC="dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum" TRAFFIC_N="${TRAFFIC_N:-4096 16384}"
+NSSSP_FIG10="--param sources_per_launch=32 --param groups_per_block=4 --param paths=false --param sample_groups=1"
 NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis"
 C=config/experiments/trimmed N=config/experiments/native
 for st in "$@"; do
     case $st in
-        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52|r39ring|r39fig10|r39minplus|r39fig4|r39t1|r39transfer|r39transferbig)
+        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52|r39ring|r39fig10|r39minplus|r39fig4|r39t1|r39transfer|r39transferbig|r39pieces)
             capvar="CAP_$st"; step "$st" "${!capvar:-${CAP:-240}}" 30 "$(bench "$st" "$N/$st.yaml")" ;;
         t3g04) step p000t3-g04 150 30 "$(bench p000t3-g04 $C/p000t3.yaml p2p-Gnutella04)" ;;
         t1) step p000t1 300 60 "$(bench p000t1 $C/p000t1.yaml USA-road-d.NY USA-road-d.BAY)" ;;
@@ -92,6 +95,7 @@ for st in "$@"; do
         snap) step sssp-snap 240 90 "$(bench sssp-snap config/sweeps/sssp-fast-snap.yaml ring-4096 p2p-Gnutella30 email-Enron USA-road-d.NY USA-road-d.BAY)" ;;
         dtest) step device-tests 420 60 "mkdir -p $O/dtest && python3 -m pytest -x -q $DTESTS > $O/dtest/pytest-log.txt 2>&1; tail -30 $O/dtest/pytest-log.txt" ;;
         ssspprof) step sssp-ncu 240 60 "mkdir -p $O/prof && $(snap_npz email-Enron) && for cfg in 'lanes=8 split=16 grid=264' 'lanes=32'; do echo \"== \$cfg\"; ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 $NCU_SECTIONS $GPUSP solve --graph /tmp/email-Enron.npz --solver deltastep_gpu --num-sources 16 --seed 1 --warmup 1 --trials 1 --param launch=direct \$(printf -- '--param %s ' \$cfg); done > $O/prof/ncu-enron.txt 2>&1; tail -150 $O/prof/ncu-enron.txt" ;;
+        r39traffic) step r39traffic ${CAP_r39traffic:-300} 60 "mkdir -p $O/r39traffic && for n in $TRAFFIC_N; do $GPUSP generate random /tmp/r39traffic-\$n.npz n=\$n k=4 wmax=\$n --seed 1 || exit 1; for s in nsssp_global nsssp_shared; do ncu --clock-control none --kernel-name regex:'scatter|check' --launch-count 4000 --csv --print-units base --metrics $TRAFFIC --log-file $O/r39traffic/\$s-\$n.csv $GPUSP solve --graph /tmp/r39traffic-\$n.npz --solver \$s $NSSSP_FIG10 --trials 1 --warmup 0 > $O/r39traffic/\$s-\$n-log.txt 2>&1; done; done; python3 benchmarks/papers/ncu_traffic.py $O/r39traffic/traffic.csv \$(for n in $TRAFFIC_N; do for s in nsssp_global nsssp_shared; do echo \"\$s|random-n\$n-k4-w\$n=$O/r39traffic/\$s-\$n.csv\"; done; done)" ;;
         fwphase2) step apsp-fast-phase2 300 60 "$(bench apsp-fast-phase2 config/sweeps/apsp-fast-phase2.yaml)" ;;
         final) step sssp-final 420 120 "$(bench sssp-final config/sweeps/sssp-fast-snap.yaml)" ;;
         sssp) step sssp-fast 600 120 "$(bench sssp-fast config/sweeps/sssp-fast-all.yaml)" ;;

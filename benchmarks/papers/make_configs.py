@@ -350,10 +350,18 @@ def r39transferbig(c):
             "a job at 16384)"]
 
 
+def r39pieces(c):
+    five(c)
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if v["params"]["n"] <= 4096}
+    c["solvers"] = [{"name": "edgebf_dense", "params": {"transfer": "streams", "chunks": [2, 4]}}]
+    return ["in_process: true", FIVE, "n <= 4096, the streamed runs with 2 and 4 pieces only (finding 4.3b: their "
+            "piece counters, piece_relaxations and piece_improvements); no end_to_end"]
+
+
 ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
            "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
            "r39t1": ("paper000-table1", r39t1), "r39transfer": ("paper004-transfer", r39transfer),
-           "r39transferbig": ("paper004-transfer", r39transferbig)}
+           "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces)}
 
 
 def main(native: bool = False, out: Path | None = None):

@@ -44,6 +44,7 @@ SCRIPTS = {
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
+    "papers/ncu_traffic.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
     "h200/road_sweep.py": "help", "h200/wave_micro.py": "help", "h200/scale_probe.py": "help",
     "h200/delta_scale.py": "help", "h200/all_trees.py": "imports",
@@ -66,6 +67,7 @@ INTERNALS = {
     "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},
     "papers/memory_limits.py": {"gpusp.solvers.registry"},
+    "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
@@ -278,6 +280,25 @@ def test_memory_limits_puts_paper_001s_limits_where_its_word_count_does():
     printed = script("papers/memory_limits.py").stdout.splitlines()
     assert f"fits |V| <= {512 * 2**20 // 420:,}" in printed[0] and "stopped at 1,200,000" in printed[0]
     assert f"fits |V| <= {512 * 2**20 // 48:,}" in printed[1] and "stopped at 10,700,000" in printed[1]
+
+
+def test_ncu_traffic_sums_each_runs_bytes_over_its_launches(tmp_path):
+    """Finding 1.5b's table from Nsight Compute's CSV report (tests/benchmarks/fixtures/ncu-csv-format.csv: a format
+    fixture written by hand, not data): bytes summed over launches, units and thousands separators read, other
+    metrics ignored; a report without ncu's header is refused by name."""
+    fixture = REPO / "tests" / "benchmarks" / "fixtures" / "ncu-csv-format.csv"
+    out = tmp_path / "traffic.csv"
+    script("papers/ncu_traffic.py", out, f"nsssp_global|random-n8-k4-w8={fixture}")
+    (row,) = list(csv.DictReader(out.open()))
+    assert (row["solver"], row["graph"], row["launches"]) == ("nsssp_global", "random-n8-k4-w8", "2")
+    assert row["kernels"] == "check_global scatter_global"
+    assert float(row["dram_read_bytes"]) == 1_048_576 + 2_500 and float(row["dram_write_bytes"]) == 65_536
+    assert float(row["dram_bytes"]) == 1_048_576 + 2_500 + 65_536 and float(row["l2_bytes"]) == 4_194_304 + 1.5e6
+    bad = tmp_path / "not-ncu.csv"
+    bad.write_text("solver,bytes\nx,1\n")
+    proc = script("papers/ncu_traffic.py", tmp_path / "none.csv", f"a|b={bad}", check=False)
+    assert proc.returncode == 1 and "not-ncu.csv: no ncu CSV header" in proc.stderr
+    assert not (tmp_path / "none.csv").exists()
 
 
 def test_make_configs_derives_every_native_copy_with_its_changes_in_the_header(tmp_path):

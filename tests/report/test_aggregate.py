@@ -438,23 +438,27 @@ PHAST = {"preprocess_s": 53.8, "preprocess_bytes": 37_000_000, "upward_ms": 0.4,
 def batched_tables(tmp_path):
     """Tables of one graph on one H200: PHAST (4 sources in one batch, with preprocessing), multisource_sssp (4 in
     one batch), deltastep_gpu (one source at a time) and GAPBS on the host CPU."""
-    from gpusp.report.aggregate import write_tables
-
     records = {"phast_gpu": record("phast_gpu", "gpu", batch=[0.8, 1.0, 1.2], sources=(0, 3, 5, 7), counters=PHAST),
                "multisource_sssp": record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7),
                                           counters={"relaxations": 4_800_000}),
                "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0, 5.4, 5.8], sources=(0, 3),
                                        counters={"relaxations": 1_080_000}),
                "gapbs_sssp": record("gapbs_sssp", "cpu", per_source=[4.0, 4.03, 4.1], sources=(0, 3))}
+    return written_tables(tmp_path, records)
+
+
+def written_tables(tmp_path, records: dict) -> Path:
+    """``records`` (solver -> record) written as a sweep's runs of graph ny and aggregated into tmp_path/tables."""
+    from gpusp.report.aggregate import write_tables
+
     paths = []
     for solver, rec in records.items():
         path = tmp_path / "runs" / "ny" / solver / "default.json"
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(rec))
         paths.append(path)
-    out = tmp_path / "tables"
-    write_tables(paths, out)
-    return out
+    write_tables(paths, tmp_path / "tables")
+    return tmp_path / "tables"
 
 
 def test_summary_carries_the_batch_and_the_preprocessing_of_batched_solvers(batched_tables):
@@ -523,3 +527,24 @@ def test_a_batched_gpu_solver_on_the_first_page_keeps_its_fields():
     text = landing_rst(landing_tables(summary))
     assert "- 0.62 (0.062), per source of a batch of 1,024 (batch 635 ms)\n" in text
     assert "- multisource_sssp default\n" in text and "- 6.50x (batched)\n" in text
+
+
+def test_list_counters_go_to_the_samples_as_numbers_and_read_back_entry_by_entry(tmp_path):
+    """edgebf_dense's streamed pieces: each run's piece_relaxations / piece_improvements in samples.csv as numbers
+    separated by spaces, empty for a solver without them; the findings' metric ``name[i]`` reads entry i."""
+    from gpusp.report.metrics import metric_values
+
+    records = {"edgebf_dense": record("edgebf_dense", "gpu", per_source=[1.0, 1.1, 1.2], sources=(0, 7),
+                                      counters={"piece_relaxations": [10, 0], "piece_improvements": [9, 0]}),
+               "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0], sources=(0,))}
+    samples = pd.read_csv(written_tables(tmp_path, records) / "samples.csv")
+    dense = samples[samples["solver"] == "edgebf_dense"]
+    assert list(dense["piece_improvements"]) == ["9 0"] * 6 and set(dense["piece_relaxations"]) == {"10 0"}
+    alone = samples[samples["solver"] == "deltastep_gpu"]
+    assert alone[["piece_relaxations", "piece_improvements"]].isna().all().all()
+    values, strata, n = metric_values(dense, "piece_improvements[0]")
+    assert list(values) == [9.0] * 6 and list(strata) == [0, 0, 0, 7, 7, 7] and n == 6
+    assert list(metric_values(dense, "piece_relaxations[1]")[0]) == [0.0] * 6
+    with pytest.raises(ValueError, match="fewer than 3 entries"):
+        metric_values(dense, "piece_improvements[2]")
+    assert len(metric_values(alone, "piece_improvements[0]")[0]) == 0

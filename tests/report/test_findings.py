@@ -185,3 +185,50 @@ def test_a_formula_is_the_committed_scripts_arithmetic_and_exact(store):
         f.measure(store, "memory_limits|no_such|1", "formula", "time_ms", RULE)
     with pytest.raises(f.FindingsError, match="no script"):
         f.measure(store, "no_such_script|paper_limit|1", "formula", "time_ms", RULE)
+
+
+def _ready(items, ident: str) -> dict:
+    """A statement that is 'not run' until its data exist, with its test as the program will judge it then."""
+    (item,) = [i for i in items if str(i["id"]) == ident]
+    assert item["kind"] == "measured" and "not_run" in item and "test" in item
+    return {k: v for k, v in item.items() if k != "not_run"}
+
+
+@pytest.mark.parametrize("pieces,verdict", [("255 0", f.HOLDS), ("0 255", f.NOT_HOLD), ("200 180", f.NOT_HOLD)])
+def test_row_4_3b_judges_the_pieces_improvements_once_r39pieces_has_them(items, pieces, verdict):
+    """Row 4.3b's test on synthetic samples of the configuration it names (the counters as samples.csv carries them,
+    a list separated by spaces): the first piece's improving relaxations over the second's, exact counts, at least
+    1.5 ('far less'); a second piece without improvements gives an infinite ratio, which holds."""
+    import pandas as pd
+
+    store = f.Store(ROOT)
+    frame = pd.DataFrame([{"graph": f"complete-{n}", "solver": "edgebf_dense", "params": "chunks-2+transfer-streams",
+                           "source": 7, "time_ms": 1.0, "status": "ok", "piece_relaxations": "256 0",
+                           "piece_improvements": pieces.replace("255", str(n - 1))}
+                          for n in (256, 1024, 2048, 4096) for _ in range(5)])
+    store._samples["r39pieces"] = frame
+    (row,) = f.judge_statement(store, _ready(items, "4.3b"), RULE)
+    assert row.verdict == verdict and len(row.cells) == 4
+    assert "first piece" in row.cells[0].numbers and " ms" not in row.cells[0].numbers
+
+
+def test_row_1_5b_judges_the_profiled_bytes_once_r39traffic_has_them(items, tmp_path):
+    """Row 1.5b's test on a synthetic profile table (benchmarks/papers/ncu_traffic.py's columns): the unshared
+    kernel's bytes over the shared one's against 1 / (1 - 0.16), its excess widened by the factor; DRAM bytes 19 %
+    above hold, equal L2 bytes do not; a missing table or row is named."""
+    import pandas as pd
+
+    table = tmp_path / f.NATIVE / "r39traffic" / "traffic.csv"
+    table.parent.mkdir(parents=True)
+    rows = [{"solver": s, "graph": f"random-n{n}-k4-w{n}", "launches": 60, "dram_bytes": 1.19e6 if s == "nsssp_global"
+             else 1e6, "l2_bytes": 5e6} for n in (4096, 16384) for s in ("nsssp_global", "nsssp_shared")]
+    pd.DataFrame(rows).to_csv(table, index=False)
+    judged = f.judge_statement(f.Store(tmp_path), _ready(items, "1.5b"), RULE)
+    cells = "1.5b (n = 4096, bytes = {b}, n = 16384, bytes = {b})"
+    assert {r.id: r.verdict for r in judged} == {cells.format(b="dram_bytes"): f.HOLDS,
+                                                 cells.format(b="l2_bytes"): f.NOT_HOLD}
+    pd.DataFrame(rows[:3]).to_csv(table, index=False)
+    with pytest.raises(f.FindingsError, match="0 rows of nsssp_shared on random-n16384"):
+        f.judge_statement(f.Store(tmp_path), _ready(items, "1.5b"), RULE)
+    with pytest.raises(f.FindingsError, match="no profile"):
+        f.judge_statement(f.Store(tmp_path / "elsewhere"), _ready(items, "1.5b"), RULE)

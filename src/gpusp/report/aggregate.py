@@ -11,11 +11,11 @@ see :mod:`gpusp.measure.harness`) records per source its share of each batch sam
 sample i as ``batch_ms`` beside trial i), empty for every other solver, so that a share is never read as the time of
 one source alone. Preprocessing done once before the timed runs (PHAST's contraction hierarchy: the counters
 ``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none.
-Skipped combinations appear with
-their reason. Hardware is a GPU model and a host CPU model: a GPU solver's row has both, a CPU solver's row only its
-host CPU. Records of one solver made by different code versions, or records of different hardware, are refused
-unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed hardware then stays apart in every table,
-labelled, and a speed-up never divides times of two machines.
+List counters (edgebf_dense's ``piece_relaxations``, ``piece_improvements``) go to samples.csv as numbers separated
+by spaces. Skipped combinations appear with their reason. Hardware is a GPU model and a host CPU model: a GPU
+solver's row has both, a CPU solver's row only its host CPU. Records of one solver made by different code versions,
+or records of different hardware, are refused unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed
+hardware then stays apart in every table, labelled, and a speed-up never divides times of two machines.
 
 Beside the tables, the run's environment (commit, GPU, driver, CUDA, library versions, host CPU, each graph's
 checksum) and an archive of the records themselves, so that the report carries its provenance.
@@ -39,6 +39,7 @@ from ..errors import GpuspError
 from ..measure.records import RecordFormatError, read_record, read_verdict
 from ..solvers import registry
 from .batches import PREPROCESS_COUNTERS, batch_fields, batch_legend, batch_note, batched_mark, preprocess_note
+from .metrics import LIST_COUNTERS
 from .rst import field_list, list_table, missing, number, ratio, text
 
 BASELINE = {"sssp": "scipy_dijkstra", "apsp": "scipy_apsp"}
@@ -67,7 +68,7 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
-                  "preprocess_bytes")
+                  "preprocess_bytes", *LIST_COUNTERS)
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
                    "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
                    "preprocess_bytes"}
@@ -175,6 +176,8 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
             uploads = t.get("end_to_end_h2d_ms") or []
             batch = t.get("batch_ms") or []  # a batched solver's whole-batch samples (none: one source per run)
             once = {key: _number(run["counters"].get(key)) for key in PREPROCESS_COUNTERS}
+            listed = {key: " ".join(map(str, run["counters"][key])) if isinstance(run["counters"].get(key), list)
+                      else None for key in LIST_COUNTERS}
             for i in range(max(len(t["samples_ms"]), len(whole))):  # end-to-end run i beside timed trial i
                 rows.append({**base, "source": run["source"], "sample": i,
                              "time_ms": t["samples_ms"][i] if i < len(t["samples_ms"]) else np.nan,
@@ -184,7 +187,7 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
                              "end_to_end_ms": whole[i] if i < len(whole) else np.nan,
                              "end_to_end_h2d_ms": uploads[i] if i < len(uploads) else np.nan,
                              "batch_sources": _number(t.get("batch_sources")) if batch else np.nan,
-                             "batch_ms": batch[i] if i < len(batch) else np.nan, **once})
+                             "batch_ms": batch[i] if i < len(batch) else np.nan, **once, **listed})
     frame = pd.DataFrame(rows)
     for column in SAMPLE_COLUMNS:
         if column not in frame:

@@ -28,7 +28,7 @@ import yaml
 
 from ..atomic import atomic_open
 from .compare import _resampled_medians
-from .metrics import metric_values
+from .metrics import LIST_METRIC, metric_values
 
 FINDINGS_YAML = "benchmarks/papers/findings.yaml"
 FINDINGS_MD = "benchmarks/papers/findings.md"
@@ -40,7 +40,8 @@ HOLDS, NOT_HOLD, INCONCLUSIVE, NOT_RUN, NOT_SCORED = (
     "holds", "does not hold", "inconclusive", "not run", "not scored")
 VERDICTS = (HOLDS, NOT_HOLD, INCONCLUSIVE, NOT_RUN, NOT_SCORED)
 KINDS = ("measured", "design", "speculation")
-EXACT_METRICS = {"iterations"}  # counts of the algorithm, the same in every run: no trial minimum
+EXACT_METRICS = {"iterations"}  # counts of the algorithm, the same in every run: no trial minimum (and list counters)
+COUNTS = ("record", "device", "formula", "profile")  # sources other than a native experiment's samples
 
 
 class FindingsError(ValueError):
@@ -69,6 +70,8 @@ class Quantity:
     exact: bool = False
 
     def interval(self, rule: Rule) -> tuple[float, float]:
+        if self.exact:  # a count: no spread (and an infinite ratio of counts stays infinite)
+            return self.value, self.value
         tail = (1 - rule.confidence) / 2
         low, high = np.quantile(self.boot, [tail, 1 - tail])
         return float(low), float(high)
@@ -132,6 +135,19 @@ class Store:
             raise FindingsError(f"{FORMULAS}/{script}.py has no function {function}")
         return float(fn(yaml.safe_load(argument)))
 
+    def profile(self, table: str, solver: str, graph: str, column: str) -> float:
+        """``column`` of the row (solver, graph) of the profiler table ``native/<table>``
+        (benchmarks/papers/ncu_traffic.py's output)."""
+        path = self.root / NATIVE / table
+        if not path.is_file():
+            raise FindingsError(f"no profile {path}")
+        frame = pd.read_csv(path)
+        hit = frame[(frame["solver"] == solver) & (frame["graph"] == graph)]
+        if len(hit) != 1 or column not in frame:
+            raise FindingsError(f"{path}: {len(hit)} rows of {solver} on {graph}" if len(hit) != 1 else
+                                f"{path} has no column {column}")
+        return float(hit[column].iloc[0])
+
     def summary(self, experiment: str) -> pd.DataFrame:
         if experiment not in self._summaries:
             path = self.root / NATIVE / experiment / "summary.csv"
@@ -163,7 +179,7 @@ def _split_config(spec: str, default: str | None) -> tuple[str, list[str], float
 def config_rows(store: Store, spec: str, default: str | None) -> pd.DataFrame:
     """The summary rows a configuration names (exactly one for a native experiment)."""
     experiment, keys, _ = _split_config(spec, default)
-    if experiment in ("record", "device", "formula"):
+    if experiment in COUNTS:
         return pd.DataFrame([{"spec": spec}])
     summary = store.summary(experiment)
     graph, solver, params = keys
@@ -185,6 +201,8 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
         values, strata = hit["device_ms"].to_numpy(float), np.zeros(len(hit))
     elif experiment == "formula":  # arithmetic of a committed script: exact, like a count
         values, strata = np.array([store.formula(*keys)]), np.zeros(1)
+    elif experiment == "profile":  # a profiler's count (bytes) of one profiled run: exact, like a count
+        values, strata = np.array([store.profile(*keys)]), np.zeros(1)
     else:
         graph, solver, params = keys
         samples = store.samples(experiment)
@@ -193,11 +211,11 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
             values, strata, trials = metric_values(rows, metric)
         except ValueError as err:
             raise FindingsError(str(err)) from None
-    if experiment in ("record", "device", "formula"):
+    if experiment in COUNTS:
         trials = len(values)
     if len(values) == 0:
         return None
-    exact = metric in EXACT_METRICS or experiment == "formula"
+    exact = metric in EXACT_METRICS or bool(LIST_METRIC.fullmatch(metric)) or experiment in ("formula", "profile")
     return from_samples(spec, values * scale, rule, seed, strata, trials, exact=exact)
 
 
@@ -212,8 +230,9 @@ def from_samples(label: str, values, rule: Rule, seed, strata=None, trials: int 
 
 
 def ratio(num: list[Quantity], den: list[Quantity]) -> Quantity:
-    value = math.prod(q.value for q in num) / math.prod(q.value for q in den)
-    boot = np.prod([q.boot for q in num], axis=0) / np.prod([q.boot for q in den], axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a count of 0 below: an infinite (or NaN) ratio
+        value = float(np.divide(math.prod(q.value for q in num), math.prod(q.value for q in den)))
+        boot = np.prod([q.boot for q in num], axis=0) / np.prod([q.boot for q in den], axis=0)
     parts = num + den
     return Quantity("/", value, boot, min(q.trials for q in parts), all(q.exact for q in parts))
 
@@ -326,8 +345,8 @@ def _band_text(lo: float, hi: float) -> str:
 
 
 def _num(x: float) -> str:
-    if math.isinf(x):
-        return "∞"
+    if math.isinf(x) or math.isnan(x):
+        return "∞" if x > 0 else "-∞" if x < 0 else "n/a"
     if x == 0:
         return "0"
     digits = max(0, 2 - math.floor(math.log10(abs(x))))
@@ -367,6 +386,8 @@ def expand_cells(test: dict) -> list[dict]:
 
 
 def _named(spec: str) -> tuple[str, str]:
+    """'name=spec[ @metric]' -> (name, spec): the name (else the solver) and the configuration alone."""
+    spec = spec.partition(" @")[0]
     head, bar, tail = spec.partition("|")
     if "=" in head:  # 'name=spec': the name may hold '=' itself, the configuration never does
         name, _, rest = head.rpartition("=")
@@ -391,9 +412,10 @@ def _quantity(store: Store, item, cell: dict, rule: Rule) -> Quantity:
         q.label = item.get("name", "ratio")
         return q
     name, spec = _named(item)
-    q = measure(store, spec, cell.get("experiment"), cell.get("metric", "time_ms"), rule)
+    metric = item.partition(" @")[2] or cell.get("metric", "time_ms")  # ' @metric': this item's own metric
+    q = measure(store, spec, cell.get("experiment"), metric, rule)
     if q is None:
-        raise FindingsError(f"{spec} ({cell.get('metric', 'time_ms')}): no samples")
+        raise FindingsError(f"{spec} ({metric}): no samples")
     q.label = name
     return q
 
@@ -413,7 +435,7 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
     def get(items):
         return [_quantity(store, i, cell, rule) for i in items]
 
-    unit = "" if cell.get("metric") in ("iterations", "h2d_fraction") else " ms"
+    unit = cell.get("unit", "" if cell.get("metric") in ("iterations", "h2d_fraction") else " ms")
     if kind == "ratio":
         num, den = get(cell["num"]), get(cell["den"])
         verdict, why = judge_ratio(num, den, cell, rule)
@@ -515,8 +537,9 @@ per configuration ({rule.seed} and a CRC-32 of its name), so a row never depends
 comes from the same resamples, numerator over denominator.
 
 * **Fewer than {rule.min_trials} trials** (timed samples; for an upload time, distinct uploads) in any
-  configuration of a row: **inconclusive (n trials)**, whatever the figures. Counts (rounds, launches) and figures
-  computed by a committed script of `{FORMULAS}/` (no device) are exact and need no trials.
+  configuration of a row: **inconclusive (n trials)**, whatever the figures. Counts (rounds, launches, a
+  profiler's bytes) and figures computed by a committed script of `{FORMULAS}/` (no device) are exact and need no
+  trials.
 * **Ratio** ("A is x times B", "A is faster than B"): the accepted band is the paper's value v (or range lo..hi)
   widened by a factor {rule.factor:g}, [max(1, lo / {rule.factor:g}), hi x {rule.factor:g}]; for an overhead the
   factor applies to the excess (1 + (v - 1) / {rule.factor:g} ...); a bound "at least b" is [b, ∞); words without a

@@ -122,3 +122,61 @@ def test_parameters():
     assert registry.get(NAME).build(graph).launch == "host"
     with pytest.raises(gpusp.SolverError):
         _solve(CASES[0][1], transfer="zero-copy")
+
+
+def _recount_pieces(graph, source, chunks):
+    """Round 1 of a streamed run recounted with NumPy, piece after piece in upload order: (relaxations, improving
+    relaxations) of each piece's rows, a relaxation being a candidate from a row that changed in round 0 (the
+    source's) over a finite entry."""
+    mat = graph.to_dense()
+    inf = graph.dtype.type(graph.inf)
+    dist = np.full(graph.n, inf, dtype=mat.dtype)
+    dist[source] = 0
+    active = np.zeros(graph.n, dtype=bool)
+    active[source] = True
+    bounds = np.linspace(0, graph.n, min(chunks, graph.n) + 1).astype(np.int64)  # a piece holds a row at least
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if hi == lo:
+            continue
+        relaxed = improved = 0
+        for i in np.flatnonzero(active[lo:hi]) + lo:
+            for j in np.flatnonzero((mat[i] != inf) & (dist[i] != inf)):
+                relaxed += 1
+                if dist[i] + mat[i, j] < dist[j]:
+                    dist[j] = dist[i] + mat[i, j]
+                    improved += 1
+        out.append((relaxed, improved))
+    return [r for r, _ in out], [i for _, i in out]
+
+
+@pytest.mark.parametrize("chunks", [2, 4])
+@pytest.mark.parametrize("label,graph", [("complete", _complete(10, seed=3, wmin=1, wmax=9)),
+                                         ("hidden", _hidden_path(11, seed=5)[0]),
+                                         ("unreachable", dict((c[0], c[1]) for c in CASES)["unreachable"])])
+def test_piece_counters_are_round_one_per_piece(label, graph, chunks):
+    """A streamed run's piece counters are exact (the NumPy recount of round 1 in upload order), for a source in the
+    first piece and one in the last; round 1 relaxes only the source's row, so its work lies in the source's piece
+    and every other piece has none, whatever distances the pieces before it found."""
+    for source in (0, graph.n - 1):
+        res = _solve(graph, source, transfer="streams", chunks=chunks, trials=2)
+        assert_sssp_ok(graph, source, res)
+        relaxed, improved = _recount_pieces(graph, source, chunks)
+        assert res.counters["piece_relaxations"] == relaxed and res.counters["piece_improvements"] == improved
+        assert len(relaxed) == min(chunks, graph.n)
+        mine = int(np.argmax(relaxed))
+        row = graph.to_dense()[source]
+        assert relaxed[mine] == int(np.sum(row != graph.inf))
+        assert sum(relaxed) == relaxed[mine] and sum(improved) == improved[mine]
+
+
+def test_second_piece_improves_less_when_the_source_lies_in_the_first():
+    """On a complete graph with the source in the first half, the first piece lowers every other vertex (n - 1
+    improvements) and the second improves nothing; with the source in the second half the order turns. Unstreamed
+    runs carry no piece counters."""
+    graph = _complete(12, seed=7, wmin=1, wmax=20)
+    first = _solve(graph, 2, transfer="streams", chunks=2).counters
+    assert first["piece_improvements"] == [11, 0] and first["piece_relaxations"] == [12, 0]
+    last = _solve(graph, 9, transfer="streams", chunks=2).counters
+    assert last["piece_improvements"] == [0, 11]
+    assert "piece_improvements" not in _solve(graph, 2, transfer="pinned").counters
