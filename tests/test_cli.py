@@ -521,7 +521,7 @@ def test_solve_gpu_solver_in_simulator(capsys, tmp_path):
              "--source", 0, "--validate", "--trials", 1, "--warmup", 0, "--record", rec)
     assert "validation: ok" in out
     r = json.loads(rec.read_text())
-    assert r["device"] == "gpu" and r["params"] == {"block": 32, "rounds": "early", "launcher": "native"}
+    assert r["device"] == "gpu" and r["params"] == {"block": 32, "rounds": "early", "launcher": "native", "sync": "none"}
     assert r["status"] == "ok" and r["summary"]["validated"] is True
     assert r["machine"]["mode"] == device.mode()
 
