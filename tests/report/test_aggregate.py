@@ -439,8 +439,9 @@ def batched_tables(tmp_path):
     """Tables of one graph on one H200: PHAST (4 sources in one batch, with preprocessing), multisource_sssp (4 in
     one batch), deltastep_gpu (one source at a time) and GAPBS on the host CPU."""
     records = {"phast_gpu": record("phast_gpu", "gpu", batch=[0.8, 1.0, 1.2], sources=(0, 3, 5, 7), counters=PHAST),
-               "multisource_sssp": record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7),
-                                          counters={"relaxations": 4_800_000}),
+               "multisource_sssp": {**record("multisource_sssp", "gpu", batch=[2.0, 2.4, 2.8], sources=(0, 3, 5, 7),
+                                             counters={"relaxations": 4_800_000}),
+                                    "all_trees": {"sources": 4, "timing": {"end_to_end_s": 12.5}}},
                "deltastep_gpu": record("deltastep_gpu", "gpu", per_source=[5.0, 5.4, 5.8], sources=(0, 3),
                                        counters={"relaxations": 1_080_000}),
                "gapbs_sssp": record("gapbs_sssp", "cpu", per_source=[4.0, 4.03, 4.1], sources=(0, 3))}
@@ -478,6 +479,8 @@ def test_summary_carries_the_batch_and_the_preprocessing_of_batched_solvers(batc
     assert delta["median_ms"] == pytest.approx(5.4)
     # the batch's relaxations over the batch's time (2.4 ms), not over a source's share of it; one source's over its own
     assert multi["relaxations_per_s"] == pytest.approx(2e9) and delta["relaxations_per_s"] == pytest.approx(2e8)
+    # an every-tree sweep's end to end beside its per-source share; nothing for a solver that did not sweep
+    assert multi["all_trees_s"] == pytest.approx(12.5) and np.isnan(delta["all_trees_s"])
     text = pd.read_csv(batched_tables / "summary.csv", dtype=str).set_index("solver")
     assert text.loc["phast_gpu", "batch_sources"] == "4" and text.loc["phast_gpu", "preprocess_bytes"] == "37000000"
 

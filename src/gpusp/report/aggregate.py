@@ -10,7 +10,8 @@ see :mod:`gpusp.measure.harness`) records per source its share of each batch sam
 ``batch_sources`` (K) and ``batch_median_ms`` (the median of the whole batch's samples; samples.csv carries batch
 sample i as ``batch_ms`` beside trial i), empty for every other solver, so that a share is never read as the time of
 one source alone. Preprocessing done once before the timed runs (PHAST's contraction hierarchy: the counters
-``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none.
+``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none,
+and an every-tree sweep's end to end (``all_trees_s``: preprocessing, upload, sweep, download) one more.
 List counters (edgebf_dense's ``piece_relaxations``, ``piece_improvements``) go to samples.csv as numbers separated
 by spaces. Skipped combinations appear with their reason. Hardware is a GPU model and a host CPU model: a GPU
 solver's row has both, a CPU solver's row only its host CPU. Records of one solver made by different code versions,
@@ -68,16 +69,16 @@ SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family"
                   "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
-                  "preprocess_bytes", *LIST_COUNTERS)
+                  "preprocess_bytes", "all_trees_s", *LIST_COUNTERS)
 NUMERIC_COLUMNS = {"n", "m", "cpu_cores", "sample", "time_ms", "compile_s", "h2d_ms", "d2h_ms", "iterations",
                    "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
-                   "preprocess_bytes"}
+                   "preprocess_bytes", "all_trees_s"}
 SUMMARY_KEYS = ["graph", "problem", "solver", "family", "variant", "device", "paper", "params", "gpu", "cpu"]
 SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "q3_ms", "samples", "sources",
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
                    "iqr_ms", "end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples", "relaxations_per_s",
                    "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu", "batch_sources",
-                   "batch_median_ms", "preprocess_s", "preprocess_bytes")
+                   "batch_median_ms", "preprocess_s", "preprocess_bytes", "all_trees_s")
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
 NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
 MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
@@ -165,6 +166,8 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
             "cpu_cores": machine.get("cpu_cores_usable", machine.get("cpu_cores")),
             "code_hash": rec["code_hash"], "git_commit": rec["git_commit"], "created": rec["created"],
             "record": rec.get("_path"), "validated": (verdict["ok"] if verdict else rec["summary"].get("validated")),
+            # an every-tree sweep's end to end: preprocessing, upload, the median sweep, download (compile apart)
+            "all_trees_s": _number((rec.get("all_trees") or {}).get("timing", {}).get("end_to_end_s")),
         }
         for key, value in rec["params"].items():
             base[f"param_{key}"] = value
@@ -257,7 +260,8 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     (its ``relaxations`` counter, e.g. n_pad^3 for a full blocked FW; n^3 where it has none) / ceiling."""
     keys = SUMMARY_KEYS
     timed = samples.dropna(subset=["time_ms"])
-    timed = timed.assign(**{c: np.nan for c in ("batch_sources", "batch_ms", *PREPROCESS_COUNTERS) if c not in timed})
+    timed = timed.assign(**{c: np.nan for c in ("batch_sources", "batch_ms", "all_trees_s", *PREPROCESS_COUNTERS)
+                            if c not in timed})
     if timed.empty:
         summary = pd.DataFrame(columns=keys + list(SUMMARY_COLUMNS))
     else:
@@ -271,7 +275,8 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
                         validated=("validated", "all"), status=("status", "first"), mode=("mode", "first"),
                         clock=("clock", "first"), batch_sources=("batch_sources", "max"),
                         batch_median_ms=("batch_ms", "median"), preprocess_s=("preprocess_s", "median"),
-                        preprocess_bytes=("preprocess_bytes", "median")).reset_index()
+                        preprocess_bytes=("preprocess_bytes", "median"),
+                        all_trees_s=("all_trees_s", "median")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
         for column in ("batch_sources", "preprocess_bytes"):  # counts: 1024, not 1024.0; empty where none
             summary[column] = summary[column].round().astype("Int64")
