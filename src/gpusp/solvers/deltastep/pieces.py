@@ -409,10 +409,6 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         tight_tree(indptr, indices, weights, dist, parent, inf, rank * per + lt, pieces * per)
 
 
-@kernel("void(int32[::1], int32[::1], int32[::1], int64[::1], int32[::1], int32[::1], int32[::1], int64[::1], "
-        "int32[::1], int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int32, int64, "
-        "int32)", cases=[{"block": 1024}, {"block": 512}])
-@functools.cache
 def striped_ids(n: int, pieces: int, stripe: int, chunk: int) -> np.ndarray:
     """The new id of every vertex when stripes of ``stripe`` consecutive ids are dealt to ``pieces`` pieces in turn:
     piece p's vertices become ids p x chunk onwards, in their order (``chunk``: :func:`spec.pieces_words`'s, a
@@ -421,6 +417,10 @@ def striped_ids(n: int, pieces: int, stripe: int, chunk: int) -> np.ndarray:
     return (v // stripe) % pieces * chunk + v // (stripe * pieces) * stripe + v % stripe
 
 
+@kernel("void(int32[::1], int32[::1], int32[::1], int64[::1], int32[::1], int32[::1], int32[::1], int64[::1], "
+        "int32[::1], int64[::1], int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int32, int64, "
+        "int32)", cases=[{"block": 1024}, {"block": 512}])
+@functools.cache
 def pieces_wave(block: int):
     """The kernel compiled for blocks of ``block`` threads, one block per multiprocessor."""
     return cuda.jit(**TARGET.launch_bounds(block, 1))(pieces_wave_py)
