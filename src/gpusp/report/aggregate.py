@@ -282,7 +282,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
             summary[column] = summary[column].round().astype("Int64")
         summary = summary.merge(end_to_end_summary(samples), on=keys, how="left")
         # a batched solver's counters are its whole batch's, so they go over the batch's time, not a source's share
-        batch_s = summary["batch_median_ms"].where(summary["batch_median_ms"].notna(), summary["median_ms"]) / 1e3
+        batch_s = summary["batch_median_ms"].fillna(summary["median_ms"]) / 1e3
         summary["relaxations_per_s"] = summary["relaxations"] / batch_s
         apsp = summary["problem"] == "apsp"
         summary["n3_per_s"] = np.where(apsp, summary["n"].astype(float) ** 3 / (summary["median_ms"] / 1e3), np.nan)

@@ -111,6 +111,7 @@ class Store:
         self._samples: dict[str, pd.DataFrame] = {}
         self._summaries: dict[str, pd.DataFrame] = {}
         self._scripts: dict[str, object] = {}
+        self._profiles: dict[str, pd.DataFrame] = {}
 
     def member(self, archive: str, name: str) -> bytes:
         if archive not in self._members:
@@ -139,9 +140,11 @@ class Store:
         """``column`` of the row (solver, graph) of the profiler table ``native/<table>``
         (benchmarks/papers/ncu_traffic.py's output)."""
         path = self.root / NATIVE / table
-        if not path.is_file():
-            raise FindingsError(f"no profile {path}")
-        frame = pd.read_csv(path)
+        if table not in self._profiles:  # read once: a row's cells ask the same table
+            if not path.is_file():
+                raise FindingsError(f"no profile {path}")
+            self._profiles[table] = pd.read_csv(path)
+        frame = self._profiles[table]
         hit = frame[(frame["solver"] == solver) & (frame["graph"] == graph)]
         if len(hit) != 1 or column not in frame:
             raise FindingsError(f"{path}: {len(hit)} rows of {solver} on {graph}" if len(hit) != 1 else

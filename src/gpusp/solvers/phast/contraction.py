@@ -388,4 +388,3 @@ def warm() -> float:
     cpu_query(h, 0)  # the stalled upward search and the host sweep
     _WARM[0] = True
     return time.perf_counter() - t0
-

@@ -458,25 +458,21 @@ class PhastSolver(Solver):
             return False
         return self.upward == "closures" or k * CLOSURES_FROM >= self.h.n
 
-    def _compose(self) -> float:
-        """Every vertex's upward space (:func:`contraction.upward_closures`) into ``self.closures``: the ms taken."""
-        h, t0 = self.h, time.perf_counter()
-        self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w,
-                                                    h.rank, min(self.threads, numba.get_num_threads()))
-        return (time.perf_counter() - t0) * 1e3
-
     def prepare_sweep(self, k: int) -> None:
         """Before a sweep of k sources: every vertex's upward space composed once when the sweep gathers them
         (:meth:`uses_closures`), so that a caller times it as preprocessing, apart from the first batch's JIT."""
         if self.closures is None and self.uses_closures(k):
-            self.closures_ms = self._compose()
+            h, t0 = self.h, time.perf_counter()
+            self.closures = contraction.upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail,
+                                                        h.down_w, h.rank, min(self.threads, numba.get_num_threads()))
+            self.closures_ms = (time.perf_counter() - t0) * 1e3
 
     def share_with_ranks(self, k: int) -> None:
         """Before an every-tree sweep's ranks start (:mod:`gpusp.measure.alltrees_ranks`): the upward spaces composed
         here once when a slice of ``k`` sources uses them, so that every rank receives them with the hierarchy (a
         rank's ``closures_ms`` stays 0: the parent's wall is the timing's ``ranks_shared_s``)."""
-        if self.closures is None and self.uses_closures(k):
-            self._compose()
+        self.prepare_sweep(k)
+        self.closures_ms = 0.0
 
     def sweep(self, srcs, after_batch) -> dict:
         """Every source of ``srcs`` (device or host array of original ids), a launch per batch of S with no rows and
