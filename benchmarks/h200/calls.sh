@@ -30,7 +30,7 @@ step() {  # name cap min command-string
     rc=$?
     printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - s ))" "$t" | tee -a "$O/steps.tsv"
     if [ -d "/tmp/bench-$name/runs" ] && [ ! -f "$O/$name-records.tar.gz" ]; then  # killed: keep what it wrote
-        tar czf "$O/$name-partial-records.tar.gz" -C "/tmp/bench-$name" runs
+        tar czf "$O/$name-partial-records.tar.gz" --exclude="*.answer.npz" -C "/tmp/bench-$name" runs
         cp "/tmp/bench-$name/graphs/"*.sources.txt "$O/" 2>/dev/null
     fi
     pack

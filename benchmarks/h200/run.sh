@@ -21,5 +21,5 @@ python3 -m gpusp.cli bench --config "$config" --out "$work" "${sets[@]}" "${grap
 [ "$rc" -ne 0 ] || cp "$work/tables/summary.csv" "$out/$name-summary.csv"
 [ "$rc" -ne 0 ] || cp "$work/tables/samples.csv" "$out/$name-samples.csv"
 [ "$rc" -ne 0 ] || cp "$work/report.html" "$out/$name-report.html"
-tar czf "$out/$name-records.tar.gz" -C "$work" runs $(cd "$work" && ls tables/skipped.json 2>/dev/null)
+tar czf "$out/$name-records.tar.gz" --exclude="*.answer.npz" -C "$work" runs $(cd "$work" && ls tables/skipped.json 2>/dev/null)
 exit "$rc"
