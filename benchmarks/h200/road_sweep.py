@@ -4,7 +4,7 @@
   several weight seeds and 8 seeded sources each: which setting is best, and how far the defaults are from it.
 * ``many``: SSSP solvers (a batched one such as multisource_sssp or phast_gpu, or several one-source solvers side by
   side) from K seeded sources of the real graphs or of the generated stand-ins ``gridK`` and ``delaunay-K`` (as
-  benchmarks/road_pieces_floor.py makes them), with several parameter sets.
+  benchmarks/road_pieces_floor.py makes them) or the unit-weight cycle ``ringK``, with several parameter sets.
 
 Every answer is checked: the first configuration of a graph with the five tree checks against SciPy (the reference
 computed once per graph, over every core), the others' distances against the same reference. One CSV row per
@@ -44,7 +44,11 @@ SNAP = ("p2p-Gnutella30", "email-Enron", "p2p-Gnutella04", "p2p-Gnutella25")
 
 def load(name: str, mirror: Path):
     """A real graph from the mirror, SNAP graphs with seeded weights 1..100 (seed 1) as every issue-8 run; ``gridK``
-    (K x K, weights 1..100, seed 0) and ``delaunay-K`` (seed 1) generated as benchmarks/road_pieces_floor.py does."""
+    (K x K, weights 1..100, seed 0) and ``delaunay-K`` (seed 1) generated as benchmarks/road_pieces_floor.py does;
+    ``ringK``, the directed cycle of K vertices with unit weights, whose K - 1 hops from any source price a hop (and,
+    with pieces in stripes, a crossing) alone."""
+    if name.startswith("ring"):
+        return generate.generate("ring", n=int(name[4:]), wmin=1, wmax=1, seed=0)
     if name.startswith("grid"):
         return generate.generate("grid", rows=int(name[4:]), cols=int(name[4:]), wmin=1, wmax=100, seed=0)
     if name.startswith("delaunay-"):
