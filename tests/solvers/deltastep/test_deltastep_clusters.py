@@ -100,6 +100,41 @@ def test_delta_one_expands_each_vertex_once():
     assert res.counters["relaxations"] == int(np.diff(graph.indptr)[reached].sum())
 
 
+def test_grid_relabels_across_clusters():
+    """A weighted 10 x 10 grid in one bucket over three clusters of two blocks: vertices are lowered again after their
+    first expansion, from their block, their cluster and through the inboxes, so phases end only when every
+    re-expansion is settled; 100 ids over 3 parts leave padding."""
+    side = 10
+    rng = np.random.default_rng(4)
+    edges = []
+    for r in range(side):
+        for c in range(side):
+            v = r * side + c
+            if c + 1 < side:
+                edges += [(v, v + 1, int(rng.integers(1, 30))), (v + 1, v, int(rng.integers(1, 30)))]
+            if r + 1 < side:
+                edges += [(v, v + side, int(rng.integers(1, 30))), (v + side, v, int(rng.integers(1, 30)))]
+    grid = _g(side * side, edges, "grid10")
+    res = _solve(grid, 0, clusters=3, delta=10**6)
+    assert_sssp_ok(grid, 0, res)
+    assert res.counters["expansions"] >= side * side and res.counters["pushes"] >= 2
+
+
+def test_more_clusters_than_vertices():
+    graph = _g(3, [(0, 2, 4), (2, 1, 1)], "tiny")
+    res = _solve(graph, 2, clusters=4)
+    assert_sssp_ok(graph, 2, res)
+    assert res.counters["clusters"] == 4 and res.counters["pushes"] == res.counters["cross_arcs"] == 1  # 2 -> 1
+
+
+@pytest.mark.parametrize("label,graph,source", [c for c in CASES if c[0] in ("zero-cycle", "random-37")],
+                         ids=lambda c: c if isinstance(c, str) else "")
+def test_rcm_answers_in_the_given_ids(label, graph, source):
+    res = _solve(graph, source, order="rcm")
+    assert_sssp_ok(graph, source, res)
+    assert res.dist.shape == (graph.n,) and res.counters["order"] == "rcm"
+
+
 def test_rcm_order_and_several_sources():
     """order auto on a random graph (its id runs cut most arcs) takes reverse Cuthill-McKee; answers come back in the
     given ids, from several sources through one solver."""
