@@ -167,7 +167,7 @@ def expand_for(clustered: bool):
                             marks[k] = _mask(hl >> wshift)
                             if near[k] == 0:
                                 olds[k] = atomic_or_own(store, rank, bits_at + (hl & words_mask), marks[k] | gate)
-                            else:
+                            elif clustered:
                                 olds[k] = atomic_or(store, peer(first, homes[k]), bits_at + (hl & words_mask),
                                                     marks[k] | gate)
                     else:
