@@ -417,6 +417,49 @@ class ClusterLaunch:
             raise SolverError(f"launching {self.kernel.__name__} as clusters failed: CUresult {err}")
 
 
+class CoresidentClusterLaunch(ClusterLaunch):
+    """Clusters that must all be resident at once (a kernel with a grid barrier of its own across them): ``prepare``
+    checks with the driver that the GPU holds every cluster (``cuOccupancyMaxActiveClusters``, as
+    :class:`ClusterLaunch`), and the launch asks for a cooperative launch too, which makes the driver refuse rather
+    than queue clusters that do not fit. Where the driver refuses the cooperative attribute beside a cluster shape,
+    the launch is made without it, once and from then on: the checked count keeps the grid persistent. Why:
+    docs/solvers/deltastep.md. GPU only."""
+
+    cooperative = False  # whether the prepared launch carries the cooperative attribute
+
+    def prepare(self, *args) -> None:
+        from cuda.bindings import driver
+
+        super().prepare(*args)
+        config, attrs, function = self._config
+        cooperative = driver.CUlaunchAttribute()
+        cooperative.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        cooperative.value.cooperative = 1
+        self._plain = list(attrs)
+        attrs = [*attrs, cooperative]
+        config.attrs, config.numAttrs = attrs, len(attrs)
+        self._config = (config, attrs, function)
+        self.cooperative = True
+
+    def __call__(self) -> None:
+        if not self.cooperative:
+            super().__call__()
+            return
+        config, _, function = self._config
+        err = _libcuda().cuLaunchKernelEx(ctypes.c_void_p(config.getPtr()), function, self._params[2], None)
+        if err == _COOPERATIVE_TOO_LARGE:
+            raise SolverError(f"launching {self.kernel.__name__}: the driver says {self.shape[0]} clusters of "
+                              f"{self.shape[1]} blocks do not fit this GPU at once; use fewer clusters")
+        if err:  # the cooperative attribute is not taken with clusters: the checked persistent launch
+            config.attrs, config.numAttrs = self._plain, len(self._plain)
+            self._config = (config, self._plain, function)
+            self.cooperative = False
+            super().__call__()
+
+
+_COOPERATIVE_TOO_LARGE = 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+
+
 def synchronize(native: bool = True) -> None:
     """Wait for all the device's work (cudaDeviceSynchronize): the driver's ``cuCtxSynchronize`` at its own cost, or
     Numba's ``cuda.synchronize`` (``native=False`` and the simulator)."""

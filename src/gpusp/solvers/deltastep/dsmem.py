@@ -5,8 +5,9 @@ On a GPU the primitives are inline PTX on ``.shared::cluster`` (distributed shar
 barrier); in the simulator one block of ``C x per`` threads stands for a cluster of ``C`` ranks and each rank's shared
 memory is a row of a global ``(C, words)`` array, so a kernel reads the same on both: ``store = store_of(sim_store)``,
 ``rank, lt, per = place(store)``, then ``load`` / ``store_word`` / ``atomic_min`` / ``atomic_add`` / ``atomic_or`` /
-``exchange`` ``(store, rank, word, ...)`` (``*_own``: the calling block's own word), ``cluster_sync()``,
-``cluster_min``, ``total_begin`` / ``total_end``. The contract of each: docs/solvers/deltastep.md.
+``exchange`` ``(store, rank, word, ...)`` (``*_own``: the calling block's own word; ``peer``: the rank of a global
+block), ``cluster_sync()``, ``cluster_min``, ``total_begin`` / ``total_end``. The contract of each:
+docs/solvers/deltastep.md.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ if TARGET.simulator:
         per = cuda.blockDim.x // store.shape[0]
         t = cuda.threadIdx.x
         return t // per, t % per, per
+
+    @cuda.jit(device=True)
+    def peer(first, block):
+        """The ``rank`` argument that reaches global block ``block`` of the cluster whose first block is ``first``:
+        the block itself here, where every simulated block is a row of the store."""
+        return block
 
     @cuda.jit(device=True)
     def load(store, rank, word):
@@ -220,6 +227,12 @@ else:
     def place(store):
         """(rank in the cluster, thread in the block, threads per block)."""
         return numba.int64(_ctarank()), numba.int64(cuda.threadIdx.x), numba.int64(cuda.blockDim.x)
+
+    @cuda.jit(device=True, inline="always")
+    def peer(first, block):
+        """The ``rank`` argument that reaches global block ``block`` of the cluster whose first block is ``first``
+        (clusters of consecutive blocks along x): its rank in the cluster."""
+        return block - first
 
     @cuda.jit(device=True, inline="always")
     def load(store, rank, word):

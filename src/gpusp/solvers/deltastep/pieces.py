@@ -25,12 +25,15 @@ from .dsmem import (
     WARP_WIDTH,
     ClusterSSSP,
     atomic_add_own,
+    atomic_min,
     atomic_min_own,
+    atomic_or,
     atomic_or_own,
     exchange_own,
     load_own,
     low_bit,
     pause,
+    peer,
     store_of,
     store_own,
     total_end,
@@ -100,71 +103,96 @@ def _push(inbox, ctl, piece, local, cshift):
         pass  # the slot's entry of the previous lap is claimed but not yet taken out
 
 
-@cuda.jit(device=True)
-def _expand(store, indptr, arcs, remote, inbox, ctl, rank, i, chunk, wshift, cshift, tail_at, base, threshold,
-            zero):
-    """Expand vertex i of the piece: a head in the piece lowered by a shared-memory atomic min and marked below the
-    threshold, as clusterasync does; a head in another piece lowered by a global atomic min on its word and queued in
-    its piece's inbox unless already queued. Counts attempts, settled work and sends. Returns (arcs examined, arcs
-    into other pieces, entries sent).
+def expand_for(clustered: bool):
+    """The device function that expands vertex i of a block's piece (``clustered``: the blocks of a thread-block
+    cluster share their pieces through distributed shared memory, ``deltastep_clusters``; else every other piece is
+    remote, ``deltastep_pieces``, and the cluster branch is compiled out). A head in the block's own piece is lowered
+    by a shared-memory atomic min and marked below the threshold, as clusterasync does; with ``clustered``, a head in
+    another block of the cluster (global blocks ``first`` .. ``first + ranks - 1``) the same way one hop away; any
+    other head by a global atomic min on its word, queued in its piece's inbox unless already queued. Counts attempts,
+    settled work and sends. Returns (arcs examined, arcs through global memory, entries sent).
 
     Each step takes four arcs and issues each kind of operation for all four before it uses a result."""
-    du = load_own(store, rank, HEAD + i)
-    lo, deg = _arc_range(store, indptr, rank, i, rank * chunk + i, chunk, base)
-    words_mask = (1 << wshift) - 1
-    bits_at = HEAD + 2 * chunk
-    homes = cuda.local.array(ARCS, numba.int32)
-    heads = cuda.local.array(ARCS, numba.int32)
-    cands = cuda.local.array(ARCS, numba.int32)
-    olds = cuda.local.array(ARCS, numba.int64)
-    marks = cuda.local.array(ARCS, numba.int32)
-    end = lo + deg
-    e = lo
-    # counted before any mark this expansion makes: the ors wait for the add through ``gate`` (0)
-    gate = atomic_add_own(store, rank, ATTEMPTS, deg) & zero
-    fresh = 0
-    cross = 0
-    sent = 0
-    while e < end:
-        for k in range(ARCS):
-            if e + k < end:
-                a = arcs[e + k]
-                homes[k] = numba.int32((a >> PIECE_SHIFT) & 0x1FFFF)
-                heads[k] = numba.int32(a & LOCAL_MASK)
-                cands[k] = numba.int32(du + (a >> 32))
-        for k in range(ARCS):
-            if e + k < end:
-                if homes[k] == rank:  # the piece's own word: a shared-memory atomic
-                    olds[k] = atomic_min_own(store, rank, HEAD + heads[k], cands[k])
-                else:
-                    g = homes[k] * chunk + heads[k]
-                    word = (numba.int64(cands[k]) << 1) | PENDING
-                    olds[k] = word  # not lower: left alone
-                    if word < remote[g]:  # a stale read is higher (the words only fall), so no lower value is missed
-                        olds[k] = cuda.atomic.min(remote, g, word)  # atomic: the old word says won and queued
-        for k in range(ARCS):
-            marks[k] = 0
-            if e + k < end:
-                if homes[k] == rank:
-                    if cands[k] < olds[k] and cands[k] < threshold:
-                        hl = heads[k]
-                        marks[k] = _mask(hl >> wshift)
-                        olds[k] = atomic_or_own(store, rank, bits_at + (hl & words_mask), marks[k] | gate)
-                else:
-                    cross += 1
-                    if cands[k] < olds[k] >> 1 and olds[k] & PENDING == 0:  # lowered, and nobody queued it
-                        cuda.threadfence()  # fence: the lowered word is visible before the entry that announces it
-                        _push(inbox, ctl, homes[k], heads[k], cshift)
-                        sent += 1
-        for k in range(ARCS):
-            if marks[k] != 0 and olds[k] & marks[k] == 0:
-                fresh += 1  # atomic or above: the first to set the bit owes the head's expansion
-        e += ARCS
-    if sent:
-        atomic_add_own(store, rank, tail_at + SENT, sent)
-    cuda.threadfence_block()  # fence: the sends are counted before the settle that lets the piece look quiet
-    atomic_add_own(store, rank, SETTLED, 1 + deg - fresh)
-    return deg, cross, sent
+
+    @cuda.jit(device=True)
+    def expand(store, indptr, arcs, remote, inbox, ctl, rank, first, ranks, i, chunk, wshift, cshift, tail_at, base,
+               threshold, zero):
+        du = load_own(store, rank, HEAD + i)
+        lo, deg = _arc_range(store, indptr, rank, i, rank * chunk + i, chunk, base)
+        words_mask = (1 << wshift) - 1
+        bits_at = HEAD + 2 * chunk
+        homes = cuda.local.array(ARCS, numba.int32)
+        heads = cuda.local.array(ARCS, numba.int32)
+        cands = cuda.local.array(ARCS, numba.int32)
+        olds = cuda.local.array(ARCS, numba.int64)
+        marks = cuda.local.array(ARCS, numba.int32)
+        near = cuda.local.array(ARCS, numba.int32)  # 0: the block's own piece, 1: the cluster's, 2: global memory
+        end = lo + deg
+        e = lo
+        # counted before any mark this expansion makes: the ors wait for the add through ``gate`` (0)
+        gate = atomic_add_own(store, rank, ATTEMPTS, deg) & zero
+        fresh = 0
+        cross = 0
+        sent = 0
+        while e < end:
+            for k in range(ARCS):
+                if e + k < end:
+                    a = arcs[e + k]
+                    homes[k] = numba.int32((a >> PIECE_SHIFT) & 0x1FFFF)
+                    heads[k] = numba.int32(a & LOCAL_MASK)
+                    cands[k] = numba.int32(du + (a >> 32))
+                    near[k] = 2
+                    if homes[k] == rank:
+                        near[k] = 0
+                    elif clustered and homes[k] >= first and homes[k] < first + ranks:
+                        near[k] = 1
+            for k in range(ARCS):
+                if e + k < end:
+                    if near[k] == 0:  # the piece's own word: a shared-memory atomic
+                        olds[k] = atomic_min_own(store, rank, HEAD + heads[k], cands[k])
+                    elif clustered and near[k] == 1:  # another block of the cluster: one hop away
+                        olds[k] = atomic_min(store, peer(first, homes[k]), HEAD + heads[k], cands[k])
+                    else:
+                        g = homes[k] * chunk + heads[k]
+                        word = (numba.int64(cands[k]) << 1) | PENDING
+                        olds[k] = word  # not lower: left alone
+                        if word < remote[g]:  # a stale read is higher (the words only fall): no lower value is missed
+                            olds[k] = cuda.atomic.min(remote, g, word)  # atomic: the old word says won and queued
+            for k in range(ARCS):
+                marks[k] = 0
+                if e + k < end:
+                    if near[k] < 2:
+                        if cands[k] < olds[k] and cands[k] < threshold:
+                            hl = heads[k]
+                            marks[k] = _mask(hl >> wshift)
+                            if near[k] == 0:
+                                olds[k] = atomic_or_own(store, rank, bits_at + (hl & words_mask), marks[k] | gate)
+                            elif clustered:
+                                olds[k] = atomic_or(store, peer(first, homes[k]), bits_at + (hl & words_mask),
+                                                    marks[k] | gate)
+                    else:
+                        cross += 1
+                        if cands[k] < olds[k] >> 1 and olds[k] & PENDING == 0:  # lowered, and nobody queued it
+                            cuda.threadfence()  # fence: the lowered word is visible before the entry announcing it
+                            _push(inbox, ctl, homes[k], heads[k], cshift)
+                            sent += 1
+            for k in range(ARCS):
+                if marks[k] != 0 and olds[k] & marks[k] == 0:
+                    fresh += 1  # atomic or above: the first to set the bit owes the head's expansion
+            e += ARCS
+        if sent:
+            atomic_add_own(store, rank, tail_at + SENT, sent)
+        if clustered:
+            cuda.threadfence()  # fence: the sends are counted before the settle, for the manager in another block
+        else:
+            cuda.threadfence_block()  # fence: the sends are counted before the settle that lets the piece look quiet
+        atomic_add_own(store, rank, SETTLED, 1 + deg - fresh)
+        return deg, cross, sent
+
+    return expand
+
+
+_expand = expand_for(False)
 
 
 @cuda.jit(device=True)
@@ -228,15 +256,15 @@ def _refresh(store, ctl, rank, tail_at, seen):
 
 
 @cuda.jit(device=True)
-def _wave(ctl, pieces, lt):
-    """One read of every piece's published state by the detecting warp: (busy pieces, sends, receipts), summed over
-    the warp (int32: a trial's sends stay below 2^31)."""
+def _wave(ctl, pieces, lt, stride):
+    """One read of every piece's published state (the lines of pieces 0, stride, 2 x stride, ...) by the detecting
+    warp: (busy pieces, sends, receipts), summed over the warp (int32: a trial's sends stay below 2^31)."""
     busy = numba.int32(0)
     sent = numba.int32(0)
     recv = numba.int32(0)
     r = lt
     while r < pieces:
-        w = _read(ctl, PIECE_LINES + LINE * r + STATE)
+        w = _read(ctl, PIECE_LINES + LINE * stride * r + STATE)
         busy += numba.int32(w & 1)
         sent += numba.int32(w >> 32)
         recv += numba.int32((w >> 1) & 0x7FFFFFFF)
@@ -245,14 +273,14 @@ def _wave(ctl, pieces, lt):
 
 
 @cuda.jit(device=True)
-def _grid_quiet(ctl, pieces, lt):
+def _grid_quiet(ctl, pieces, lt, stride):
     """Whether the grid is quiet: two reads of every piece's published state find each quiet and unchanged, and the
     sends equal the receipts (docs/solvers/deltastep.md). Every lane of the detecting warp gets the same answer."""
-    busy, sent, recv = _wave(ctl, pieces, lt)
+    busy, sent, recv = _wave(ctl, pieces, lt, stride)
     if busy != 0 or sent != recv:
         return False
     cuda.threadfence()  # fence: the first read of every state before the second
-    busy2, sent2, recv2 = _wave(ctl, pieces, lt)
+    busy2, sent2, recv2 = _wave(ctl, pieces, lt, stride)
     # a state only grows (busy sets a bit, quiet again brings more receipts): equal sums mean no state changed
     return busy2 == 0 and sent2 == sent and recv2 == recv
 
@@ -353,8 +381,8 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
                     b = low_bit(todo)
                     todo &= todo - 1
                     i = ((b & 31) << wshift) | (j + per * (b >> 5))
-                    deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, rank, i, chunk, wshift, cshift,
-                                             tail_at, base, threshold, zero)
+                    deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, rank, rank, 1, i, chunk, wshift,
+                                             cshift, tail_at, base, threshold, zero)
                     relaxed += deg
                     cross += out
                     pushes += sent
@@ -363,7 +391,7 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
             if lt == 0:
                 seen = _refresh(store, ctl, rank, tail_at, seen)
             if detector:
-                if _grid_quiet(ctl, pieces, lt):
+                if _grid_quiet(ctl, pieces, lt, 1):
                     if lt == 0:
                         cuda.atomic.exch(ctl, ENDED_AT, epoch + 1)  # atomic: into L2, where the pieces poll it
                         store_own(store, rank, ENDED, epoch + 1)
@@ -440,12 +468,7 @@ class PiecesSolver(ClusterSSSP):
         self.new_id, given = None, graph
         if stripe:  # the kernel's pieces are runs of ids: deal the stripes by renumbering the graph
             self.new_id = striped_ids(graph.n, ranks, int(stripe), self.chunk)
-            src, dst, w = graph.coo()
-            graph = Graph.from_edges(ranks * self.chunk, self.new_id[src], self.new_id[dst], w, name=graph.name,
-                                     weight_kind=graph.weight_kind, offsets_dtype=graph.offsets_dtype)
-            if graph.dtype != given.dtype:
-                raise SolverError(f"deltastep_pieces: stripe {stripe} pads the graph to {graph.n} ids, whose path "
-                                  f"bound needs {graph.dtype} distances; use stripe 0")
+            graph = self.renumbered(graph, ranks * self.chunk)
         super().__init__(graph, delta=delta, grid=grid, block=block)
         self.ranks, self.stripe = ranks, int(stripe)
         self.cshift = max(0, (self.chunk - 1).bit_length())  # an inbox holds a piece's vertices: a pending
@@ -456,6 +479,17 @@ class PiecesSolver(ClusterSSSP):
         # the simulator runs every piece in one block: a few threads per piece keep it fast
         self.per = TARGET.threads(self.block, 4)
         self.kernel = pieces_wave(self.block)
+
+    def renumbered(self, graph, ids: int):
+        """``graph`` in the kernel's ``ids`` ids (``self.new_id``, padding isolated), refused where the padding's
+        path bound needs wider distances than the given graph's."""
+        src, dst, w = graph.coo()
+        given, graph = graph, Graph.from_edges(ids, self.new_id[src], self.new_id[dst], w, name=graph.name,
+                                               weight_kind=graph.weight_kind, offsets_dtype=graph.offsets_dtype)
+        if graph.dtype != given.dtype:
+            raise SolverError(f"{self.label}: the layout pads the graph to {graph.n} ids, whose path bound needs "
+                              f"{graph.dtype} distances; use fewer pieces or stripe 0")
+        return graph
 
     def run(self, source):
         return super().run(source if self.new_id is None else int(self.new_id[source]))
@@ -490,15 +524,24 @@ class PiecesSolver(ClusterSSSP):
         self.d_ranges = cuda.to_device(np.where(packed, (rel << 8) | deg, ESCAPE).astype(np.int32))
         self.d_remote = cuda.device_array(max(1, g.n), dtype=np.int64)
         self.d_inbox = cuda.device_array(self.ranks << self.cshift, dtype=np.int32)
-        self.d_ctl = cuda.device_array(PIECE_LINES + LINE * self.ranks, dtype=np.int64)
+        self.d_ctl = self.control_words()
         self.upload_source()
         shape = (self.ranks, self.shared_bytes // 4) if TARGET.simulator else (1, 1)
         self.d_store = cuda.device_array(shape, dtype=np.int32)  # the simulator's stand-in for shared memory
         self.args = (self.dg.indptr, self.dg.indices, self.dg.weights, self.d_arcs, self.d_ranges, self.d_dist,
                      self.d_parent, self.d_remote, self.d_inbox, self.d_ctl, self.d_source, self.d_store,
-                     np.int64(g.n), np.int64(chunk), np.int64(self.ranks), np.int64(self.wshift),
-                     np.int64(self.cshift), np.int64(self.delta), np.int32(g.inf), np.int64(not self.dg.nonpositive),
-                     np.int32(0))
+                     *self.scalar_args())
+
+    def control_words(self):
+        """The kernel's global control words (reset by the kernel)."""
+        return cuda.device_array(PIECE_LINES + LINE * self.ranks, dtype=np.int64)
+
+    def scalar_args(self):
+        """The kernel's arguments after its arrays."""
+        g = self.graph
+        return (np.int64(g.n), np.int64(self.chunk), np.int64(self.ranks), np.int64(self.wshift),
+                np.int64(self.cshift), np.int64(self.delta), np.int32(g.inf), np.int64(not self.dg.nonpositive),
+                np.int32(0))
 
     def read_counters(self, ctl):
         return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),

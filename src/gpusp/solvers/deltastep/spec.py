@@ -207,6 +207,63 @@ def pieces_limit(n: int, itemsize: int, params: dict) -> str | None:
     return None
 
 
+# --- deltastep_clusters ----------------------------------------------------------------------------------------------
+# The graph in parts of consecutive (or reverse Cuthill-McKee) positions, one per thread-block cluster, each part kept
+# as clusterasync keeps its graph; arcs between clusters go through global memory as deltastep_pieces' do.
+CLUSTERS_TAIL_WORDS = PIECES_TAIL_WORDS + 1  # pieces' words after the bitmap and the inbox entries granted
+CLUSTERS_REFERENCE = 8  # clusters of 16 the H200's 132 multiprocessors hold: the most clusters 0 picks
+CLUSTERS_BLOCK_VERTICES = 16384  # clusters 0: at least enough clusters that a block holds this many vertices at
+# most, so that the work of a graph's expansions is spread (the prediction in docs/solvers/deltastep.md)
+CLUSTERS_RCM_CUT = 0.05  # order auto: reverse Cuthill-McKee when the ids' parts cut more than this share of arcs
+# (delaunay-K numbers its points at random: its id runs cut 50-87 % of arcs, its RCM runs 0.2-1.6 %)
+
+
+def clusters_words(n: int, clusters: int, ranks: int, stripe: int) -> tuple[int, int, int]:
+    """(vertices per block, log2 of the bitmap's words, 32-bit shared words per block) for ``n`` vertices in
+    ``clusters`` parts of ceil(n / clusters), each dealt to ``ranks`` blocks in stripes of ``stripe`` ids as
+    clusterasync deals its graph: clusterasync's words and the inbox's control words."""
+    chunk, wshift, words = clusterasync_words(-(-int(n) // int(clusters)), ranks, stripe)
+    return chunk, wshift, words + CLUSTERS_TAIL_WORDS
+
+
+def clusters_count(n: int, clusters: int, ranks: int, stripe: int) -> int:
+    """Clusters used: ``clusters``, or for 0 the fewest (at most CLUSTERS_REFERENCE) whose blocks' shared memory
+    holds the graph and whose blocks hold at most CLUSTERS_BLOCK_VERTICES vertices each (fewer clusters cut fewer
+    arcs, more spread the work); CLUSTERS_REFERENCE when none does (refused then where the graph does not fit)."""
+    if clusters:
+        return int(clusters)
+    for c in range(max(1, -(-int(n) // (int(ranks) * CLUSTERS_BLOCK_VERTICES))), CLUSTERS_REFERENCE + 1):
+        if 4 * clusters_words(n, c, ranks, stripe)[2] <= CLUSTER_SHARED_BYTES:
+            return c
+    return CLUSTERS_REFERENCE
+
+
+def clusters_max_n(clusters: int = CLUSTERS_REFERENCE, ranks: int = CLUSTER_BLOCKS,
+                   stripe: int = CLUSTERASYNC_STRIPE) -> int:
+    """The most vertices ``clusters`` clusters of ``ranks`` blocks hold, each block's words within its shared
+    memory."""
+    budget = CLUSTER_SHARED_BYTES // 4
+    chunk = (budget - CLUSTERASYNC_HEAD_WORDS - CLUSTERS_TAIL_WORDS) // 2 // int(stripe) * int(stripe)
+    while clusters_words(chunk, 1, 1, stripe)[2] > budget:
+        chunk -= int(stripe)
+    return int(clusters) * int(ranks) * chunk
+
+
+def clusters_limit(n: int, itemsize: int, params: dict) -> str | None:
+    """Why deltastep_clusters cannot hold such a graph in its clusters' shared memory, or None."""
+    if itemsize != 4:
+        return ("deltastep_clusters keeps int32 distances in shared memory; this graph's path bound needs int64 "
+                "distances")
+    ranks, stripe = int(params["cluster"]), int(params["stripe"])
+    clusters = clusters_count(n, params["clusters"], ranks, stripe)
+    words = clusters_words(n, clusters, ranks, stripe)[2]
+    if 4 * words > CLUSTER_SHARED_BYTES:
+        return (f"deltastep_clusters: {n} vertices need {4 * words} bytes of shared memory per block in {clusters} "
+                f"clusters of {ranks} blocks (2 words a vertex and a bitmap); at most {CLUSTER_SHARED_BYTES}: "
+                f"n <= {clusters_max_n(clusters, ranks, stripe)}")
+    return None
+
+
 # --- the solvers -----------------------------------------------------------------------------------------------------
 def _split_entries(n, m, p, w):
     """Chunk entries of the near queue with split (split -1 counted as 2 x lanes)."""
@@ -330,6 +387,32 @@ PIECES = SolverSpec(
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's piece and index")
     + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
 
+CLUSTERS = SolverSpec(
+    "deltastep_clusters", "sssp", "gpu", "-", "near-far delta-stepping without rounds over several thread-block "
+    "clusters (Hopper, sm_90) at once: the graph in parts, one per cluster, each kept and worked as "
+    "deltastep_clusterasync keeps its graph (arcs between its blocks are distributed-shared-memory atomics); arcs "
+    "between clusters lower a global word and queue the head in its block's inbox, as deltastep_pieces' do; a bucket "
+    "ends when the clusters' published counts show the grid quiet; for road networks past one cluster; int32 "
+    "distances",
+    "gpusp.solvers.deltastep.clusters:ClustersSolver",
+    params=(Param("delta", 0, f"bucket width (0: {PIECES_DELTA_WIDTH} x mean arc weight / mean out-degree, "
+                  "clusterasync's rule)", minimum=0),
+            Param("clusters", 0, "clusters, all resident at once, one part of the graph each (0: the fewest whose "
+                  f"shared memory holds the graph with at most {CLUSTERS_BLOCK_VERTICES} vertices a block, at most "
+                  f"{CLUSTERS_REFERENCE}; n <= {clusters_max_n()} at {CLUSTERS_REFERENCE} of 16)", minimum=0,
+                  maximum=64),
+            Param("cluster", CLUSTER_BLOCKS, "blocks per cluster, one per multiprocessor", choices=(1, 2, 4, 8, 16)),
+            Param("block", 512, "threads per block (each polls its share of the block's bitmap)",
+                  choices=(128, 256, 512, 1024)),
+            Param("stripe", CLUSTERASYNC_STRIPE, "consecutive ids of a part a block keeps together, stripes dealt "
+                  "to the cluster's blocks in turn, as clusterasync's stripe", choices=tuple(2**k for k in range(13))),
+            Param("order", "auto", "the vertex order cut into parts: 'ids' - runs of the graph's own ids (road files "
+                  "number by place); 'rcm' - runs of SciPy's reverse Cuthill-McKee order; 'auto' - rcm when the "
+                  f"ids' parts cut more than {CLUSTERS_RCM_CUT:.0%} of the arcs", choices=("auto", "ids", "rcm"))),
+    max_n=clusters_max_n(), limit=clusters_limit,
+    memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
+    + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
+
 ASYNC = SolverSpec(
     "deltastep_async", "sssp", "gpu", "-", "delta-stepping without grid barriers: blocks of a "
     "persistent kernel claim batches of queued vertices from the lowest buckets of a device ring of "
@@ -354,4 +437,4 @@ ASYNC = SolverSpec(
         "C", lambda n, m, p, w: p["capacity"] or ring_capacity(n), "capacity, or n / 4 as a power of two >= 1024"),
         "the ring of bucket queues"))
 
-SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, PIECES, ASYNC)
+SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, PIECES, CLUSTERS, ASYNC)
