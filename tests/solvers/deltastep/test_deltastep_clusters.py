@@ -41,6 +41,15 @@ def test_matches_reference(label, graph, source):
     assert c["pushes"] <= c["cross_arcs"] <= c["relaxations"]
 
 
+def test_bitmap_of_more_words_than_polling_threads():
+    """Blocks of 100 vertices: a bitmap of 4 words dealt over a block's polling threads (all but its last warp: one
+    in the simulator), two pairs of words; every word is polled, every distance exact."""
+    graph = random_graph(400, 1200, seed=6, wmin=1, wmax=20)
+    res = _solve(graph, 0)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["vertices_per_block"] == 100 and res.counters["pushes"] > 0
+
+
 def test_chain_crosses_every_cluster():
     """A chain of 37 ids (not a multiple of the part) through three clusters of two blocks in one bucket: each vertex
     expanded once, the arcs between blocks of a cluster shared-memory hops, and exactly the two arcs between parts

@@ -60,6 +60,15 @@ def test_pieces_without_arcs_between():
     assert (res.dist[10:20] != res.inf).all() and (res.dist[:10] == res.inf).all() and (res.dist[20:] == res.inf).all()
 
 
+def test_bitmap_of_more_words_than_polling_threads():
+    """Pieces of 240 vertices: a bitmap of 8 words dealt over the piece's polling threads (all but the managing warp:
+    three in the simulator), two pairs of words each; every word is polled, every distance exact."""
+    graph = random_graph(480, 1440, seed=5, wmin=1, wmax=20)
+    res = _solve(graph, 0, grid=2)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["vertices_per_piece"] == 240 and res.counters["pushes"] > 0
+
+
 def test_chain_crosses_every_piece():
     """A chain through five pieces in one bucket: each vertex expanded once, each of the four crossings one push,
     taken and expanded by the next piece before the phase may end."""

@@ -1,9 +1,9 @@
 """``deltastep_clusters``: clusterasync's phases over several thread-block clusters at once. The graph is cut into
 parts, one per cluster; a cluster keeps its part as clusterasync keeps its graph (each block a stripe-dealt share in
 its shared memory, arcs between the cluster's blocks as distributed-shared-memory atomics), and an arc into another
-cluster goes through global memory as in ``deltastep_pieces`` (a global word a vertex, an inbox a block). Warp 0 of
-each cluster's first block manages the cluster: it grants its blocks' inbox entries and publishes the cluster's sends,
-receipts and quiet state, from which warp 0 of block 0 detects the end of a phase. The kernel is
+cluster goes through global memory as in ``deltastep_pieces`` (a global word a vertex, an inbox a block). The last
+warp of each cluster's first block manages the cluster: it grants its blocks' inbox entries and publishes the cluster's
+sends, receipts and quiet state, from which block 0's manager detects the end of a phase. The kernel is
 :func:`clusters_wave_py`; :class:`ClustersSolver` is the host side. Design, launch and termination proof:
 docs/solvers/deltastep.md.
 """
@@ -119,12 +119,13 @@ def _cluster_sum(store, first, ranks, lt, word):
 
 
 @cuda.jit(device=True)
-def _manage(store, ctl, first, ranks, lt, tail_at):
-    """Warp 0 of the cluster's first block: grant each block's new inbox entries (the cluster's state says busy
-    first; the entries are counted as the block's attempts, then as grants), or, with none new anywhere, publish the
-    cluster quiet with its sends and receipts once its attempts and settled work balance (settled read first)."""
+def _manage(store, ctl, first, ranks, lane, tail_at):
+    """The managing warp (the last of the cluster's first block; ``lane``: its lane): grant each block's new inbox
+    entries (the cluster's state says busy first; the entries are counted as the block's attempts, then as grants),
+    or, with none new anywhere, publish the cluster quiet with its sends and receipts once its attempts and settled work
+    balance (settled read first)."""
     news = 0
-    r = lt
+    r = lane
     while r < ranks:
         b = first + r
         row = peer(first, b)
@@ -140,13 +141,13 @@ def _manage(store, ctl, first, ranks, lt, tail_at):
         r += WARP_WIDTH
     if total_end(news) != 0:
         return
-    settled = _cluster_sum(store, first, ranks, lt, SETTLED)
+    settled = _cluster_sum(store, first, ranks, lane, SETTLED)
     cuda.threadfence()  # fence: settled first, then attempts (both only grow): equal proves the cluster quiet
-    if settled == _cluster_sum(store, first, ranks, lt, ATTEMPTS):
+    if settled == _cluster_sum(store, first, ranks, lane, ATTEMPTS):
         cuda.threadfence()  # fence: the sends of the settled expansions are read after the settles
-        sent = numba.int64(_cluster_sum(store, first, ranks, lt, tail_at + SENT))
-        recv = numba.int64(_cluster_sum(store, first, ranks, lt, tail_at + GRANTED))
-        if lt == 0 and load_own(store, first, tail_at + QUIET) == 0:
+        sent = numba.int64(_cluster_sum(store, first, ranks, lane, tail_at + SENT))
+        recv = numba.int64(_cluster_sum(store, first, ranks, lane, tail_at + GRANTED))
+        if lane == 0 and load_own(store, first, tail_at + QUIET) == 0:
             cuda.atomic.exch(ctl, PIECE_LINES + LINE * first + STATE, (sent << 32) | (recv << 1))  # atomic: into L2
             store_own(store, first, tail_at + QUIET, 1)
 
@@ -225,9 +226,13 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
         atomic_add_own(store, b, ATTEMPTS, 1)
     _grid_barrier(ctl, lt, bar_at, blocks)  # the source is marked before anyone polls or detects
 
-    manager = b == first and lt < WARP_WIDTH  # warp 0 of the cluster's first block
-    detector = b == 0 and lt < WARP_WIDTH  # ... of block 0 also detects the grid's quiet
-    pairs = (words + 2 * per - 1) // (2 * per)
+    # each block's last warp polls no bitmap word: in the cluster's first block it manages the cluster (in block 0 it
+    # also detects the grid's quiet), so that its reads of L2 and fences never hold a polling warp
+    workers = per - WARP_WIDTH
+    lane = lt - workers  # the last warp's lanes 0 .. WARP_WIDTH - 1 (negative: a polling thread)
+    manager = b == first and lane >= 0
+    detector = b == 0 and lane >= 0
+    pairs = (words + 2 * workers - 1) // (2 * workers)
     threshold = delta
     epoch = 0
     relaxed = 0
@@ -236,35 +241,38 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
     pushes = 0
     while True:
         while True:  # phase: expand what is marked, take what the inbox holds, until the grid is quiet
-            for pair in range(pairs):
-                j = lt + 2 * per * pair  # the thread's two words first, then their vertices in one loop
-                todo = numba.int64(0)
-                if j < words and load_own(store, b, bits_at + j) != 0:
-                    todo = numba.int64(exchange_own(store, b, bits_at + j, 0)) & 0xFFFFFFFF
-                if j + per < words and load_own(store, b, bits_at + j + per) != 0:
-                    todo |= (numba.int64(exchange_own(store, b, bits_at + j + per, 0)) & 0xFFFFFFFF) << 32
-                while todo != 0:
-                    bit = low_bit(todo)
-                    todo &= todo - 1
-                    i = ((bit & 31) << wshift) | (j + per * (bit >> 5))
-                    deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, b, first, ranks, i, chunk, wshift,
-                                             cshift, tail_at, base, threshold, zero)
-                    relaxed += deg
-                    cross += out
-                    pushes += sent
-                    expanded += 1
-            _take(store, remote, inbox, b, chunk, wshift, cshift, threshold, tail_at)
+            if lane < 0:
+                for pair in range(pairs):
+                    j = lt + 2 * workers * pair  # the thread's two words first, then their vertices in one loop
+                    todo = numba.int64(0)
+                    if j < words and load_own(store, b, bits_at + j) != 0:
+                        todo = numba.int64(exchange_own(store, b, bits_at + j, 0)) & 0xFFFFFFFF
+                    if j + workers < words and load_own(store, b, bits_at + j + workers) != 0:
+                        todo |= (numba.int64(exchange_own(store, b, bits_at + j + workers, 0)) & 0xFFFFFFFF) << 32
+                    while todo != 0:
+                        bit = low_bit(todo)
+                        todo &= todo - 1
+                        i = ((bit & 31) << wshift) | (j + workers * (bit >> 5))
+                        deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, b, first, ranks, i, chunk,
+                                                 wshift, cshift, tail_at, base, threshold, zero)
+                        relaxed += deg
+                        cross += out
+                        pushes += sent
+                        expanded += 1
+                _take(store, remote, inbox, b, chunk, wshift, cshift, threshold, tail_at)
             if manager:
-                _manage(store, ctl, first, ranks, lt, tail_at)
+                _manage(store, ctl, first, ranks, lane, tail_at)
                 ended = 0
-                if detector and _grid_quiet(ctl, blocks // ranks, lt, ranks):
+                # a busy cluster cannot see the phase end (pieces' kernel): no end flag's read, no detection
+                quiet = total_end(load_own(store, first, tail_at + QUIET)) != 0
+                if detector and quiet and _grid_quiet(ctl, blocks // ranks, lane, ranks):
                     ended = 1
-                    if lt == 0:
+                    if lane == 0:
                         cuda.atomic.exch(ctl, ENDED_AT, epoch + 1)  # atomic: into L2, where the managers poll it
-                elif lt == 0 and _read(ctl, ENDED_AT) > epoch:
+                elif lane == 0 and quiet and _read(ctl, ENDED_AT) > epoch:
                     ended = 1
                 if total_end(ended) != 0:  # the whole warp: its lanes decide together
-                    r = lt
+                    r = lane
                     while r < ranks:
                         store_word(store, peer(first, first + r), ENDED, epoch + 1)
                         r += WARP_WIDTH

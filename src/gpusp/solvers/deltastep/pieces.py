@@ -115,6 +115,22 @@ def expand_for(clustered: bool):
     Each step takes four arcs and issues each kind of operation for all four before it uses a result."""
 
     @cuda.jit(device=True)
+    def load_step(arcs, e, end, du, rank, first, ranks, homes, heads, cands, near):
+        """Arcs e .. e + ARCS - 1 (those before ``end``): each head's block, index there and kind, and the candidate
+        distance through it from a tail at ``du``."""
+        for k in range(ARCS):
+            if e + k < end:
+                a = arcs[e + k]
+                homes[k] = numba.int32((a >> PIECE_SHIFT) & 0x1FFFF)
+                heads[k] = numba.int32(a & LOCAL_MASK)
+                cands[k] = numba.int32(du + (a >> 32))
+                near[k] = 2
+                if homes[k] == rank:
+                    near[k] = 0
+                elif clustered and homes[k] >= first and homes[k] < first + ranks:
+                    near[k] = 1
+
+    @cuda.jit(device=True)
     def expand(store, indptr, arcs, remote, inbox, ctl, rank, first, ranks, i, chunk, wshift, cshift, tail_at, base,
                threshold, zero):
         du = load_own(store, rank, HEAD + i)
@@ -129,23 +145,14 @@ def expand_for(clustered: bool):
         near = cuda.local.array(ARCS, numba.int32)  # 0: the block's own piece, 1: the cluster's, 2: global memory
         end = lo + deg
         e = lo
-        # counted before any mark this expansion makes: the ors wait for the add through ``gate`` (0)
+        load_step(arcs, e, end, du, rank, first, ranks, homes, heads, cands, near)
+        # counted after the first loads go out (their latency hides the add's; as clusterasync) and before any mark
+        # this expansion makes: the ors wait for the add through ``gate`` (0)
         gate = atomic_add_own(store, rank, ATTEMPTS, deg) & zero
         fresh = 0
         cross = 0
         sent = 0
         while e < end:
-            for k in range(ARCS):
-                if e + k < end:
-                    a = arcs[e + k]
-                    homes[k] = numba.int32((a >> PIECE_SHIFT) & 0x1FFFF)
-                    heads[k] = numba.int32(a & LOCAL_MASK)
-                    cands[k] = numba.int32(du + (a >> 32))
-                    near[k] = 2
-                    if homes[k] == rank:
-                        near[k] = 0
-                    elif clustered and homes[k] >= first and homes[k] < first + ranks:
-                        near[k] = 1
             for k in range(ARCS):
                 if e + k < end:
                     if near[k] == 0:  # the piece's own word: a shared-memory atomic
@@ -180,12 +187,13 @@ def expand_for(clustered: bool):
                 if marks[k] != 0 and olds[k] & marks[k] == 0:
                     fresh += 1  # atomic or above: the first to set the bit owes the head's expansion
             e += ARCS
-        if sent:
+            load_step(arcs, e, end, du, rank, first, ranks, homes, heads, cands, near)
+        if sent:  # an expansion that sent nothing has no count to order before its settle: no fence
             atomic_add_own(store, rank, tail_at + SENT, sent)
-        if clustered:
-            cuda.threadfence()  # fence: the sends are counted before the settle, for the manager in another block
-        else:
-            cuda.threadfence_block()  # fence: the sends are counted before the settle that lets the piece look quiet
+            if clustered:
+                cuda.threadfence()  # fence: the sends are counted before the settle, for the manager in another block
+            else:
+                cuda.threadfence_block()  # fence: the sends are counted before the settle that may show quiet
         atomic_add_own(store, rank, SETTLED, 1 + deg - fresh)
         return deg, cross, sent
 
@@ -224,7 +232,8 @@ def _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
 
 @cuda.jit(device=True)
 def _wake(store, ctl, rank, tail_at):
-    """Thread 0: the piece's published state says busy (before the work that makes it busy can be seen)."""
+    """One thread (the manager's lane 0, or thread 0 between phases): the piece's published state says busy (before
+    the work that makes it busy can be seen)."""
     if load_own(store, rank, tail_at + QUIET) != 0:
         cuda.atomic.or_(ctl, PIECE_LINES + LINE * rank + STATE, 1)  # atomic: the detector reads the word from L2
         cuda.threadfence()  # fence: the busy bit is visible before anything the new work causes
@@ -233,9 +242,9 @@ def _wake(store, ctl, rank, tail_at):
 
 @cuda.jit(device=True)
 def _refresh(store, ctl, rank, tail_at, seen):
-    """Thread 0 of a piece: grant the inbox's new entries (the state says busy first; the entries are counted as
-    attempts and receipts before any is taken), or, with none new, publish quiet with the piece's sends and receipts
-    once every attempt of the piece is settled. Returns the entries granted so far."""
+    """Lane 0 of a piece's manager (its last warp): grant the inbox's new entries (the state says busy first; the
+    entries are counted as attempts and receipts before any is taken), or, with none new, publish quiet with the
+    piece's sends and receipts once every attempt of the piece is settled. Returns the entries granted so far."""
     tail = numba.int32(_read(ctl, PIECE_LINES + LINE * rank + TAIL))
     if tail > seen:
         _wake(store, ctl, rank, tail_at)
@@ -358,45 +367,52 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         _wake(store, ctl, rank, tail_at)
     grid_sync()  # barrier: the source is marked and its piece busy before anyone polls or detects
 
-    detector = rank == 0 and lt < WARP_WIDTH  # warp 0 of block 0
-    pairs = (words + 2 * per - 1) // (2 * per)
+    # the block's last warp manages the piece (inbox grants, quiet state, the end flag; in block 0 the detection) and
+    # polls no bitmap word, so that its reads of L2 never hold a polling warp; the others poll and expand
+    workers = per - WARP_WIDTH
+    lane = lt - workers  # the managing warp's lanes 0 .. WARP_WIDTH - 1 (negative: a polling thread)
+    detector = rank == 0 and lane >= 0
+    pairs = (words + 2 * workers - 1) // (2 * workers)
     threshold = delta
     epoch = 0
     relaxed = 0
     expanded = 0
     cross = 0
     pushes = 0
-    seen = numba.int32(0)  # thread 0: inbox entries granted this trial
+    seen = numba.int32(0)  # the manager's lane 0: inbox entries granted this trial
     while True:
         while True:  # phase: expand what is marked, take what the inbox holds, until the grid is quiet
-            for pair in range(pairs):
-                # the thread's two words first, then their vertices in one loop (as clusterasync)
-                j = lt + 2 * per * pair
-                todo = numba.int64(0)
-                if j < words and load_own(store, rank, bits_at + j) != 0:
-                    todo = numba.int64(exchange_own(store, rank, bits_at + j, 0)) & 0xFFFFFFFF
-                if j + per < words and load_own(store, rank, bits_at + j + per) != 0:
-                    todo |= (numba.int64(exchange_own(store, rank, bits_at + j + per, 0)) & 0xFFFFFFFF) << 32
-                while todo != 0:
-                    b = low_bit(todo)
-                    todo &= todo - 1
-                    i = ((b & 31) << wshift) | (j + per * (b >> 5))
-                    deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, rank, rank, 1, i, chunk, wshift,
-                                             cshift, tail_at, base, threshold, zero)
-                    relaxed += deg
-                    cross += out
-                    pushes += sent
-                    expanded += 1
-            _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
-            if lt == 0:
+            if lane < 0:
+                for pair in range(pairs):
+                    # the thread's two words first, then their vertices in one loop (as clusterasync)
+                    j = lt + 2 * workers * pair
+                    todo = numba.int64(0)
+                    if j < words and load_own(store, rank, bits_at + j) != 0:
+                        todo = numba.int64(exchange_own(store, rank, bits_at + j, 0)) & 0xFFFFFFFF
+                    if j + workers < words and load_own(store, rank, bits_at + j + workers) != 0:
+                        todo |= (numba.int64(exchange_own(store, rank, bits_at + j + workers, 0)) & 0xFFFFFFFF) << 32
+                    while todo != 0:
+                        b = low_bit(todo)
+                        todo &= todo - 1
+                        i = ((b & 31) << wshift) | (j + workers * (b >> 5))
+                        deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, rank, rank, 1, i, chunk,
+                                                 wshift, cshift, tail_at, base, threshold, zero)
+                        relaxed += deg
+                        cross += out
+                        pushes += sent
+                        expanded += 1
+                _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
+            elif lane == 0:
                 seen = _refresh(store, ctl, rank, tail_at, seen)
+            # a busy piece cannot see the phase end (every piece is quiet at its end and none wakes again): while
+            # busy, the manager skips the end flag's read and the detection, and polls its inbox tail twice as often
             if detector:
-                if _grid_quiet(ctl, pieces, lt, 1):
-                    if lt == 0:
+                if total_end(load_own(store, rank, tail_at + QUIET)) != 0 and _grid_quiet(ctl, pieces, lane, 1):
+                    if lane == 0:
                         cuda.atomic.exch(ctl, ENDED_AT, epoch + 1)  # atomic: into L2, where the pieces poll it
                         store_own(store, rank, ENDED, epoch + 1)
                     break  # the whole warp: its lanes decided together
-            elif lt == 0 and _read(ctl, ENDED_AT) > epoch:
+            elif lane == 0 and load_own(store, rank, tail_at + QUIET) != 0 and _read(ctl, ENDED_AT) > epoch:
                 store_own(store, rank, ENDED, epoch + 1)  # the piece's threads poll their own shared word
                 break
             if load_own(store, rank, ENDED) > epoch:

@@ -377,7 +377,8 @@ PIECES = SolverSpec(
             Param("grid", 0, "pieces, one block each, all co-resident (0: one per multiprocessor); each piece "
                   f"must fit one block's shared memory (n <= {pieces_max_n()} at {PIECES_REFERENCE_SMS})",
                   minimum=0),
-            Param("block", 512, "threads per block (each polls its share of the piece's bitmap)",
+            Param("block", 512, "threads per block (the last warp manages the piece, the others poll their share "
+                  "of its bitmap)",
                   choices=(128, 256, 512, 1024)),
             Param("stripe", 0, "0: each piece a run of consecutive ids; s > 0: stripes of s consecutive ids dealt "
                   "to the pieces in turn, as clusterasync deals them to its blocks (every piece then holds part of "
@@ -402,7 +403,8 @@ CLUSTERS = SolverSpec(
                   f"{CLUSTERS_REFERENCE}; n <= {clusters_max_n()} at {CLUSTERS_REFERENCE} of 16)", minimum=0,
                   maximum=64),
             Param("cluster", CLUSTER_BLOCKS, "blocks per cluster, one per multiprocessor", choices=(1, 2, 4, 8, 16)),
-            Param("block", 512, "threads per block (each polls its share of the block's bitmap)",
+            Param("block", 512, "threads per block (all but the last warp poll their share of the block's bitmap; "
+                  "the last of a cluster's first block manages the cluster)",
                   choices=(128, 256, 512, 1024)),
             Param("stripe", CLUSTERASYNC_STRIPE, "consecutive ids of a part a block keeps together, stripes dealt "
                   "to the cluster's blocks in turn, as clusterasync's stripe", choices=tuple(2**k for k in range(13))),
