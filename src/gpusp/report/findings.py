@@ -621,7 +621,8 @@ def render(rule: Rule, rows: list[Row], root: Path = Path(".")) -> str:
     for r in rows:
         if r.old and r.old.get("verdict") != r.verdict:
             reasons = "; ".join(sorted({c.why for c in r.cells if c.why})) or r.kind
-            out.append(f"| {_escape(r.id)} | {r.old.get('id', '')}: {r.old['verdict']} | {r.verdict} | {_escape(reasons)} |")
+            out.append(f"| {_escape(r.id)} | {r.old.get('id', '')}: {r.old['verdict']} | {r.verdict} | "
+                       f"{_escape(reasons)} |")
     return "\n".join(out) + "\n"
 
 
