@@ -18,6 +18,8 @@ powerlaw-4677, so that mode stops with a KeyError on today's files: `git show 24
 
 from __future__ import annotations
 
+import csv
+import functools
 from pathlib import Path
 
 import yaml
@@ -316,6 +318,77 @@ def r39fig4(c):
             "included, beside the CUDA events", "blockedfw_v10 on n <= 480 only; scipy_apsp left out"]
 
 
+# r39fig4 again, in parts that each fit a device step (r39fig4 itself, 231 configurations at about 7 s each, was cut
+# at its cap): the configurations paper 002's rows of findings.yaml name, all at the thesis's own (n, B), filled in
+# order of n. A step's cost on the H200 (call b1 of 2026-11-29, r39fig4's log): about 7 s a configuration (its solve's
+# and its validation's process start-up), its runs (a warm-up, 5 trials and 5 end-to-end runs at paper002-fig4's
+# medians), 1.5 s a graph, 20 s for the call's set-up, the DAG and the tables.
+FINDINGS = Path("benchmarks/papers/findings.yaml")
+FIG4_MEDIANS = Path("benchmarks/papers/native/paper002-fig4/summary.csv")
+FIG4_CONFIG_S, FIG4_GRAPH_S, FIG4_FIXED_S, FIG4_STEP_S, FIG4_RUNS = 7.0, 1.5, 20.0, 200.0, 11
+FIG4_PARTS = "abcdefgh"
+
+
+def fig4_configurations() -> list[tuple[int, str, str, str]]:
+    """(n, graph, solver, params label) of every configuration paper 002's measured rows judge, in order of n."""
+    from gpusp.report.findings import cell_specs, expand_cells
+
+    named = set()
+    for item in yaml.safe_load(FINDINGS.read_text())["findings"]:
+        if str(item["paper"]) == "002" and item["kind"] == "measured" and "not_run" not in item:
+            for cell in expand_cells(item["test"]):
+                named |= {tuple(s.partition(" *")[0].split("|")) for s in cell_specs(cell) if "not_run" not in cell}
+    return sorted((int(graph.split("-")[1]), graph, solver, label) for graph, solver, label in named)
+
+
+def fig4_cost(configs, medians: dict) -> float:
+    """Estimated seconds of a step that runs these configurations."""
+    return (FIG4_FIXED_S + FIG4_GRAPH_S * len({c[1] for c in configs})
+            + sum(FIG4_CONFIG_S + FIG4_RUNS * medians[c[1:]] / 1000 for c in configs))
+
+
+def fig4_parts() -> tuple[list[list[tuple[int, str, str, str]]], dict]:
+    """The configurations in parts of at most FIG4_STEP_S estimated seconds each, and the medians they used."""
+    with FIG4_MEDIANS.open() as fh:
+        medians = {(r["graph"], r["solver"], r["params"]): float(r["median_ms"]) for r in csv.DictReader(fh)}
+    parts = [[]]
+    for config in fig4_configurations():
+        if parts[-1] and fig4_cost(parts[-1] + [config], medians) > FIG4_STEP_S:
+            parts.append([])
+        parts[-1].append(config)
+    if len(parts) > len(FIG4_PARTS):
+        raise SystemExit(f"r39fig4 needs {len(parts)} parts, more than the {len(FIG4_PARTS)} named in FIG4_PARTS")
+    return parts, medians
+
+
+def label_params(label: str) -> dict:
+    """A configuration's path label back into its parameters: 'block_size-16+capture-per-run+paths-false'."""
+    params = {}
+    for pair in label.split("+"):
+        key, _, value = pair.partition("-")
+        params[key] = int(value) if value.isdigit() else {"true": True, "false": False}.get(value, value)
+    return params
+
+
+def r39fig4_part(c, part: int):
+    five(c)
+    parts, medians = fig4_parts()
+    configs = parts[part]
+    c["graphs"] = {g: v for g, v in c["graphs"].items() if g in {config[1] for config in configs}}
+    solvers = {}
+    for _, graph, solver, label in configs:
+        solvers.setdefault((solver, label), []).append(graph)
+    c["solvers"] = [{"name": solver, "params": label_params(label), "graphs": graphs, "end_to_end": True}
+                    for (solver, label), graphs in sorted(solvers.items())]
+    return ["in_process: true", FIVE, f"part {FIG4_PARTS[part]} of r39fig4a-{FIG4_PARTS[len(parts) - 1]}: "
+            f"{len(configs)} of the {sum(map(len, parts))} configurations paper 002's rows of "
+            "benchmarks/papers/findings.yaml judge, all at the thesis's own (n, B) (B divides n); the parts together "
+            f"hold them all, filled in order of n to at most {FIG4_STEP_S:.0f} s a step; this one about "
+            f"{fig4_cost(configs, medians):.0f} s",
+            "every blocked version with end_to_end (5 runs): the thesis's chrono window, copies and graph building "
+            "included, beside the CUDA events", "scipy_apsp left out"]
+
+
 def r39t1(c):
     local_graphs(c, keep={"USA-road-d.NY"})
     five(c)
@@ -364,8 +437,15 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
            "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces)}
 
 
+def issue39() -> dict:
+    """ISSUE39 with r39fig4's parts, r39fig4a, r39fig4b, ... (as many as fig4_parts fills)."""
+    parts = fig4_parts()[0]
+    return {**ISSUE39, **{f"r39fig4{FIG4_PARTS[i]}": ("paper002-fig4", functools.partial(r39fig4_part, part=i))
+                          for i in range(len(parts))}}
+
+
 def main(native: bool = False, out: Path | None = None):
-    tables = ([(NATIVE, "2026-11-25/26 native-launch"), (ISSUE39, "issue 39 rerun's")] if native
+    tables = ([(NATIVE, "2026-11-25/26 native-launch"), (issue39(), "issue 39 rerun's")] if native
               else [(CHANGES, "2026-11-24")])
     dst = out or DST[native]
     dst.mkdir(parents=True, exist_ok=True)

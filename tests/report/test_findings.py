@@ -232,3 +232,17 @@ def test_row_1_5b_judges_the_profiled_bytes_once_r39traffic_has_them(items, tmp_
         f.judge_statement(f.Store(tmp_path), _ready(items, "1.5b"), RULE)
     with pytest.raises(f.FindingsError, match="no profile"):
         f.judge_statement(f.Store(tmp_path / "elsewhere"), _ready(items, "1.5b"), RULE)
+
+
+def test_every_row_of_a_findings_md_table_has_the_headers_columns():
+    """A split row's id carries its cells' labels, such as '|V| = 1K': escaped, so no row gains a column."""
+    import re
+
+    columns = None
+    for line in (ROOT / f.FINDINGS_MD).read_text().splitlines():
+        if not line.startswith("|"):
+            columns = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line)) - 2
+        columns = columns or cells
+        assert cells == columns, line[:100]

@@ -614,14 +614,15 @@ def render(rule: Rule, rows: list[Row], root: Path = Path(".")) -> str:
         for r in (r for r in rows if r.paper == paper):
             ours = "<br>".join(_escape(_cell_text(c)) for c in r.cells if c.numbers)
             note = f"<br>*{_escape(r.note)}*" if r.note else ""
-            out.append(f"| {r.id} | {_escape(r.statement)} | {r.kind} | {_escape(r.paper_value)} | "
+            out.append(f"| {_escape(r.id)} | {_escape(r.statement)} | {r.kind} | {_escape(r.paper_value)} | "
                        f"{_escape(r.window)} | {ours}{note} | {_escape(_verdict_text(r))} |")
     out += ["", "## Verdicts changed from the hand-written table (62 rows: 29 hold, 20 do not, 13 cannot be tested)",
             "", "| id | was | now | why |", "|---|---|---|---|"]
     for r in rows:
         if r.old and r.old.get("verdict") != r.verdict:
             reasons = "; ".join(sorted({c.why for c in r.cells if c.why})) or r.kind
-            out.append(f"| {r.id} | {r.old.get('id', '')}: {r.old['verdict']} | {r.verdict} | {_escape(reasons)} |")
+            out.append(f"| {_escape(r.id)} | {r.old.get('id', '')}: {r.old['verdict']} | {r.verdict} | "
+                       f"{_escape(reasons)} |")
     return "\n".join(out) + "\n"
 
 
