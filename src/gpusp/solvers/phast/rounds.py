@@ -14,6 +14,8 @@ HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would 
 ROUND_PAIRS = 1 << 24  # shortcut threads (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 LAZY_SIMULATION_SHARE = 8  # settle / 8 where a core is left and the priorities are updated lazily
+BLOCK = 16  # a thread's vertices of a round come in runs of up to 16 consecutive ones (cache reuse), in 16 runs a
+# thread at least (balance)
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
 
 
@@ -230,6 +232,13 @@ def _compact(to, wt, start, length, busy, tag):
 
 
 @njit(cache=True)
+def _run(n, threads):
+    """The run length of a round's loop over n vertices on ``threads`` threads: thread t takes runs t, t + threads,
+    ...; at most BLOCK, and short enough for BLOCK runs a thread."""
+    return max(1, min(BLOCK, n // (BLOCK * threads)))
+
+
+@njit(cache=True)
 def _list_room(a, start, length, to, busy, tag, sidx, soff, scnt, ends):
     """Entries a's list (``to[start[a]:start[a] + length[a]]``) may hold after the round: its own, and one per
     shortcut of a neighbour contracted this round whose end (``ends``) is a."""
@@ -248,11 +257,13 @@ def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh, threads):
     """Per affected vertex the entries its out- and in-list may hold after the round (before the removals)."""
     ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     need = np.empty((aff.size, 2), np.int64)
+    run = _run(aff.size, threads)
     for t in prange(threads):
-        for j in range(t, aff.size, threads):
-            a = aff[j]
-            need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
-            need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
+        for lo in range(t * run, aff.size, threads * run):
+            for j in range(lo, min(lo + run, aff.size)):
+                a = aff[j]
+                need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
+                need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
     return need
 
 
@@ -327,10 +338,12 @@ def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn,
     update contracted-neighbour counts and depths, and add their gains to the priority, whose edge difference goes
     stale (a hub's, over RECOMPUTE_PAIRS in x out pairs, is never recomputed): the arcs added per affected vertex."""
     out = np.zeros(aff.size, np.int64)
-    for t in prange(threads):  # strided: a hub's lists cost more, and neighbours' ids cluster
-        for j in range(t, aff.size, threads):
-            out[j] = _apply_one(g, aff[j], j, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio,
-                                stale)
+    run = _run(aff.size, threads)
+    for t in prange(threads):  # runs dealt in turn: a hub's lists cost more, and neighbours' ids cluster
+        for lo in range(t * run, aff.size, threads * run):
+            for j in range(lo, min(lo + run, aff.size)):
+                out[j] = _apply_one(g, aff[j], j, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth,
+                                    prio, stale)
     return out
 
 
@@ -340,14 +353,16 @@ def _reprioritize(g, ws, verts, prio, cn, depth, busy, simulate, hops, stale, th
     stale: the searches run."""
     none32, none64 = np.empty(0, np.int32), np.empty(0, np.int64)
     searches = np.zeros(threads, np.int64)
+    run = _run(verts.size, threads)
     for t in prange(threads):
         count = 0
-        for j in range(t, verts.size, threads):
-            v = verts[j]
-            p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
-            prio[v] = p
-            stale[v] = False
-            count += s
+        for lo in range(t * run, verts.size, threads * run):
+            for j in range(lo, min(lo + run, verts.size)):
+                v = verts[j]
+                p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
+                prio[v] = p
+                stale[v] = False
+                count += s
         searches[t] = count
     return searches.sum()
 
@@ -371,12 +386,14 @@ def _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw, threads
     """The shortcuts of every vertex of the round into its reserved slots: (count per vertex, searches)."""
     scnt = np.zeros(sel.size, np.int64)
     searches = np.zeros(threads, np.int64)
+    run = _run(sel.size, threads)
     for t in prange(threads):
         count = 0
-        for i in range(t, sel.size, threads):
-            c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
-            scnt[i] = c
-            count += s
+        for lo in range(t * run, sel.size, threads * run):
+            for i in range(lo, min(lo + run, sel.size)):
+                c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
+                scnt[i] = c
+                count += s
         searches[t] = count
     return scnt, searches.sum()
 
