@@ -16,7 +16,7 @@ from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
 PARALLEL_CHUNK = 0  # Numba's default (the range cut into one equal part a thread): a round's loops run one iteration
-# a thread, each taking every threads-th vertex, and a larger chunk would hand several threads' iterations to one
+# a thread, each dealt its runs of vertices (rounds._run), and a larger chunk would hand several threads' to one
 SHORT_GROUP = 32  # arcs of one vertex sorted by insertion up to this many, else by a merge sort
 
 
