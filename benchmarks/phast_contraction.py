@@ -1,6 +1,7 @@
 """Time phast_gpu's contraction hierarchy build (gpusp.solvers.phast.contraction.build) on the host, one JSON line a
 build: seconds (wall, and the process's CPU seconds, which a loaded host inflates less), the hierarchy's size
-(shortcuts, sweep levels, arcs, witness searches, rounds), peak memory, threads, the 1-minute load before it.
+(shortcuts, sweep levels, arcs, witness searches, rounds), peak memory, threads, Numba's threading layer, the 1-minute
+load before it.
 
 usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR] [--core-degree -1]
 GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K,
@@ -59,7 +60,8 @@ def one(name: str, threads: int, mirror: str | None, core_degree: int, queue) ->
                "down_arcs": int(h.down_tail.size), "searches": h.searches, "rounds": h.rounds,
                "core_degree": core_degree, "core": h.core,
                "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
-               "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2)})
+               "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2),
+               "threading_layer": numba.threading_layer()})
 
 
 def main(argv=None) -> int:

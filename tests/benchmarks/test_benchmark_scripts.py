@@ -258,6 +258,7 @@ def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
     assert [(r["graph"], r["n"], r["threads"]) for r in rows] == [("grid6", 36, 1), ("grid6", 36, 2)]
     assert rows[0]["shortcuts"] == rows[1]["shortcuts"] > 0 and rows[0]["levels"] == rows[1]["levels"] > 1
     assert all(r["seconds"] >= 0 and r["peak_rss_mb"] >= r["rss_before_build_mb"] for r in rows)
+    assert all(r["threading_layer"] in ("tbb", "omp", "workqueue") for r in rows)
 
 
 def test_parse_speed_says_when_there_is_no_graph(tmp_path):

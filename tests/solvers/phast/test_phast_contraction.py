@@ -119,6 +119,23 @@ def test_hierarchy_does_not_depend_on_the_thread_count(core_degree):
         numba.set_num_threads(before)
 
 
+def test_build_sets_its_chunk_size_and_restores_the_callers():
+    """A round's loops run one iteration a thread, so a caller's larger chunk size (which would hand every thread's
+    iteration to one thread) is replaced for the build and given back after it, also when the build fails."""
+    graph = random_graph(200, 900, seed=3, wmax=20)
+    plain = contraction.build(graph)
+    before = numba.get_parallel_chunksize()
+    try:
+        numba.set_parallel_chunksize(64)
+        _same_hierarchy(plain, contraction.build(graph))
+        assert numba.get_parallel_chunksize() == 64
+        with pytest.raises(ValueError):
+            contraction.build(graph, settle="many")
+        assert numba.get_parallel_chunksize() == 64
+    finally:
+        numba.set_parallel_chunksize(before)
+
+
 def _hub_and_rim(n):
     """A hub joined both ways to every vertex of a ring (weights 5 to the hub, 1 along the ring)."""
     arcs = [(0, v, 5) for v in range(1, n)] + [(v, 0, 5) for v in range(1, n)]

@@ -15,7 +15,8 @@ from numba import get_num_threads, njit, prange, set_parallel_chunksize
 from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
-PARALLEL_CHUNK = 32  # a round's loops hand out 32 vertices at a time: hubs' searches cost far more than others'
+PARALLEL_CHUNK = 0  # Numba's default (the range cut into one equal part a thread): a round's loops run one iteration
+# a thread, each dealt its runs of vertices (rounds._run), and a larger chunk would hand several threads' to one
 SHORT_GROUP = 32  # arcs of one vertex sorted by insertion up to this many, else by a merge sort
 
 

@@ -11,9 +11,11 @@ from numba import get_thread_id, njit, prange
 
 RECOMPUTE_PAIRS = 4096  # a vertex with more in x out pairs keeps its edge difference: its searches cost too much
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
-ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
+ROUND_PAIRS = 1 << 24  # shortcut threads (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 LAZY_SIMULATION_SHARE = 8  # settle / 8 where a core is left and the priorities are updated lazily
+BLOCK = 16  # a thread's vertices of a round come in runs of up to 16 consecutive ones (cache reuse), in 16 runs a
+# thread at least (balance)
 STAMP_LIMIT = (1 << 30) - 1  # a workspace's search stamps restart (its marks cleared) before int32 overflows
 
 
@@ -230,6 +232,13 @@ def _compact(to, wt, start, length, busy, tag):
 
 
 @njit(cache=True)
+def _run(n, threads):
+    """The run length of a round's loop over n vertices on ``threads`` threads: thread t takes runs t, t + threads,
+    ...; at most BLOCK, and short enough for BLOCK runs a thread."""
+    return max(1, min(BLOCK, n // (BLOCK * threads)))
+
+
+@njit(cache=True)
 def _list_room(a, start, length, to, busy, tag, sidx, soff, scnt, ends):
     """Entries a's list (``to[start[a]:start[a] + length[a]]``) may hold after the round: its own, and one per
     shortcut of a neighbour contracted this round whose end (``ends``) is a."""
@@ -244,14 +253,17 @@ def _list_room(a, start, length, to, busy, tag, sidx, soff, scnt, ends):
 
 
 @njit(cache=True, parallel=True)
-def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh):
+def _room(g, aff, busy, tag, sidx, soff, scnt, st, sh, threads):
     """Per affected vertex the entries its out- and in-list may hold after the round (before the removals)."""
     ost, olen, _, oto, _, ist, ilen, _, ito, _ = g
     need = np.empty((aff.size, 2), np.int64)
-    for j in prange(aff.size):
-        a = aff[j]
-        need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
-        need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
+    run = _run(aff.size, threads)
+    for t in prange(threads):
+        for lo in range(t * run, aff.size, threads * run):
+            for j in range(lo, min(lo + run, aff.size)):
+                a = aff[j]
+                need[j, 0] = _list_room(a, ost, olen, oto, busy, tag, sidx, soff, scnt, st)
+                need[j, 1] = _list_room(a, ist, ilen, ito, busy, tag, sidx, soff, scnt, sh)
     return need
 
 
@@ -277,72 +289,86 @@ def _relocate(start, cap, to, wt, end, aff, need):
     return old, to, wt, end
 
 
+@njit(cache=True)
+def _apply_one(g, a, j, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio, stale):
+    """:func:`_apply` for the affected vertex a (index j): the arcs added to its out-list."""
+    ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
+    if old_out[j] >= 0:
+        for i in range(olen[a]):
+            oto[ost[a] + i], ow[ost[a] + i] = oto[old_out[j] + i], ow[old_out[j] + i]
+    if old_in[j] >= 0:
+        for i in range(ilen[a]):
+            ito[ist[a] + i], iw[ist[a] + i] = ito[old_in[j] + i], iw[old_in[j] + i]
+    added, contracted, deepest = 0, 0, depth[a]
+    olen_a, ilen_a = olen[a:a + 1], ilen[a:a + 1]
+    for i in range(ost[a], ost[a] + olen[a]):
+        h = oto[i]
+        if busy[h] == tag:
+            contracted += 1
+            deepest = max(deepest, depth[h] + 1)
+            s0 = soff[sidx[h]]
+            for s in range(s0, s0 + scnt[sidx[h]]):
+                if st[s] == a:
+                    added += _merge(oto, ow, ost[a], olen_a, sh[s], sw[s])
+    for i in range(ist[a], ist[a] + ilen[a]):
+        h = ito[i]
+        if busy[h] == tag:
+            both = False  # h -> a and a -> h: h is counted once
+            for k in range(ist[h], ist[h] + ilen[h]):
+                both = both or ito[k] == a
+            if not both:
+                contracted += 1
+            deepest = max(deepest, depth[h] + 1)
+            s0 = soff[sidx[h]]
+            for s in range(s0, s0 + scnt[sidx[h]]):
+                if sh[s] == a:
+                    _merge(ito, iw, ist[a], ilen_a, st[s], sw[s])
+    _compact(oto, ow, ost[a], olen_a, busy, tag)
+    _compact(ito, iw, ist[a], ilen_a, busy, tag)
+    cn[a] += contracted
+    prio[a] += contracted + deepest - depth[a]
+    stale[a] = olen[a] * ilen[a] <= RECOMPUTE_PAIRS
+    depth[a] = deepest
+    return added
+
+
 @njit(cache=True, parallel=True)
-def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio, stale):
+def _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio, stale, threads):
     """Remove the round's vertices from the affected lists, insert their shortcuts (the lightest of equal arcs),
     update contracted-neighbour counts and depths, and add their gains to the priority, whose edge difference goes
     stale (a hub's, over RECOMPUTE_PAIRS in x out pairs, is never recomputed): the arcs added per affected vertex."""
-    ost, olen, _, oto, ow, ist, ilen, _, ito, iw = g
     out = np.zeros(aff.size, np.int64)
-    for j in prange(aff.size):
-        a = aff[j]
-        if old_out[j] >= 0:
-            for i in range(olen[a]):
-                oto[ost[a] + i], ow[ost[a] + i] = oto[old_out[j] + i], ow[old_out[j] + i]
-        if old_in[j] >= 0:
-            for i in range(ilen[a]):
-                ito[ist[a] + i], iw[ist[a] + i] = ito[old_in[j] + i], iw[old_in[j] + i]
-        added, contracted, deepest = 0, 0, depth[a]
-        olen_a, ilen_a = olen[a:a + 1], ilen[a:a + 1]
-        for i in range(ost[a], ost[a] + olen[a]):
-            h = oto[i]
-            if busy[h] == tag:
-                contracted += 1
-                deepest = max(deepest, depth[h] + 1)
-                s0 = soff[sidx[h]]
-                for s in range(s0, s0 + scnt[sidx[h]]):
-                    if st[s] == a:
-                        added += _merge(oto, ow, ost[a], olen_a, sh[s], sw[s])
-        for i in range(ist[a], ist[a] + ilen[a]):
-            h = ito[i]
-            if busy[h] == tag:
-                both = False  # h -> a and a -> h: h is counted once
-                for k in range(ist[h], ist[h] + ilen[h]):
-                    both = both or ito[k] == a
-                if not both:
-                    contracted += 1
-                deepest = max(deepest, depth[h] + 1)
-                s0 = soff[sidx[h]]
-                for s in range(s0, s0 + scnt[sidx[h]]):
-                    if sh[s] == a:
-                        _merge(ito, iw, ist[a], ilen_a, st[s], sw[s])
-        _compact(oto, ow, ost[a], olen_a, busy, tag)
-        _compact(ito, iw, ist[a], ilen_a, busy, tag)
-        cn[a] += contracted
-        prio[a] += contracted + deepest - depth[a]
-        stale[a] = olen[a] * ilen[a] <= RECOMPUTE_PAIRS
-        out[j] = added
-        depth[a] = deepest
+    run = _run(aff.size, threads)
+    for t in prange(threads):  # runs dealt in turn: a hub's lists cost more, and neighbours' ids cluster
+        for lo in range(t * run, aff.size, threads * run):
+            for j in range(lo, min(lo + run, aff.size)):
+                out[j] = _apply_one(g, aff[j], j, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth,
+                                    prio, stale)
     return out
 
 
 @njit(cache=True, parallel=True)
-def _reprioritize(g, ws, verts, prio, cn, depth, busy, simulate, hops, stale):
+def _reprioritize(g, ws, verts, prio, cn, depth, busy, simulate, hops, stale, threads):
     """New priorities of ``verts`` (contractions simulated with searches that settle ``simulate`` vertices), no longer
     stale: the searches run."""
     none32, none64 = np.empty(0, np.int32), np.empty(0, np.int64)
-    searches = 0
-    for j in prange(verts.size):
-        v = verts[j]
-        p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
-        prio[v] = p
-        stale[v] = False
-        searches += s
-    return searches
+    searches = np.zeros(threads, np.int64)
+    run = _run(verts.size, threads)
+    for t in prange(threads):
+        count = 0
+        for lo in range(t * run, verts.size, threads * run):
+            for j in range(lo, min(lo + run, verts.size)):
+                v = verts[j]
+                p, s = _priority(g, ws, v, cn, depth, busy, simulate, hops, none32, none64)
+                prio[v] = p
+                stale[v] = False
+                count += s
+        searches[t] = count
+    return searches.sum()
 
 
 @njit(cache=True)
-def _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale):
+def _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale, threads):
     """The local minima of the priorities (:func:`_select`), the stale priorities among them recomputed and the
     minima picked again until none is stale (lazy updates: a vertex's simulation runs only when it could be
     contracted): (set, searches)."""
@@ -352,19 +378,24 @@ def _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
         redo = sel[stale[sel]]
         if redo.size == 0:
             return sel, searches
-        searches += _reprioritize(g, ws, redo, prio, cn, depth, busy, simulate, hops, stale)
+        searches += _reprioritize(g, ws, redo, prio, cn, depth, busy, simulate, hops, stale, threads)
 
 
 @njit(cache=True, parallel=True)
-def _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw):
+def _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw, threads):
     """The shortcuts of every vertex of the round into its reserved slots: (count per vertex, searches)."""
     scnt = np.zeros(sel.size, np.int64)
-    searches = 0
-    for i in prange(sel.size):
-        c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
-        scnt[i] = c
-        searches += s
-    return scnt, searches
+    searches = np.zeros(threads, np.int64)
+    run = _run(sel.size, threads)
+    for t in prange(threads):
+        count = 0
+        for lo in range(t * run, sel.size, threads * run):
+            for i in range(lo, min(lo + run, sel.size)):
+                c, s = _shortcuts(g, ws, sel[i], busy, tag, settle, hops, True, st, sh, sw, soff[i])
+                scnt[i] = c
+                count += s
+        searches[t] = count
+    return scnt, searches.sum()
 
 
 @njit(cache=True, parallel=True)
@@ -407,7 +438,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
     stale = np.zeros(n, np.bool_)  # a priority whose edge difference predates a neighbour's contraction
     lazy = core_degree > 0  # lazy updates only where a core is left: contracting to the end, they cost levels
     simulate = max(1, settle // (LAZY_SIMULATION_SHARE if lazy else SIMULATION_SHARE))
-    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
+    searches = _reprioritize(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale, threads)
     cap = 2 * tail.size + 16
     ut, uh, uw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
     dt, dh, dw = np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int64)
@@ -417,10 +448,10 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         if core_degree > 0 and arcs_left > core_degree * (n - done):
             break
         ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
-        sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale)
+        sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale, threads)
         searches += s
         soff = np.zeros(sel.size + 1, np.int64)
-        for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
+        for i in range(sel.size):  # the set's prefix whose pairs fit the round's threads (at least one vertex)
             if i > 0 and soff[i] + ilen[sel[i]] * olen[sel[i]] > ROUND_PAIRS:
                 sel = sel[:i]
                 soff = soff[:i + 1]
@@ -432,7 +463,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             busy[sel[i]] = tag
             sidx[sel[i]] = i
         st, sh, sw = _grown(st, sh, sw, soff[-1])
-        scnt, s = _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw)
+        scnt, s = _contract_set(g, ws, sel, soff, busy, tag, settle, hops, st, sh, sw, threads)
         searches += s
         uat, dat = np.empty(sel.size, np.int64), np.empty(sel.size, np.int64)
         aff = np.empty(0, np.int64)
@@ -460,12 +491,12 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         dt, dh, dw = _grown(dt, dh, dw, nd)
         _record(sel, ost, olen, oto, ow, uat, ut, uh, uw, False)
         _record(sel, ist, ilen, ito, iw, dat, dt, dh, dw, True)
-        need = _room(g, aff, busy, tag, sidx, soff, scnt, st, sh)
+        need = _room(g, aff, busy, tag, sidx, soff, scnt, st, sh, threads)
         old_out, oto, ow, ends[0] = _relocate(ost, ocap, oto, ow, ends[0], aff, need[:, 0])
         old_in, ito, iw, ends[1] = _relocate(ist, icap, ito, iw, ends[1], aff, need[:, 1])
         g = (ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw)
-        added = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio,
-                       stale).sum()
+        added = _apply(g, aff, old_out, old_in, busy, tag, sidx, soff, scnt, st, sh, sw, cn, depth, prio, stale,
+                       threads).sum()
         shortcuts += added
         arcs_left += added
         for i in range(sel.size):
@@ -474,7 +505,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
             ilen[sel[i]] = 0
         done += sel.size
         if not lazy:  # the neighbours' priorities now, not when they could be contracted
-            searches += _reprioritize(g, ws, aff[stale[aff]], prio, cn, depth, busy, simulate, hops, stale)
+            searches += _reprioritize(g, ws, aff[stale[aff]], prio, cn, depth, busy, simulate, hops, stale, threads)
         alive = alive[rank[alive] < 0]
     ost, olen, ocap, oto, ow, ist, ilen, icap, ito, iw = g
     core = n - done
