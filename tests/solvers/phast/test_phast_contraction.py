@@ -251,3 +251,22 @@ def test_the_host_jit_is_timed_apart_from_the_build():
     contraction._WARM[0] = False
     res = gpusp.solve(graph, "phast_gpu", 0, warmup=1, trials=1, threads=1)
     assert res.counters["host_compile_s"] > 0 and res.timings.compile_s >= res.counters["host_compile_s"]
+
+
+@pytest.mark.parametrize("scale, dtype", [(1, np.int32), (10**8, np.int64)])
+def test_after_the_warm_up_a_solver_compiles_no_host_function(scale, dtype):
+    """The warm-up covers every type a build and the solver's set-up call the host functions with: a first real graph
+    (int32 or int64 distances) adds no compiled signature, so no JIT lands in the preprocessing time."""
+    from numba.core.registry import CPUDispatcher
+
+    from gpusp.solvers.phast import rounds
+
+    contraction.warm()
+    host = [f for mod in (contraction, rounds) for f in vars(mod).values() if isinstance(f, CPUDispatcher)]
+    before = {f: len(f.signatures) for f in host}
+    graph = random_graph(30, 90, seed=5)
+    graph = graph.with_weights(graph.coo()[2].astype(np.int64) * scale)
+    assert graph.dtype == dtype
+    solver = registry.get("phast_gpu").build(graph, threads=1)
+    solver.prepare_sweep(graph.n)
+    assert {f.py_func.__name__: len(f.signatures) - before[f] for f in host if len(f.signatures) > before[f]} == {}

@@ -305,8 +305,8 @@ class PhastSolver(Solver):
         h = self.h
         self.down = (h.down_ptr.astype(np.int32), h.down_tail, np.minimum(h.down_w, inf).astype(graph.dtype))
         src, dst, w = contraction.simple_arcs(graph)
-        in_ptr, in_tail, in_w = contraction.group_arcs(graph.n, h.position[dst].astype(np.int64),
-                                                 h.position[src].astype(np.int64), w)
+        # int32 keys, as the build groups its arcs: the grouping compiled (or warmed) there serves here too
+        in_ptr, in_tail, in_w = contraction.group_arcs(graph.n, h.position[dst], h.position[src], w)
         self.inarcs = (in_ptr.astype(np.int32), in_tail, in_w.astype(graph.dtype))
         self.level_ptr = h.level_ptr.astype(np.int32)
         self.preprocess_bytes = h.nbytes + sum(a.nbytes for a in self.down) + self.level_ptr.nbytes + \
