@@ -47,21 +47,15 @@ from .dsmem import (
     store_word,
     total_end,
 )
-from .persistent import block_add, tight_tree
+from .persistent import tight_tree
 from .pieces import (
     AVAIL,
-    CROSS,
     ENDED_AT,
-    EXPANDED,
     GMIN,
     LINE,
-    PHASES,
     PIECE_LINES,
-    PUSHES,
     QUIET,
-    RELAX,
     SENT,
-    SPLITS,
     STATE,
     TAIL,
     PiecesSolver,
@@ -73,6 +67,7 @@ from .pieces import (
     place,
     poll_for,
     reset_block,
+    write_back,
 )
 from .spec import (
     CLUSTERS_RCM_CUT,
@@ -252,18 +247,7 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
             threshold += delta
         epoch += 1
 
-    i = lt
-    while i < chunk:
-        if vfirst + i < n:
-            dist[vfirst + i] = load_own(store, b, HEAD + i)
-        i += per
-    block_add(ctl, RELAX, relaxed)
-    block_add(ctl, EXPANDED, expanded)
-    block_add(ctl, CROSS, cross)
-    block_add(ctl, PUSHES, pushes)
-    if b == 0 and lt == 0:
-        ctl[PHASES] = epoch + 1
-        ctl[SPLITS] = epoch
+    write_back(store, dist, ctl, b, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes)
     if tree:
         _grid_barrier(ctl, lt, bar_at, blocks)  # every distance is in global memory before the tight-arc pass
         tight_tree(indptr, indices, weights, dist, parent, inf, b * per + lt, blocks * per)

@@ -392,6 +392,25 @@ def reset_block(store, ranges, parent, remote, inbox, ctl, rank, lt, per, n, chu
             ctl[GMIN + 1] = EMPTY
 
 
+@cuda.jit(device=True)
+def write_back(store, dist, ctl, rank, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes):
+    """At the kernel's end: the block's distances into ``dist``, its threads' counts into the grid's counters and, from
+    block 0, the phases and splits of ``epoch`` + 1 phases."""
+    first = rank * chunk
+    i = lt
+    while i < chunk:
+        if first + i < n:
+            dist[first + i] = load_own(store, rank, HEAD + i)
+        i += per
+    block_add(ctl, RELAX, relaxed)
+    block_add(ctl, EXPANDED, expanded)
+    block_add(ctl, CROSS, cross)
+    block_add(ctl, PUSHES, pushes)
+    if rank == 0 and lt == 0:
+        ctl[PHASES] = epoch + 1
+        ctl[SPLITS] = epoch
+
+
 def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote, inbox, ctl, srcbuf, sim_store, n,
                    chunk, pieces, wshift, cshift, delta, inf, tree, zero):
     """The grid: reset, phases of asynchronous expansion with inboxes between pieces and splits, distances written
@@ -469,18 +488,7 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
             threshold += delta
         epoch += 1
 
-    i = lt
-    while i < chunk:
-        if first + i < n:
-            dist[first + i] = load_own(store, rank, HEAD + i)
-        i += per
-    block_add(ctl, RELAX, relaxed)
-    block_add(ctl, EXPANDED, expanded)
-    block_add(ctl, CROSS, cross)
-    block_add(ctl, PUSHES, pushes)
-    if rank == 0 and lt == 0:
-        ctl[PHASES] = epoch + 1
-        ctl[SPLITS] = epoch
+    write_back(store, dist, ctl, rank, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes)
     if tree:
         grid_sync()  # barrier: every distance is in global memory before the tight-arc pass reads it
         tight_tree(indptr, indices, weights, dist, parent, inf, rank * per + lt, pieces * per)
