@@ -26,6 +26,30 @@ def random_graph(n, m, seed, wmin=1, wmax=20, name=None):
     return gpusp.Graph.from_edges(n, src, dst, w, name=name or f"random-{n}-{m}-{seed}")
 
 
+def weighted_grid(side, seed=4):
+    """A ``side`` x ``side`` grid with an arc each way between neighbours, weights drawn from [1, 29]."""
+    rng = np.random.default_rng(seed)
+    edges = []
+    for r in range(side):
+        for c in range(side):
+            v = r * side + c
+            if c + 1 < side:
+                edges += [(v, v + 1, int(rng.integers(1, 30))), (v + 1, v, int(rng.integers(1, 30)))]
+            if r + 1 < side:
+                edges += [(v, v + side, int(rng.integers(1, 30))), (v + side, v, int(rng.integers(1, 30)))]
+    return _g(side * side, edges, f"grid{side}")
+
+
+def solver(label, **defaults):
+    """``solve(graph, source=0, **kw)``: ``gpusp.solve`` of solver ``label`` without warm-up, its keywords defaulting
+    to ``defaults``."""
+
+    def solve(graph, source=0, **kw):
+        return gpusp.solve(graph, label, source, **{"warmup": 0, **defaults, **kw})
+
+    return solve
+
+
 def sssp_cases(negative: bool = False):
     """Graphs with unreachable vertices, zero weights, duplicates, self-loops, n = 1, odd sizes."""
     cases = [

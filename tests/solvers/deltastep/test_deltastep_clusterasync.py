@@ -8,7 +8,7 @@ sm_90 in test_deltastep_cluster.py, and the device runs check the hardware (benc
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, random_graph, solver, sssp_cases, weighted_grid
 
 import gpusp
 from gpusp.errors import SolverError
@@ -19,10 +19,7 @@ from gpusp.solvers.deltastep import spec as rules
 CASES = sssp_cases()
 
 
-def _solve(graph, source=0, **kw):
-    kw.setdefault("warmup", 0)
-    kw.setdefault("cluster", 4)
-    return gpusp.solve(graph, "deltastep_clusterasync", source, **kw)
+_solve = solver("deltastep_clusterasync", cluster=4)
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
@@ -87,16 +84,7 @@ def test_grid_relabels_inside_a_phase():
     """A weighted 12 x 12 grid in one bucket: many vertices are lowered again after their first expansion, so
     phases end only when the counts balance after every re-expansion."""
     side = 12
-    edges = []
-    rng = np.random.default_rng(4)
-    for r in range(side):
-        for c in range(side):
-            v = r * side + c
-            if c + 1 < side:
-                edges += [(v, v + 1, int(rng.integers(1, 30))), (v + 1, v, int(rng.integers(1, 30)))]
-            if r + 1 < side:
-                edges += [(v, v + side, int(rng.integers(1, 30))), (v + side, v, int(rng.integers(1, 30)))]
-    grid = _g(side * side, edges, "grid12")
+    grid = weighted_grid(side)
     res = _solve(grid, 0, delta=10**6, cluster=8)
     assert_sssp_ok(grid, 0, res)
     assert res.counters["expansions"] >= side * side

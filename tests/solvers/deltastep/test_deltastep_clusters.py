@@ -10,7 +10,7 @@ check the hardware.
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, random_graph, solver, sssp_cases, weighted_grid
 
 import gpusp
 from gpusp.errors import SolverError
@@ -22,14 +22,7 @@ from gpusp.solvers.deltastep.clusters import cluster_ids
 CASES = sssp_cases()
 
 
-def _solve(graph, source=0, **kw):
-    kw.setdefault("warmup", 0)
-    kw.setdefault("clusters", 2)
-    kw.setdefault("cluster", 2)
-    kw.setdefault("stripe", 2)
-    kw.setdefault("order", "ids")
-    kw.setdefault("block", 128)
-    return gpusp.solve(graph, "deltastep_clusters", source, **kw)
+_solve = solver("deltastep_clusters", clusters=2, cluster=2, stripe=2, order="ids", block=128)
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
@@ -114,16 +107,7 @@ def test_grid_relabels_across_clusters():
     first expansion, from their block, their cluster and through the inboxes, so phases end only when every
     re-expansion is settled; 100 ids over 3 parts leave padding."""
     side = 10
-    rng = np.random.default_rng(4)
-    edges = []
-    for r in range(side):
-        for c in range(side):
-            v = r * side + c
-            if c + 1 < side:
-                edges += [(v, v + 1, int(rng.integers(1, 30))), (v + 1, v, int(rng.integers(1, 30)))]
-            if r + 1 < side:
-                edges += [(v, v + side, int(rng.integers(1, 30))), (v + side, v, int(rng.integers(1, 30)))]
-    grid = _g(side * side, edges, "grid10")
+    grid = weighted_grid(side)
     res = _solve(grid, 0, clusters=3, delta=10**6)
     assert_sssp_ok(grid, 0, res)
     assert res.counters["expansions"] >= side * side and res.counters["pushes"] >= 2

@@ -9,7 +9,7 @@ arc to another; the kernel compiles for sm_90 in the compile gate, and the devic
 
 import numpy as np
 import pytest
-from cases import _g, assert_sssp_ok, random_graph, sssp_cases
+from cases import _g, assert_sssp_ok, random_graph, solver, sssp_cases, weighted_grid
 
 import gpusp
 from gpusp.errors import SolverError
@@ -20,11 +20,7 @@ from gpusp.solvers.deltastep import spec as rules
 CASES = sssp_cases()
 
 
-def _solve(graph, source=0, **kw):
-    kw.setdefault("warmup", 0)
-    kw.setdefault("grid", 3)
-    kw.setdefault("block", 128)
-    return gpusp.solve(graph, "deltastep_pieces", source, **kw)
+_solve = solver("deltastep_pieces", grid=3, block=128)
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
@@ -111,16 +107,7 @@ def test_grid_relabels_across_pieces():
     """A weighted 10 x 10 grid in one bucket over four pieces: vertices are lowered again after their first expansion,
     from their own piece and through the inboxes, so phases end only when every re-expansion is settled."""
     side = 10
-    rng = np.random.default_rng(4)
-    edges = []
-    for r in range(side):
-        for c in range(side):
-            v = r * side + c
-            if c + 1 < side:
-                edges += [(v, v + 1, int(rng.integers(1, 30))), (v + 1, v, int(rng.integers(1, 30)))]
-            if r + 1 < side:
-                edges += [(v, v + side, int(rng.integers(1, 30))), (v + side, v, int(rng.integers(1, 30)))]
-    grid = _g(side * side, edges, "grid10")
+    grid = weighted_grid(side)
     res = _solve(grid, 0, delta=10**6, grid=4)
     assert_sssp_ok(grid, 0, res)
     assert res.counters["expansions"] >= side * side and res.counters["pushes"] >= 3

@@ -38,10 +38,8 @@ from .dsmem import (
     atomic_min_own,
     atomic_or_own,
     cluster_sync,
-    exchange_own,
     load,
     load_own,
-    low_bit,
     pause,
     peer,
     store_of,
@@ -49,24 +47,17 @@ from .dsmem import (
     store_word,
     total_end,
 )
-from .persistent import block_add, tight_tree
+from .persistent import tight_tree
 from .pieces import (
     AVAIL,
-    CROSS,
     ENDED_AT,
-    EXPANDED,
     GMIN,
     LINE,
-    PHASES,
     PIECE_LINES,
-    PUSHES,
     QUIET,
-    RELAX,
     SENT,
-    SPLITS,
     STATE,
     TAIL,
-    VACANT,
     PiecesSolver,
     _grid_quiet,
     _read,
@@ -74,6 +65,9 @@ from .pieces import (
     _wake,
     expand_for,
     place,
+    poll_for,
+    reset_block,
+    write_back,
 )
 from .spec import (
     CLUSTERS_RCM_CUT,
@@ -84,7 +78,7 @@ from .spec import (
 )
 
 GRANTED = QUIET + 1  # the block's tail word after pieces': inbox entries granted to it this trial (by its manager)
-_expand = expand_for(True)
+_poll = poll_for(expand_for(True))
 
 
 @cuda.jit(device=True)
@@ -184,39 +178,8 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
     bar_at = PIECE_LINES + LINE * blocks
     vfirst = b * chunk
     base = numba.int64(indptr[min(vfirst, n)])  # the block's first arc: its packed ranges count from here
-    i = lt
-    while i < chunk:
-        store_own(store, b, HEAD + i, inf)
-        store_own(store, b, HEAD + chunk + i, ranges[vfirst + i])
-        if vfirst + i < n:
-            parent[vfirst + i] = -1
-            remote[vfirst + i] = numba.int64(inf) << 1
-        i += per
-    i = lt
-    while i < 1 << cshift:
-        inbox[(b << cshift) + i] = VACANT
-        i += per
-    i = lt
-    while i < words:
-        store_own(store, b, bits_at + i, 0)
-        i += per
-    i = lt
-    while i < HEAD:
-        store_own(store, b, i, EMPTY if i >= BMIN else 0)
-        i += per
-    i = lt
-    while i < GRANTED + 1:
-        store_own(store, b, tail_at + i, 0)  # QUIET 0: every cluster starts busy
-        i += per
-    if lt == 0:
-        ctl[PIECE_LINES + LINE * b + TAIL] = 0
-        ctl[PIECE_LINES + LINE * b + STATE] = 1  # busy, nothing sent or received (read for first blocks only)
-        if b == 0:
-            for c in range(CROSS + 1):
-                ctl[c] = 0
-            ctl[ENDED_AT] = 0
-            ctl[GMIN] = EMPTY
-            ctl[GMIN + 1] = EMPTY
+    # QUIET 0: every cluster starts busy; STATE 1: busy, nothing sent or received (read for first blocks only)
+    reset_block(store, ranges, parent, remote, inbox, ctl, b, lt, per, n, chunk, wshift, cshift, inf, GRANTED + 1, 0, 1)
     _grid_barrier(ctl, lt, bar_at, blocks)  # every block's words are reset before the source is marked
     source = srcbuf[0]  # host memory mapped into the device: each trial's source without a new launch setup
     if lt == 0 and b == source // chunk:
@@ -242,23 +205,9 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
     while True:
         while True:  # phase: expand what is marked, take what the inbox holds, until the grid is quiet
             if lane < 0:
-                for pair in range(pairs):
-                    j = lt + 2 * workers * pair  # the thread's two words first, then their vertices in one loop
-                    todo = numba.int64(0)
-                    if j < words and load_own(store, b, bits_at + j) != 0:
-                        todo = numba.int64(exchange_own(store, b, bits_at + j, 0)) & 0xFFFFFFFF
-                    if j + workers < words and load_own(store, b, bits_at + j + workers) != 0:
-                        todo |= (numba.int64(exchange_own(store, b, bits_at + j + workers, 0)) & 0xFFFFFFFF) << 32
-                    while todo != 0:
-                        bit = low_bit(todo)
-                        todo &= todo - 1
-                        i = ((bit & 31) << wshift) | (j + workers * (bit >> 5))
-                        deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, b, first, ranks, i, chunk,
-                                                 wshift, cshift, tail_at, base, threshold, zero)
-                        relaxed += deg
-                        cross += out
-                        pushes += sent
-                        expanded += 1
+                relaxed, cross, pushes, expanded = _poll(store, indptr, arcs, remote, inbox, ctl, b, first, ranks, lt,
+                                                         workers, pairs, chunk, wshift, cshift, tail_at, base,
+                                                         threshold, zero, relaxed, cross, pushes, expanded)
                 _take(store, remote, inbox, b, chunk, wshift, cshift, threshold, tail_at)
             if manager:
                 _manage(store, ctl, first, ranks, lane, tail_at)
@@ -298,18 +247,7 @@ def clusters_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remot
             threshold += delta
         epoch += 1
 
-    i = lt
-    while i < chunk:
-        if vfirst + i < n:
-            dist[vfirst + i] = load_own(store, b, HEAD + i)
-        i += per
-    block_add(ctl, RELAX, relaxed)
-    block_add(ctl, EXPANDED, expanded)
-    block_add(ctl, CROSS, cross)
-    block_add(ctl, PUSHES, pushes)
-    if b == 0 and lt == 0:
-        ctl[PHASES] = epoch + 1
-        ctl[SPLITS] = epoch
+    write_back(store, dist, ctl, b, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes)
     if tree:
         _grid_barrier(ctl, lt, bar_at, blocks)  # every distance is in global memory before the tight-arc pass
         tight_tree(indptr, indices, weights, dist, parent, inf, b * per + lt, blocks * per)

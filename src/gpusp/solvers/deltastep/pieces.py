@@ -200,7 +200,41 @@ def expand_for(clustered: bool):
     return expand
 
 
-_expand = expand_for(False)
+def poll_for(expand):
+    """The device function of one polling pass over a block's bitmap with ``expand`` (:func:`expand_for`'s): each
+    thread takes its pairs of words (words ``lt + 2 x workers x pair`` and ``workers`` further) and expands their
+    marked vertices. Returns the thread's running counts (arcs examined, arcs through global memory, entries sent,
+    expansions) with the pass's added: the counts go in rather than the pass's alone coming back, which keeps the
+    kernels' register use that of the loop written in place."""
+
+    @cuda.jit(device=True)
+    def poll(store, indptr, arcs, remote, inbox, ctl, rank, first, ranks, lt, workers, pairs, chunk, wshift, cshift,
+             tail_at, base, threshold, zero, relaxed, cross, pushes, expanded):
+        words = 1 << wshift
+        bits_at = HEAD + 2 * chunk
+        for pair in range(pairs):
+            j = lt + 2 * workers * pair  # the thread's two words first, then their vertices in one loop
+            todo = numba.int64(0)
+            if j < words and load_own(store, rank, bits_at + j) != 0:
+                todo = numba.int64(exchange_own(store, rank, bits_at + j, 0)) & 0xFFFFFFFF
+            if j + workers < words and load_own(store, rank, bits_at + j + workers) != 0:
+                todo |= (numba.int64(exchange_own(store, rank, bits_at + j + workers, 0)) & 0xFFFFFFFF) << 32
+            while todo != 0:
+                bit = low_bit(todo)
+                todo &= todo - 1
+                i = ((bit & 31) << wshift) | (j + workers * (bit >> 5))
+                deg, out, sent = expand(store, indptr, arcs, remote, inbox, ctl, rank, first, ranks, i, chunk, wshift,
+                                        cshift, tail_at, base, threshold, zero)
+                relaxed += deg
+                cross += out
+                pushes += sent
+                expanded += 1
+        return relaxed, cross, pushes, expanded
+
+    return poll
+
+
+_poll = poll_for(expand_for(False))
 
 
 @cuda.jit(device=True)
@@ -313,17 +347,16 @@ def _split_sync(store, ctl, rank, lt, tail_at, value, slot):
     return _read(ctl, GMIN + slot) if slot >= 0 else EMPTY
 
 
-def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote, inbox, ctl, srcbuf, sim_store, n,
-                   chunk, pieces, wshift, cshift, delta, inf, tree, zero):
-    """The grid: reset, phases of asynchronous expansion with inboxes between pieces and splits, distances written
-    back, then parents."""
-    store = store_of(sim_store)
-    rank, lt, per = place(store)
+@cuda.jit(device=True)
+def reset_block(store, ranges, parent, remote, inbox, ctl, rank, lt, per, n, chunk, wshift, cshift, inf, tails, quiet,
+                state):
+    """A block's reset at the kernel's start: its piece's distances (``inf``), arc ranges, parents and global words,
+    its inbox, bitmap and head words, its first ``tails`` tail words (QUIET: ``quiet``, the others 0), its ctl line
+    (published state ``state``) and, in block 0, the grid's counters, end flag and smallest waiting distances."""
     words = 1 << wshift
     bits_at = HEAD + 2 * chunk
     tail_at = bits_at + words
     first = rank * chunk
-    base = numba.int64(indptr[min(first, n)])  # the piece's first arc: its packed ranges count from here
     i = lt
     while i < chunk:
         store_own(store, rank, HEAD + i, inf)
@@ -345,18 +378,52 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
         store_own(store, rank, i, EMPTY if i >= BMIN else 0)
         i += per
     i = lt
-    while i < QUIET + 1:
-        store_own(store, rank, tail_at + i, 1 if i == QUIET else 0)
+    while i < tails:
+        store_own(store, rank, tail_at + i, quiet if i == QUIET else 0)
         i += per
     if lt == 0:
         ctl[PIECE_LINES + LINE * rank + TAIL] = 0
-        ctl[PIECE_LINES + LINE * rank + STATE] = 0  # quiet, nothing sent or received
+        ctl[PIECE_LINES + LINE * rank + STATE] = state
         if rank == 0:
             for c in range(CROSS + 1):
                 ctl[c] = 0
             ctl[ENDED_AT] = 0
             ctl[GMIN] = EMPTY
             ctl[GMIN + 1] = EMPTY
+
+
+@cuda.jit(device=True)
+def write_back(store, dist, ctl, rank, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes):
+    """At the kernel's end: the block's distances into ``dist``, its threads' counts into the grid's counters and, from
+    block 0, the phases and splits of ``epoch`` + 1 phases."""
+    first = rank * chunk
+    i = lt
+    while i < chunk:
+        if first + i < n:
+            dist[first + i] = load_own(store, rank, HEAD + i)
+        i += per
+    block_add(ctl, RELAX, relaxed)
+    block_add(ctl, EXPANDED, expanded)
+    block_add(ctl, CROSS, cross)
+    block_add(ctl, PUSHES, pushes)
+    if rank == 0 and lt == 0:
+        ctl[PHASES] = epoch + 1
+        ctl[SPLITS] = epoch
+
+
+def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote, inbox, ctl, srcbuf, sim_store, n,
+                   chunk, pieces, wshift, cshift, delta, inf, tree, zero):
+    """The grid: reset, phases of asynchronous expansion with inboxes between pieces and splits, distances written
+    back, then parents."""
+    store = store_of(sim_store)
+    rank, lt, per = place(store)
+    words = 1 << wshift
+    bits_at = HEAD + 2 * chunk
+    tail_at = bits_at + words
+    first = rank * chunk
+    base = numba.int64(indptr[min(first, n)])  # the piece's first arc: its packed ranges count from here
+    # every piece starts quiet, nothing sent or received
+    reset_block(store, ranges, parent, remote, inbox, ctl, rank, lt, per, n, chunk, wshift, cshift, inf, QUIET + 1, 1, 0)
     grid_sync()  # barrier: every piece's words are reset before the source is marked
     source = srcbuf[0]  # host memory mapped into the device: each trial's source without a new launch setup
     if lt == 0 and rank == source // chunk:
@@ -383,24 +450,9 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
     while True:
         while True:  # phase: expand what is marked, take what the inbox holds, until the grid is quiet
             if lane < 0:
-                for pair in range(pairs):
-                    # the thread's two words first, then their vertices in one loop (as clusterasync)
-                    j = lt + 2 * workers * pair
-                    todo = numba.int64(0)
-                    if j < words and load_own(store, rank, bits_at + j) != 0:
-                        todo = numba.int64(exchange_own(store, rank, bits_at + j, 0)) & 0xFFFFFFFF
-                    if j + workers < words and load_own(store, rank, bits_at + j + workers) != 0:
-                        todo |= (numba.int64(exchange_own(store, rank, bits_at + j + workers, 0)) & 0xFFFFFFFF) << 32
-                    while todo != 0:
-                        b = low_bit(todo)
-                        todo &= todo - 1
-                        i = ((b & 31) << wshift) | (j + workers * (b >> 5))
-                        deg, out, sent = _expand(store, indptr, arcs, remote, inbox, ctl, rank, rank, 1, i, chunk,
-                                                 wshift, cshift, tail_at, base, threshold, zero)
-                        relaxed += deg
-                        cross += out
-                        pushes += sent
-                        expanded += 1
+                relaxed, cross, pushes, expanded = _poll(store, indptr, arcs, remote, inbox, ctl, rank, rank, 1, lt,
+                                                         workers, pairs, chunk, wshift, cshift, tail_at, base,
+                                                         threshold, zero, relaxed, cross, pushes, expanded)
                 _take(store, remote, inbox, rank, chunk, wshift, cshift, threshold, tail_at)
             elif lane == 0:
                 seen = _refresh(store, ctl, rank, tail_at, seen)
@@ -436,18 +488,7 @@ def pieces_wave_py(indptr, indices, weights, arcs, ranges, dist, parent, remote,
             threshold += delta
         epoch += 1
 
-    i = lt
-    while i < chunk:
-        if first + i < n:
-            dist[first + i] = load_own(store, rank, HEAD + i)
-        i += per
-    block_add(ctl, RELAX, relaxed)
-    block_add(ctl, EXPANDED, expanded)
-    block_add(ctl, CROSS, cross)
-    block_add(ctl, PUSHES, pushes)
-    if rank == 0 and lt == 0:
-        ctl[PHASES] = epoch + 1
-        ctl[SPLITS] = epoch
+    write_back(store, dist, ctl, rank, lt, per, n, chunk, epoch, relaxed, expanded, cross, pushes)
     if tree:
         grid_sync()  # barrier: every distance is in global memory before the tight-arc pass reads it
         tight_tree(indptr, indices, weights, dist, parent, inf, rank * per + lt, pieces * per)
