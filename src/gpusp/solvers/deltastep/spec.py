@@ -365,6 +365,9 @@ CLUSTERASYNC = SolverSpec(
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
     + note(4 * (N + par("cluster") * par("stripe")), "the packed arc ranges"))
 
+PIECES_DELTA = Param("delta", 0, f"bucket width (0: {PIECES_DELTA_WIDTH} x mean arc weight / mean out-degree, "
+                     "clusterasync's rule)", minimum=0)
+
 PIECES = SolverSpec(
     "deltastep_pieces", "sssp", "gpu", "-", "near-far delta-stepping without rounds past one cluster: the graph in "
     "pieces of consecutive ids, one per block of a cooperative grid, each piece's distances and marks in its "
@@ -372,8 +375,7 @@ PIECES = SolverSpec(
     "queue the head in its piece's inbox; a bucket ends when the pieces' published counts show the grid quiet, "
     "grid barriers only between buckets; for road networks past one cluster; int32 distances",
     "gpusp.solvers.deltastep.pieces:PiecesSolver",
-    params=(Param("delta", 0, f"bucket width (0: {PIECES_DELTA_WIDTH} x mean arc weight / mean out-degree, "
-                  "clusterasync's rule)", minimum=0),
+    params=(PIECES_DELTA,
             Param("grid", 0, "pieces, one block each, all co-resident (0: one per multiprocessor); each piece "
                   f"must fit one block's shared memory (n <= {pieces_max_n()} at {PIECES_REFERENCE_SMS})",
                   minimum=0),
@@ -396,8 +398,7 @@ CLUSTERS = SolverSpec(
     "ends when the clusters' published counts show the grid quiet; for road networks past one cluster; int32 "
     "distances",
     "gpusp.solvers.deltastep.clusters:ClustersSolver",
-    params=(Param("delta", 0, f"bucket width (0: {PIECES_DELTA_WIDTH} x mean arc weight / mean out-degree, "
-                  "clusterasync's rule)", minimum=0),
+    params=(PIECES_DELTA,
             Param("clusters", 0, "clusters, all resident at once, one part of the graph each (0: the fewest whose "
                   f"shared memory holds the graph with at most {CLUSTERS_BLOCK_VERTICES} vertices a block, at most "
                   f"{CLUSTERS_REFERENCE}; n <= {clusters_max_n()} at {CLUSTERS_REFERENCE} of 16)", minimum=0,

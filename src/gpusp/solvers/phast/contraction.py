@@ -15,8 +15,9 @@ from numba import get_num_threads, njit, prange, set_parallel_chunksize
 from .rounds import _bigger, _pop, _push, contract
 
 INF = np.int64(2**62)
-PARALLEL_CHUNK = 0  # Numba's default (the range cut into one equal part a thread): a round's loops run one iteration
-# a thread, each dealt its runs of vertices (rounds._run), and a larger chunk would hand several threads' to one
+# Numba's default chunk (one equal part a thread): a round's loops run one iteration a thread, each dealing itself
+# its runs of vertices (rounds._run); a larger chunk would hand several threads' iterations to one
+PARALLEL_CHUNK = 0
 SHORT_GROUP = 32  # arcs of one vertex sorted by insertion up to this many, else by a merge sort
 
 

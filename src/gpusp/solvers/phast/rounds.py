@@ -11,7 +11,7 @@ from numba import get_thread_id, njit, prange
 
 RECOMPUTE_PAIRS = 4096  # a vertex with more in x out pairs keeps its edge difference: its searches cost too much
 HEAP_CAP = 1 << 16  # witness-search heap entries a thread; a search that would exceed them stops (bounded, exact)
-ROUND_PAIRS = 1 << 24  # shortcut threads (in x out pairs) one round reserves at most: the set is cut to fit
+ROUND_PAIRS = 1 << 24  # shortcut slots (in x out pairs) one round reserves at most: the set is cut to fit
 SIMULATION_SHARE = 4  # a priority's witness searches (a simulation) stop after settle / 4 settled vertices
 LAZY_SIMULATION_SHARE = 8  # settle / 8 where a core is left and the priorities are updated lazily
 BLOCK = 16  # a thread's vertices of a round come in runs of up to 16 consecutive ones (cache reuse), in 16 runs a
@@ -451,7 +451,7 @@ def contract(n, tail, head, w, settle, hops, core_degree, threads):
         sel, s = _independent_set(g, ws, alive, prio, cn, depth, busy, simulate, hops, stale, threads)
         searches += s
         soff = np.zeros(sel.size + 1, np.int64)
-        for i in range(sel.size):  # the set's prefix whose pairs fit the round's threads (at least one vertex)
+        for i in range(sel.size):  # the set's prefix whose pairs fit the round's slots (at least one vertex)
             if i > 0 and soff[i] + ilen[sel[i]] * olen[sel[i]] > ROUND_PAIRS:
                 sel = sel[:i]
                 soff = soff[:i + 1]
