@@ -138,6 +138,18 @@ def test_a_split_result_is_split_into_rows(monkeypatch, store):
     assert [(r.id, r.verdict) for r in rows] == [("9.9 (a, c)", f.HOLDS), ("9.9 (b)", f.NOT_HOLD)]
 
 
+def test_a_split_rows_grid_labels_are_set_apart_by_semicolons(monkeypatch, store):
+    """A grid cell's label carries commas ('n = 80, B = 8'): commas between cells would run the labels together."""
+    monkeypatch.setattr(f, "judge_cell", lambda s, cell, r: f.Cell(
+        cell["label"], f.NOT_HOLD if cell["label"] == "n = 80, B = 16" else f.HOLDS, "", "n"))
+    item = {"id": "9.9", "paper": "002", "section": "s", "statement": "t", "kind": "measured",
+            "test": {"type": "ratio", "num": ["v1=random-{n}|a|block_size-{B}"], "den": ["v2=random-{n}|b|block_size-{B}"],
+                     "grid": {"n": [80, 160], "B": [8, 16]}}}
+    rows = f.judge_statement(store, item, RULE)
+    assert [(r.id, r.verdict) for r in rows] == [("9.9 (n = 80, B = 8; n = 160, B = 8; n = 160, B = 16)", f.HOLDS),
+                                                  ("9.9 (n = 80, B = 16)", f.NOT_HOLD)]
+
+
 def test_the_transfer_figure_draws_the_numbers_rows_4_1_to_4_3_judge(store):
     """Paper 004's transfer figure and the findings read one function (gpusp.report.metrics): the same values."""
     from gpusp.report import paperfigs
@@ -224,7 +236,7 @@ def test_row_1_5b_judges_the_profiled_bytes_once_r39traffic_has_them(items, tmp_
              else 1e6, "l2_bytes": 5e6} for n in (4096, 16384) for s in ("nsssp_global", "nsssp_shared")]
     pd.DataFrame(rows).to_csv(table, index=False)
     judged = f.judge_statement(f.Store(tmp_path), _ready(items, "1.5b"), RULE)
-    cells = "1.5b (n = 4096, bytes = {b}, n = 16384, bytes = {b})"
+    cells = "1.5b (n = 4096, bytes = {b}; n = 16384, bytes = {b})"
     assert {r.id: r.verdict for r in judged} == {cells.format(b="dram_bytes"): f.HOLDS,
                                                  cells.format(b="l2_bytes"): f.NOT_HOLD}
     pd.DataFrame(rows[:3]).to_csv(table, index=False)

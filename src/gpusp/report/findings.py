@@ -507,7 +507,9 @@ def judge_statement(store: Store, item: dict, rule: Rule) -> list[Row]:
         groups.setdefault(cell.verdict, []).append(cell)
     rows = []
     for verdict, members in groups.items():
-        label = "" if len(groups) == 1 else " (" + ", ".join(c.label for c in members) + ")"
+        # a grid cell's label ('n = 80, B = 8') holds commas: such labels are set apart by semicolons
+        sep = "; " if any("," in c.label for c in members) else ", "
+        label = "" if len(groups) == 1 else " (" + sep.join(c.label for c in members) + ")"
         rows.append(Row(**{**base.__dict__, "id": base.id + label, "verdict": verdict, "cells": members}))
     return rows
 
