@@ -52,7 +52,7 @@ SCRIPTS = {
     "h200/launch_micro.py": "imports", "h200/round_floor.py": "imports", "h200/one_source.py": "imports",
     "h200/launch_micro.cu": "none",
     **{f"h200/{name}.sh": "bash -n" for name in ("run", "env", "calls", "compare", "launch", "road", "peers",
-                                                 "peers-workflow", "snakemake", "scale")},
+                                                 "peers-workflow", "snakemake", "scale", "lanes")},
 }
 # Scripts moved into their write-up's archive (benchmarks/archive/): unpacking one puts them back beside these.
 ARCHIVED = {"sssp_road_table.py", "sssp_round_model.py", "h200/peers_table.py", "h200/cluster_micro.py",

@@ -332,9 +332,23 @@ def test_scaling_joins_sizes_of_one_generator_only_and_splits_problems():
     samples = table(*groups)
     fig = plots.figure("scaling", samples, summary_table(samples))
     titles = sorted({ax.get_title() for ax in fig.axes if ax.get_title()})
-    assert titles == ["APSP · random wmax=20", "SSSP · random wmax=20"]
+    assert titles == ["APSP · every graph", "APSP · random wmax=20", "SSSP · every graph", "SSSP · random wmax=20"]
     assert "no scaling" in plots.figure("scaling", samples[samples["graph"] == "ny"],
                                         summary_table(samples[samples["graph"] == "ny"]))
+
+
+def test_scaling_shows_graphs_of_one_size_as_points_never_joined():
+    """kron-22 and a road network, one size each: no family curve, but every graph's solvers as points."""
+    samples = table(runs("ny", "deltastep_gpu", "gpu", [5.0] * 2, n=264346, m=733846),
+                    runs("ny", "gapbs_sssp", "cpu", [4.0] * 2, n=264346, m=733846),
+                    runs("kron-22", "deltastep_gpu", "gpu", [18.0] * 2, n=4194304, m=128305846, family="kron"),
+                    runs("kron-22", "gapbs_sssp", "cpu", [158.0] * 2, n=4194304, m=128305846, family="kron"))
+    fig = plots.figure("scaling", samples, summary_table(samples))
+    drawn = [ax for ax in fig.axes if ax.get_title()]
+    assert sorted({ax.get_title() for ax in drawn}) == ["SSSP · every graph"]
+    for ax in drawn:
+        assert sum(len(c.get_offsets()) for c in ax.collections) == 4  # two solvers on two graphs
+        assert all(len(line.get_xdata()) < 2 for line in ax.get_lines())  # no curve joins the two graphs
 
 
 def test_simulated_is_said_for_simulated_gpu_times_only():
@@ -367,12 +381,12 @@ def test_report_html(report):
     assert "SIMULATED" in text
     assert "Fastest solver per graph" in text and "bellmanford_naive block-32" in text  # the landing page
     # with the run's provenance and raw data as report items
-    for name in ("summary.csv", "time_per_solver.png", "speedup.png", "throughput.png", "environment.csv",
-                 "graphs.csv", "records.tar.gz", "samples.csv"):
+    # (scaling.png: the tiny sweep's graphs differ in size, so its every-graph row of points is drawn)
+    for name in ("summary.csv", "time_per_solver.png", "speedup.png", "throughput.png", "scaling.png",
+                 "environment.csv", "graphs.csv", "records.tar.gz", "samples.csv"):
         assert name in text, name
-    # the tiny sweep has no tile sweep and no generator at two sizes: no empty placeholders of those figures
-    for name in ("tile_heatmap.png", "scaling.png"):
-        assert name not in text, name
+    # the tiny sweep has no tile sweep: no empty placeholder of that figure
+    assert "tile_heatmap.png" not in text
 
 
 def chromium(url, tmp_path, *flags, timeout=180) -> subprocess.CompletedProcess:

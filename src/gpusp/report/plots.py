@@ -350,40 +350,56 @@ def scaling_families(summary) -> list[str]:
     return sorted(sizes.index[(sizes["n"] > 1) | (sizes["m"] > 1)])
 
 
+def _best_per_graph(part: pd.DataFrame) -> pd.DataFrame:
+    """Each solver's best configuration per graph (validated ones first), with its device's legend name and GTEPS."""
+    ranked = part.assign(_ok=part["validated"].map(_is_true).astype(bool))
+    best = ranked.sort_values(["_ok", "median_ms"], ascending=[False, True]).groupby(
+        ["solver", "graph"], as_index=False).first()
+    best["device"] = best["device"].map(lambda d: DEVICE_STYLE.get(d, DEVICE_STYLE["gpu"])[0])
+    best["gteps"] = best["m"] / (best["median_ms"] * 1e-3) / 1e9
+    return best
+
+
 def scaling(samples, summary, peak=None):
     """How cost grows as work grows: each solver's best median time a source and its rate (GTEPS: arcs over that
-    time) against the graph's arcs, log-log, one row of panels per graph family and problem; peers beside ours."""
-    families = scaling_families(summary)
-    if not families:
-        return "no scaling curve: no graph family was measured at two or more sizes (curves never join unrelated graphs)"
-    data = _prepare(summary.dropna(subset=["median_ms"]))
-    data = data[data["graph_family"].isin(families)]
+    time) against the graph's arcs, log-log, peers beside ours: one row of curves per graph family measured at two or
+    more sizes and problem, then one row of points over every graph of the problem (families of one size included;
+    points, not curves, since unrelated graphs are not sizes of one thing)."""
+    data = summary.dropna(subset=["median_ms"]) if "median_ms" in summary else summary.iloc[:0]
+    if not len(data):
+        return "no scaling figure: nothing was measured"
+    data = _prepare(data)
+    families = set(scaling_families(summary))
     found = machines(data)
-    rows = [(family, problem, machine, part) for family in families for problem in sorted(data["problem"].unique())
-            for machine in found
-            for part in [_on_machine(data[(data["graph_family"] == family) & (data["problem"] == problem)], *machine)]
-            if part["m"].nunique() > 1]
+    rows = []
+    for problem in sorted(data["problem"].unique()):
+        for machine in found:
+            part = _on_machine(data[data["problem"] == problem], *machine)
+            rows += [(family, problem, machine, part[part["graph_family"] == family], True)
+                     for family in sorted(families & set(part["graph_family"].dropna()))
+                     if part.loc[part["graph_family"] == family, "m"].nunique() > 1]
+            if part["graph"].nunique() > 1 and part["m"].nunique() > 1:
+                rows.append(("every graph", problem, machine, part, False))
     if not rows:
-        return "no scaling curve: no graph family was measured at two or more sizes on one machine and problem"
+        return "no scaling figure: no problem was measured on two or more graphs of different sizes on one machine"
     fig, axes = plt.subplots(len(rows), 2, figsize=(13, 4.2 * len(rows)), squeeze=False, layout="constrained")
-    for row, (family, problem, machine, part) in zip(axes, rows):
-        # each solver's best configuration per graph, validated ones first
-        ranked = part.assign(_ok=part["validated"].map(_is_true).astype(bool))
-        best = ranked.sort_values(["_ok", "median_ms"], ascending=[False, True]).groupby(
-            ["solver", "graph"], as_index=False).first()
-        best["device"] = best["device"].map(lambda d: DEVICE_STYLE.get(d, DEVICE_STYLE["gpu"])[0])
-        best["gteps"] = best["m"] / (best["median_ms"] * 1e-3) / 1e9
+    for row, (family, problem, machine, part, curve) in zip(axes, rows):
+        best = _best_per_graph(part)
         for ax, y, label in zip(row, ("median_ms", "gteps"), ("best median time a source (ms, log)",
                                                                 "GTEPS: arcs / time a source (10^9/s, log)")):
-            sns.lineplot(data=best, x="m", y=y, hue="solver", style="device", markers=True, ax=ax,
-                         legend=y == "gteps")
+            if curve:
+                sns.lineplot(data=best, x="m", y=y, hue="solver", style="device", markers=True, ax=ax,
+                             legend=y == "gteps")
+            else:
+                sns.scatterplot(data=best.fillna({"graph_family": "-"}), x="m", y=y, hue="solver",
+                                style="graph_family", s=60, ax=ax, legend=y == "gteps")
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("arcs m (log)")
             ax.set_ylabel(label)
             ax.set_title(f"{problem.upper()} · {family}" + (f" · {_machine_text(*machine)}" if len(found) > 1 else ""))
         row[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
-    _banner(fig, _simulated(data).any(), "Scaling: time a source and rate against arcs, within each graph family")
+    _banner(fig, _simulated(data).any(), "Scaling: time a source and rate against arcs (curves within a graph family)")
     return fig
 
 
