@@ -17,7 +17,7 @@ mkdir -p "$O"
 . benchmarks/h200/env.sh
 pack() { tar czf "$OUT/res.tar.gz" -C "$O" .; }
 step() {  # name cap min command-string
-    local name=$1 cap=$2 min=$3 cmd=$4 left t s rc
+    local name=$1 cap=$2 min=$3 cmd=$4 left t s rc W
     left=$((deadline - ($(date +%s) - T0) - 12))
     t=$((cap < left ? cap : left))
     if [ "$t" -lt "$min" ]; then
@@ -29,9 +29,10 @@ step() {  # name cap min command-string
     timeout -k 5 "$t" bash -c "$cmd"
     rc=$?
     printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$(( $(date +%s) - s ))" "$t" | tee -a "$O/steps.tsv"
-    if [ -d "/tmp/bench-$name/runs" ] && [ ! -f "$O/$name-records.tar.gz" ]; then  # killed: keep what it wrote
-        tar czf "$O/$name-partial-records.tar.gz" --exclude="*.answer.npz" -C "/tmp/bench-$name" runs
-        cp "/tmp/bench-$name/graphs/"*.sources.txt "$O/" 2>/dev/null
+    W=${BENCH_ROOT:-/tmp}/bench-$name
+    if [ -d "$W/runs" ] && [ ! -f "$O/$name-records.tar.gz" ]; then  # killed: keep what it wrote
+        tar czf "$O/$name-partial-records.tar.gz" --exclude="*.answer.npz" -C "$W" runs
+        cp "$W/graphs/"*.sources.txt "$O/" 2>/dev/null
     fi
     pack
 }

@@ -9,7 +9,7 @@ config=$1 name=$2
 shift 2
 . benchmarks/h200/env.sh  # GPUSP_MIRROR: gapbs_sssp and gunrock_sssp build from the mirror's pinned archives
 out=${OUT:-/tmp/out}
-work=/tmp/bench-$name
+work=${BENCH_ROOT:-/tmp}/bench-$name  # BENCH_ROOT: a lane's own folder (lanes.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/$name-gpu.txt"
 python3 -c "import numpy, numba, scipy, importlib.metadata as m; print('numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', m.version('numba-cuda'), 'scipy', scipy.__version__)" | tee -a "$out/$name-gpu.txt"
 graphs=()
