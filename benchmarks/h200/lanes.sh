@@ -5,8 +5,9 @@
 # and workflow folders (/tmp/laneI, run.sh's BENCH_ROOT) and writes under $OUT/laneI (log.txt, res.tar.gz). Device
 # time counts the machine's held time, so two lanes do two GPUs' work in one call's time; the lanes still share the
 # host's memory bandwidth, which the write-ups say beside figures timed on host threads.
-# usage (on the device, repo root): GPUSP_COMMIT=<sha> [CAP_...=S] benchmarks/h200/lanes.sh "[VAR=VALUE ...] CALL DEADLINE
-# STEP ..." ... (a lane's leading VAR=VALUE words are that lane's own environment, e.g. SCALE_GRAPHS=kron-22,urand-22)
+# usage (on the device, repo root):
+#   GPUSP_COMMIT=<sha> [CAP_...=S] benchmarks/h200/lanes.sh "[VAR=VALUE ...] CALL DEADLINE STEP ..." ...
+# (a lane's leading VAR=VALUE words are that lane's own environment, e.g. SCALE_GRAPHS=kron-22,urand-22)
 set -u
 . benchmarks/h200/env.sh
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
