@@ -32,6 +32,7 @@ GRAPHS = {
     "urand-22": ("generate", "urand", {"params": {"scale": 22}}),
     "delaunay-20": ("generate", "delaunay", {"params": {"scale": 20}}),
     "grid-4096": ("generate", "grid", {"params": {"rows": 4096, "cols": 4096, "wmin": 1, "wmax": 1000}}),
+    "grid-1024": ("generate", "grid", {"params": {"rows": 1024, "cols": 1024, "wmin": 1, "wmax": 100}, "seed": 0}),
 }
 
 
@@ -39,7 +40,7 @@ def build(data: Path, how: str, what: str, extra: dict):
     if how == "file":
         graph = read_graph(data / what)
     else:
-        graph = generate(what, seed=1, **extra["params"])
+        graph = generate(what, seed=extra.get("seed", 1), **extra["params"])
     if "weights" in extra:
         graph = add_weights(graph, *extra["weights"])
     return graph
