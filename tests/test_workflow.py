@@ -433,14 +433,50 @@ def test_sources_all_sweeps_with_a_summary_and_picks_no_sources(tmp_path):
 
 def test_auto_plans_a_solver_per_graph_and_its_solve_says_so(tmp_path):
     """- name: auto: planning picks a solver for each graph it can read (gpusp.solvers.auto), and that solve command
-    says it was planned by auto (the run picks again and its record keeps the pick); a named solver's does not."""
-    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
-              "solvers": [{"name": "auto"}, {"name": "scipy_dijkstra"}]}
+    says it was planned by auto (the run picks again and its record keeps the pick); a named solver's does not; a
+    dataset, which planning does not read, gets a solve of solver auto, which picks on the prepared graph."""
+    config = {"results": str(tmp_path / "results"), "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"},
+                                                               "NY": {"dataset": "USA-road-d.NY"}},
+              "solvers": [{"name": "auto"}, {"name": "scipy_dijkstra", "graphs": ["tiny"]}]}
     proc = snakemake("-n", "--printshellcmds", "--configfile", write_config(tmp_path / "c.yaml", config), timeout=300)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    solves = dict(re.findall(r"gpusp solve --graph \S+ --solver (\S+) (.*)", proc.stdout))
-    assert set(solves) == {"dijkstra_cpu", "scipy_dijkstra"}, solves
-    assert "--planned-by-auto" in solves["dijkstra_cpu"] and "--planned-by-auto" not in solves["scipy_dijkstra"]
+    solves = {(graph, solver): rest for graph, solver, rest in
+              re.findall(r"gpusp solve --graph \S+/graphs/(\S+)\.gcsr --solver (\S+) (.*)", proc.stdout)}
+    assert set(solves) == {("tiny", "dijkstra_cpu"), ("tiny", "scipy_dijkstra"), ("NY", "auto")}, solves
+    assert "--planned-by-auto" in solves["tiny", "dijkstra_cpu"]
+    assert "--planned-by-auto" not in solves["tiny", "scipy_dijkstra"] + solves["NY", "auto"]
+    assert "runs/NY/auto/default.json" in solves["NY", "auto"] and "--param " not in solves["NY", "auto"]
+
+
+def test_e2e_auto_on_a_graph_planning_cannot_read_runs_once_and_says_what_it_picked(tmp_path):
+    """A SNAP edge list (a dataset's format: planning knows neither its size nor its features) under `- name: auto`:
+    one run prepares it, its solve of solver auto picks on the prepared graph, validation passes, and the summary
+    names the solver that ran and the row of auto's table that picked it; nothing is skipped, and nothing is left
+    for a second run."""
+    import pandas as pd
+
+    edges = tmp_path / "edges.txt"
+    edges.write_text("# FromNodeId\tToNodeId\n0\t1\n1\t2\n2\t3\n3\t0\n1\t3\n3\t4\n4\t5\n5\t1\n")
+    results = tmp_path / "results"
+    config = {"results": str(results), "trials": 1, "warmup": 0, "sources": {"count": 2, "seed": 1},
+              "graphs": {"edges": {"file": str(edges), "format": "snap"}},
+              "solvers": [{"name": "auto"}, {"name": "scipy_dijkstra"}]}
+    jobs, skipped = expand_jobs(validate_config(config))
+    assert sorted(j.solver for j in jobs) == ["auto", "scipy_dijkstra"] and skipped == []
+    cfg = write_config(tmp_path / "c.yaml", config)
+    snakemake("--cores", 2, "--configfile", cfg, timeout=600, check=True)
+    record = json.loads((results / "runs" / "edges" / "auto" / "default.json").read_text())
+    assert record["solver"] == "dijkstra_cpu" and record["status"] == "ok" and record["params_label"] == "default"
+    assert record["auto"]["rule"] == "tiny" and record["auto"]["features"]["m"] == 8
+    assert record["auto"]["reason"].startswith("auto picked dijkstra_cpu by the row 'tiny'")
+    assert json.loads((results / "runs" / "edges" / "auto" / "default.verdict.json").read_text())["ok"] is True
+    summary = pd.read_csv(results / "tables" / "summary.csv").set_index("solver")
+    assert summary.loc["dijkstra_cpu", "picked_by"] == "auto: tiny" and pd.isna(summary.loc["scipy_dijkstra",
+                                                                                           "picked_by"])
+    assert bool(summary.loc["dijkstra_cpu", "validated"]) and summary.loc["dijkstra_cpu", "status"] == "ok"
+    assert json.loads((results / "tables" / "skipped.json").read_text()) == []
+    proc = snakemake("-n", "--configfile", cfg, timeout=300)
+    assert proc.returncode == 0 and "Nothing to be done" in proc.stdout, proc.stdout[-3000:]
 
 
 def test_in_process_and_only_graphs_reach_the_solve_commands(tmp_path):

@@ -177,7 +177,8 @@ COMMANDS = {
         ("--answer", {"help": "write distances and parents (.npz) for a later `gpusp validate`"}),
         ("--time-budget", {"type": POSITIVE, "metavar": "SECONDS",
                            "help": "stop after this long and record the run as skipped (runs in a child process)"}),
-        ("--params-label", {"help": "parameter-set label stored in the record (workflow)"}),
+        ("--params-label", {"help": "parameter-set label stored in the record (workflow; with --solver auto the "
+                                    "pick's label is stored instead)"}),
         ("--graph-label", {"help": "graph name from the config stored in the record (workflow)"}),
         ("--planned-by-auto", {**FLAG, "help": "the config's auto picked this solver at planning (workflow): the "
                                               "run picks again on the graph, stops if the pick differs, and the "

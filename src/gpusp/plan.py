@@ -312,7 +312,7 @@ class Job:
     solver: str
     params: dict  # as configured (the path label is derived from these, the solver resolves defaults)
     label: str
-    spec: SolverSpec = field(repr=False)
+    spec: SolverSpec = field(repr=False)  # solver auto: the first of auto.candidate_specs() (see runtime_minutes)
     budget: float  # seconds: the solver's time_budget_s, else the top-level one
     trials: int  # timed runs per source: the solver's trials, else the top-level one
     warmup: int  # untimed runs: the solver's warmup, else the top-level one
@@ -324,7 +324,7 @@ class Job:
     m: int | None = None
     end_to_end: int = 0  # runs timed from allocation to download after the trials (the solver's end_to_end: trials)
     in_process: bool = False  # the config's in_process: solved in the solve command's own process, without a budget
-    auto: dict | None = None  # planned from a config's `auto`: the pick, its row and the graph's features
+    auto: dict | None = None  # picked by a config's `auto` at planning: the pick, its row and the graph's features
 
     @property
     def problem(self) -> str:
@@ -357,8 +357,11 @@ class Job:
         if self.n is None:
             return cap
         sources = self.n if sources == ALL_SOURCES else sources
-        where = "cpu" if self.spec.device == "cpu" else ("sim" if simulated else "gpu")
-        return min(cap, expected_minutes(self.problem, self.n, self.m or 0, where, sources, self.trials + self.warmup))
+        # a job of solver auto asks for the minutes of the slowest solver its run may pick (host memory is the same)
+        places = {"cpu" if spec.device == "cpu" else ("sim" if simulated else "gpu")
+                  for spec in (auto.candidate_specs() if self.solver == auto.AUTO else (self.spec,))}
+        return min(cap, max(expected_minutes(self.problem, self.n, self.m or 0, where, sources,
+                                             self.trials + self.warmup) for where in places))
 
 
 # host memory of a job: the Python, Numba and CUDA start-up, then bytes per vertex (answers, parents, the
@@ -549,7 +552,7 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     jobs, skipped, seen = [], [], set()
     for entry in _with_auto_picked(config, graphs, free, skipped):
         solver = entry["name"]
-        spec = registry.get(solver)
+        spec = auto.candidate_specs()[0] if solver == auto.AUTO else registry.get(solver)  # auto: the run picks
         grid = entry.get("params", {}) or {}
         keys = sorted(grid)
         values = [v if isinstance(v, list) else [v] for v in (grid[k] for k in keys)]
@@ -568,15 +571,15 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
                 n, m, negative = sizes[gname]
                 itemsize = 8 if gspec.get("int64") else 4
                 reason = None
-                if n is None and negative and not spec.takes_negative(params):
+                if solver == auto.AUTO:  # the run picks a solver that takes the graph, or says why none does
+                    reason = _cannot_sweep(config, gname, "auto picks single-source solvers")
+                elif n is None and negative and not spec.takes_negative(params):
                     reason = f"{solver} does not accept negative weights"
                 elif n is not None:
                     reason = spec.why_not(n, m or 0, negative=negative, itemsize=itemsize, params=params,
                                           free_bytes=free if spec.device == "gpu" else None)
-                    if reason is None and spec.problem == "sssp" and not spec.sweeps \
-                            and source_settings(config, gname)[0] == ALL_SOURCES:
-                        reason = (f"sources: all sweeps every tree, and {solver} cannot: "
-                                  f"{', '.join(s.name for s in registry.SPECS if s.sweeps)} can")
+                    if reason is None and spec.problem == "sssp" and not spec.sweeps:
+                        reason = _cannot_sweep(config, gname, f"{solver} cannot")
                     if reason is None and spec.problem == "apsp" and limit and n > int(limit):
                         reason = f"APSP limited to n <= {limit} by max_apsp_n (n = {n})"
                     if reason is None and cpu_arcs is not None and spec.device == "cpu" and not spec.peer \
@@ -597,15 +600,22 @@ def expand_jobs(config: dict, source: str = "config") -> tuple[list[Job], list[d
     return jobs, skipped
 
 
-# a graph planning builds in memory to read its features for auto, where it is not prepared yet (larger ones: skipped)
+def _cannot_sweep(config: dict, graph: str, why: str) -> str | None:
+    """Why a single-source solve cannot run on ``graph`` where its sources are all (``why``: who cannot), else None."""
+    if source_settings(config, graph)[0] != ALL_SOURCES:
+        return None
+    return f"sources: all sweeps every tree, and {why}: {', '.join(s.name for s in registry.SPECS if s.sweeps)} can"
+
+
+# the largest file or generated graph planning builds in memory for auto's features (others: picked by the run)
 AUTO_BUILD_ARCS = 1 << 22
 
 
 def _with_auto_picked(config: dict, graphs: dict, free: int, skipped: list) -> list[dict]:
-    """The config's solver entries with each ``auto`` entry replaced by one entry per graph: the solver and the
-    parameters the table of :mod:`gpusp.solvers.auto` picks from the graph's features (``auto`` set to the pick's
-    :meth:`~gpusp.solvers.auto.Pick.info`); a graph whose features planning cannot read, or that no row runs on, is
-    added to ``skipped`` with the reason."""
+    """The config's solver entries with each ``auto`` entry replaced by one entry per graph: where planning reads the
+    graph's features (:func:`auto_features`), the solver and the parameters the table of :mod:`gpusp.solvers.auto`
+    picks (``auto`` set to the pick's :meth:`~gpusp.solvers.auto.Pick.info`; a graph that no row runs on is added to
+    ``skipped`` with the reason); elsewhere ``auto`` itself, which the solve resolves on the prepared graph."""
     out = []
     for entry in config["solvers"]:
         if entry["name"] != auto.AUTO:
@@ -614,34 +624,35 @@ def _with_auto_picked(config: dict, graphs: dict, free: int, skipped: list) -> l
         for gname in entry.get("graphs") or graphs:
             if gname not in graphs:
                 continue
-            base = {"graph": gname, "solver": auto.AUTO, "params": "default", "problem": "sssp"}
+            features = auto_features(config, gname)
+            if features is None:
+                out.append({**entry, "graphs": [gname]})
+                continue
             try:
-                chosen = auto.pick(auto_features(config, gname), free)
+                chosen = auto.pick(features, free)
             except GpuspError as exc:
-                skipped.append({**base, "reason": str(exc)})
+                skipped.append({"graph": gname, "solver": auto.AUTO, "params": "default", "problem": "sssp",
+                                "reason": str(exc)})
                 continue
             out.append({**entry, "name": chosen.solver, "params": dict(chosen.rule.params), "graphs": [gname],
                         "auto": chosen.info()})
     return out
 
 
-def auto_features(config: dict, name: str) -> auto.Features:
-    """The features auto reads of a config's graph: from its prepared graph (``results/graphs/NAME.gcsr``) where
-    that exists, else from the graph built in memory where it is a file or a generator of at most AUTO_BUILD_ARCS
-    arcs; GpuspError saying what to do otherwise."""
+def auto_features(config: dict, name: str) -> auto.Features | None:
+    """The features auto reads of a config's graph at planning, where it is a file or a generator of at most
+    AUTO_BUILD_ARCS arcs: from its prepared graph (``results/graphs/NAME.gcsr``) where that exists, else from the
+    graph built in memory. None for any other graph (a dataset, a larger graph, a file of unknown size), whatever is
+    prepared already, so that its job is the same on every run: auto resolved by the solve."""
     from .data.formats import read_graph
     from .data.prepare import build_graph
 
-    prepared = results_dir(config) / "graphs" / f"{name}.gcsr"
-    if prepared.exists():
-        return auto.Features.of(read_graph(prepared))
     spec = config["graphs"][name]
     m = graph_size(name, spec)[1]
     if "dataset" in spec or m is None or m > AUTO_BUILD_ARCS:
-        raise GpuspError(f"auto picks from the graph's degrees and hop depth, which planning reads from {prepared} "
-                         f"(not there yet; it builds in memory only files and generated graphs of at most "
-                         f"{AUTO_BUILD_ARCS} arcs): prepare the graph first, or name a solver")
-    return auto.Features.of(build_graph(spec))
+        return None
+    prepared = results_dir(config) / "graphs" / f"{name}.gcsr"
+    return auto.Features.of(read_graph(prepared) if prepared.exists() else build_graph(spec))
 
 
 def source_settings(config: dict, graph: str) -> tuple[int | str, int]:

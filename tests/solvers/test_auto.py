@@ -201,6 +201,23 @@ def test_solve_auto_records_the_pick_and_why(tmp_path, capsys):
     assert r["auto"]["features"]["hop_depth"] == 10 and "ring-4096" in r["auto"]["evidence"]
 
 
+def test_solve_auto_labels_its_record_by_the_pick(tmp_path):
+    """The workflow's label of a job of solver auto (default) gives way to the pick's, the label planning gives a job
+    it picked, so that the summary shows the solver that ran with its own parameters."""
+    import json
+
+    from gpusp import cli
+
+    record = tmp_path / "R.json"
+    assert cli.main(["solve", "--generate", "ring", "n=6", "--solver", "auto", "--trials", "1", "--params-label",
+                     "block-32", "--record", str(record)]) == 0
+    r = json.loads(record.read_text())
+    assert (r["solver"], r["params_label"], r["auto"]["row_params"]) == ("dijkstra_cpu", "default", {})
+    deep = pick(Features(n=100_000, m=800_000, max_degree=8, weight_min=-1, weight_max=9, hop_depth=100)).info()
+    assert (deep["solver"], deep["row_params"]) == ("edgebf_coo", {"launch": "persistent"})
+    assert deep["params"]["launch"] == "persistent" and len(deep["params"]) > 1  # resolved: the defaults too
+
+
 def test_a_job_planned_by_auto_picks_again_and_records_the_pick(tmp_path, capsys):
     import json
 
@@ -253,8 +270,24 @@ def test_a_config_plans_auto_per_graph(tmp_path):
     picked = {j.graph: (j.solver, j.auto["rule"]) for j in jobs if j.auto}
     assert picked == {"tiny": ("dijkstra_cpu", "tiny"), "social": ("deltastep_gpu", "the rest"),
                       "roads": ("deltastep_clusterasync", "road-like, fits one cluster")}
-    assert [(s["graph"], s["solver"]) for s in skipped] == [("NY", "auto")]  # a dataset planning has not prepared
-    assert "prepare the graph first" in skipped[0]["reason"]
+    assert skipped == []
+    # a dataset: planning reads no features of it, prepared or not; its job is auto itself, which its run resolves
+    ny = [j for j in jobs if j.graph == "NY"]
+    assert [(j.solver, j.label, j.auto, j.problem) for j in ny] == [("auto", "default", None, "sssp"),
+                                                                    ("dijkstra_cpu", "default", None, "sssp")]
+    assert ny[0].params == {} and ny[0].n == 264346
+    # it asks for the minutes of the slowest solver its run may pick: a CPU row's on a GPU, a GPU row's in the simulator
+    assert ny[0].runtime_minutes(1, simulated=False) == ny[1].runtime_minutes(1, simulated=False)
+    assert ny[0].runtime_minutes(1, simulated=True) > ny[1].runtime_minutes(1, simulated=True)
+    (tmp_path / "results" / "graphs").mkdir(parents=True)
+    (tmp_path / "results" / "graphs" / "NY.gcsr").write_bytes(b"")  # prepared or not: the same plan
+    assert [(j.graph, j.solver) for j in expand_jobs(load_config(path))[0]] == [(j.graph, j.solver) for j in jobs]
+    config["sources"] = "all"
+    path.write_text(yaml.safe_dump(config))
+    jobs, skipped = expand_jobs(load_config(path))
+    assert ("NY", "auto") in {(s["graph"], s["solver"]) for s in skipped}
+    assert "auto picks single-source solvers" in next(s["reason"] for s in skipped if s["solver"] == "auto")
+    del config["sources"]
     config["solvers"] = [{"name": "auto", "params": {"block": 32}}]
     path.write_text(yaml.safe_dump(config))
     with pytest.raises(ConfigError, match="auto picks the solver's parameters too"):
@@ -263,3 +296,25 @@ def test_a_config_plans_auto_per_graph(tmp_path):
     path.write_text(yaml.safe_dump(config))
     with pytest.raises(ConfigError, match="does not match"):
         load_config(path)
+
+
+def test_a_job_of_solver_auto_is_rerun_by_an_edit_of_the_table_or_of_a_solver_it_may_pick(tmp_path):
+    """auto_code_hash (the workflow's code parameter of a job of solver auto) covers auto's module and the code of
+    every solver the table names (each copy of the package below is edited in one file), and nothing else."""
+    import shutil
+
+    from gpusp.measure import codehash
+
+    assert [s.name for s in auto.candidate_specs()] == list(dict.fromkeys(r.solver for r in auto.RULES))
+    hashes = {}
+    for edited in (None, "solvers/auto.py", "solvers/dijkstra/cpu.py", "solvers/floydwarshall/gpu.py"):
+        root = tmp_path / str(len(hashes)) / "gpusp"
+        shutil.copytree(codehash.ROOT, root, ignore=shutil.ignore_patterns("__pycache__"))
+        if edited:
+            with open(root / edited, "a") as fh:
+                fh.write("# an edit\n")
+        hashes[edited] = codehash.auto_code_hash(root)
+    assert len(hashes[None]) == 16
+    assert hashes[None] not in {codehash.code_hash(spec) for spec in auto.candidate_specs()}
+    assert hashes["solvers/auto.py"] != hashes[None] and hashes["solvers/dijkstra/cpu.py"] != hashes[None]
+    assert hashes["solvers/floydwarshall/gpu.py"] == hashes[None]  # no solver the table names runs it

@@ -25,8 +25,8 @@ from gpusp.plan import (
 
 from gpusp.solvers.peers import build as peers
 from gpusp.data.mirror import MIRROR_ENV
-from gpusp.measure.codehash import code_hash
-from gpusp.solvers import registry
+from gpusp.measure.codehash import auto_code_hash, code_hash
+from gpusp.solvers import auto, registry
 
 # The config: the embedded default (config/config.yaml of this workflow's own folder, its graph files found from
 # there, so that the workflow also runs as a module from elsewhere) with what the command line gave laid over it,
@@ -68,7 +68,7 @@ if config["mirror"]:
 
 wildcard_constraints:
     graph=SAFE_NAME,
-    solver=SOLVER_NAME,
+    solver=f"{SOLVER_NAME}|{auto.AUTO}",
     params=PARAMSET,
     dataset=SAFE_NAME,
 
@@ -82,8 +82,9 @@ def config_job(wildcards):
 
 
 def job_params(wildcards):
-    """--param flags of one job, from the config matrix (values are schema-checked safe tokens); a job planned
-    by auto says so, and its record then keeps the pick."""
+    """--param flags of one job, from the config matrix (values are schema-checked safe tokens); a job auto picked
+    at planning says so, and its record then keeps the pick (as does the record of a job of solver auto).
+    """
     job = config_job(wildcards)
     flags = [
         f"--param {k}={shlex.quote(str(v))}" for k, v in sorted(job.params.items())
@@ -102,8 +103,11 @@ def job_settings(wildcards):
 
 def job_code(wildcards):
     """The hash of every file the solver runs on (gpusp.measure.codehash): a parameter of its solve jobs, so that
-    editing a solver's code reruns exactly its jobs and the aggregate never meets two versions of one solver.
+    editing a solver's code reruns exactly its jobs and the aggregate never meets two versions of one solver. A job
+    of solver auto: the hash of the table and of every solver it may pick (auto_code_hash).
     """
+    if wildcards.solver == auto.AUTO:
+        return f"code_hash={auto_code_hash()}"
     return f"code_hash={code_hash(registry.get(wildcards.solver))}"
 
 
@@ -190,15 +194,16 @@ def peer_build_dir(name):
 
 
 def peer_of(wildcards):
-    """The peer a solve job runs (its solver family, e.g. gapbs), or None for gpusp's own solvers."""
-    spec = registry.get(wildcards.solver)
+    """The peer a solve job runs (its solver family, e.g. gapbs), or None for gpusp's own solvers (auto picks only
+    those)."""
+    spec = config_job(wildcards).spec
     return spec.family if spec.peer else None
 
 
 def sources_input(wildcards):
     """An SSSP solve's sources file (pick_sources). None for APSP, which solves from every vertex: a graph's new
     sources then rerun only its SSSP solves, and an APSP-only sweep picks no sources."""
-    if registry.get(wildcards.solver).problem == "sssp" and not every_source(wildcards):
+    if config_job(wildcards).problem == "sssp" and not every_source(wildcards):
         return [f"{RESULTS}/graphs/{wildcards.graph}.sources.txt"]
     return []
 
@@ -206,7 +211,7 @@ def sources_input(wildcards):
 def every_source(wildcards):
     """Whether an SSSP job sweeps every vertex's tree (its graph's sources: all): no sources file, a summary."""
     return (
-        registry.get(wildcards.solver).problem == "sssp"
+        config_job(wildcards).problem == "sssp"
         and graph_sources(wildcards.graph)[0] == ALL_SOURCES
     )
 

@@ -121,3 +121,16 @@ def code_hash(spec, root: Path = ROOT) -> str:
         h.update(json.dumps(pinned, sort_keys=True, default=str).encode())
     return h.hexdigest()[:16]
 
+
+@functools.cache
+def auto_code_hash(root: Path = ROOT) -> str:
+    """sha256 (16 hex digits) of what ``--solver auto`` runs on: the table's module closure and the code of every
+    solver it may pick (:func:`code_hash`), so that editing the table or one of those solvers reruns its jobs."""
+    from ..solvers import auto
+
+    h = hashlib.sha256()
+    for mod in closure(["gpusp.solvers.auto"], root):
+        h.update(mod.encode() + b"\0" + module_file(mod, root).read_bytes() + b"\0")
+    for spec in auto.candidate_specs():
+        h.update(code_hash(spec, root).encode())
+    return h.hexdigest()[:16]

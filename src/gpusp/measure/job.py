@@ -137,8 +137,15 @@ def load_graph(job: SolveJob) -> Graph:
     return job.graph if isinstance(job.graph, Graph) else read_graph(job.graph, format=job.format)
 
 
-def _labels(job: SolveJob) -> dict:
-    return {"params_label": job.params_label, "graph_label": job.graph_label, "seed": job.seed}
+def _labels(job: SolveJob, chosen: dict) -> dict:
+    """The record's labels; with ``--solver auto`` a parameter-set label names the parameters of the solver picked
+    (``chosen``: what :func:`_solver` adds), the label planning gives a job it picked."""
+    label = job.params_label
+    if job.solver == auto.AUTO and label is not None:
+        from ..plan import paramset_label
+
+        label = paramset_label(chosen["auto"]["row_params"])
+    return {"params_label": label, "graph_label": job.graph_label, "seed": job.seed}
 
 
 def _sources(job: SolveJob, graph: Graph) -> list[int]:
@@ -161,7 +168,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
         from .alltrees import run_sweep_job
 
         sources = np.arange(graph.n) if job.all_sources else _sources(job, graph)
-        return JobOutcome(*run_sweep_job(job, graph, spec, params, sources, staged, _labels(job)))
+        return JobOutcome(*run_sweep_job(job, graph, spec, params, sources, staged, _labels(job, chosen)))
     sources = _sources(job, graph) if spec.problem == "sssp" else [None]
     runs, status, reason, results = [], "ok", None, []
     _warn_if_slow(spec, graph)
@@ -198,7 +205,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
                          graph_path=None if isinstance(job.graph, Graph) else job.graph, runs=runs,
                          trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end, status=status,
                          reason=reason, extra={"wall_s": wall_s, "validation_s": validation_s,
-                                "validation_timing": validation_timing or None, **_labels(job), **chosen})
+                                "validation_timing": validation_timing or None, **_labels(job, chosen), **chosen})
     lines = [chosen["auto"]["reason"]] if chosen else []
     if job.output != "none" and results:
         paths = (line for r in results for s in ([r.source] if r.problem == "sssp" else range(graph.n))
@@ -459,7 +466,7 @@ def _record_timeout(job: SolveJob) -> JobOutcome:
         spec, params, chosen = _solver(job, graph)
         record = make_record(spec=spec, params=params, graph=graph, graph_path=job.graph,
                              runs=[], trials=job.trials, warmup=job.warmup, end_to_end=job.end_to_end,
-                             status="skipped", reason=reason, extra={**_labels(job), **chosen})
+                             status="skipped", reason=reason, extra={**_labels(job, chosen), **chosen})
         write_record(record, job.record)
     return JobOutcome("skipped", reason, record, timed_out=True)
 

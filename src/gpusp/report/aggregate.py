@@ -13,7 +13,8 @@ one source alone. Preprocessing done once before the timed runs (PHAST's contrac
 ``preprocess_s`` and ``preprocess_bytes``) is in no sample; it has columns of its own, empty where a solver has none,
 and an every-tree sweep's end to end (``all_trees_s``: preprocessing, upload, sweep, download) one more.
 List counters (edgebf_dense's ``piece_relaxations``, ``piece_improvements``) go to samples.csv as numbers separated
-by spaces. Skipped combinations appear with their reason. Hardware is a GPU model and a host CPU model: a GPU
+by spaces. ``picked_by`` names the row of auto's table that picked the solver (``auto: <row>``), empty where the
+config named it. Skipped combinations appear with their reason. Hardware is a GPU model and a host CPU model: a GPU
 solver's row has both, a CPU solver's row only its host CPU. Records of one solver made by different code versions,
 or records of different hardware, are refused unless asked for (``allow_mixed``, ``allow_mixed_hardware``); mixed
 hardware then stays apart in every table, labelled, and a speed-up never divides times of two machines.
@@ -65,8 +66,8 @@ def graph_family(graph: dict) -> str | None:
 # the columns samples.csv and summary.csv always have, so that a sweep in which nothing was timed (every
 # combination skipped) still gives tables that the figures and the report read
 SAMPLE_COLUMNS = ("graph", "graph_name", "graph_label", "n", "m", "graph_family", "graph_checksum", "solver",
-                  "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode", "gpu",
-                  "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
+                  "picked_by", "family", "variant", "problem", "device", "paper", "params", "status", "reason", "mode",
+                  "gpu", "cpu", "cpu_cores", "hardware", "code_hash", "git_commit", "created", "record", "validated",
                   "source", "sample", "time_ms", "clock", "compile_s", "h2d_ms", "d2h_ms", "iterations",
                   "relaxations", "end_to_end_ms", "end_to_end_h2d_ms", "batch_sources", "batch_ms", "preprocess_s",
                   "preprocess_bytes", "all_trees_s", *LIST_COUNTERS)
@@ -78,7 +79,7 @@ SUMMARY_COLUMNS = ("n", "m", "graph_family", "hardware", "median_ms", "q1_ms", "
                    "compile_s", "h2d_ms", "d2h_ms", "iterations", "relaxations", "validated", "status", "mode", "clock",
                    "iqr_ms", "end_to_end_median_ms", "end_to_end_iqr_ms", "end_to_end_samples", "relaxations_per_s",
                    "n3_per_s", "ceiling_fraction", "cpu_baseline", "speedup_vs_cpu", "batch_sources",
-                   "batch_median_ms", "preprocess_s", "preprocess_bytes", "all_trees_s")
+                   "batch_median_ms", "preprocess_s", "preprocess_bytes", "all_trees_s", "picked_by")
 SKIPPED_KEYS = ("graph", "solver", "params", "problem", "reason")
 NO_GPU = "-"  # the gpu of a CPU solver's row: its hardware is the host CPU alone
 MIXED_HARDWARE_HINT = ("aggregate each machine's records apart, or with --allow-mixed-hardware (config "
@@ -160,6 +161,7 @@ def samples_table(records: list[dict]) -> pd.DataFrame:
             "graph_label": rec.get("graph_label") or rec["graph"]["name"],
             "n": rec["graph"]["n"], "m": rec["graph"]["m"], "graph_family": graph_family(rec["graph"]),
             "graph_checksum": rec["graph"]["checksum"], "solver": rec["solver"], "family": rec["family"],
+            "picked_by": f"auto: {rec['auto']['rule']}" if rec.get("auto") else None,
             "variant": rec["variant"], "problem": rec["problem"], "device": rec["device"], "paper": rec["paper"],
             "params": rec.get("params_label") or json.dumps(rec["params"], sort_keys=True),
             "status": rec["status"], "reason": rec.get("reason"), **hardware_of(rec),
@@ -260,8 +262,8 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
     (its ``relaxations`` counter, e.g. n_pad^3 for a full blocked FW; n^3 where it has none) / ceiling."""
     keys = SUMMARY_KEYS
     timed = samples.dropna(subset=["time_ms"])
-    timed = timed.assign(**{c: np.nan for c in ("batch_sources", "batch_ms", "all_trees_s", *PREPROCESS_COUNTERS)
-                            if c not in timed})
+    timed = timed.assign(**{c: np.nan for c in ("batch_sources", "batch_ms", "all_trees_s", "picked_by",
+                                                *PREPROCESS_COUNTERS) if c not in timed})
     if timed.empty:
         summary = pd.DataFrame(columns=keys + list(SUMMARY_COLUMNS))
     else:
@@ -276,7 +278,7 @@ def summary_table(samples: pd.DataFrame, skipped: list[dict] | None = None, ceil
                         clock=("clock", "first"), batch_sources=("batch_sources", "max"),
                         batch_median_ms=("batch_ms", "median"), preprocess_s=("preprocess_s", "median"),
                         preprocess_bytes=("preprocess_bytes", "median"),
-                        all_trees_s=("all_trees_s", "median")).reset_index()
+                        all_trees_s=("all_trees_s", "median"), picked_by=("picked_by", "first")).reset_index()
         summary["iqr_ms"] = summary["q3_ms"] - summary["q1_ms"]
         for column in ("batch_sources", "preprocess_bytes"):  # counts: 1024, not 1024.0; empty where none
             summary[column] = summary[column].round().astype("Int64")

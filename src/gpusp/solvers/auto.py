@@ -153,9 +153,9 @@ class Pick:
                 f"{f.hop_depth}, weights [{f.weight_min}, {f.weight_max}]{passed}")
 
     def info(self) -> dict:
-        """What a record keeps of the pick (JSON-ready)."""
-        return {"solver": self.solver, "params": dict(self.params), "rule": self.rule.name,
-                "conditions": self.rule.conditions(), "evidence": self.rule.evidence,
+        """What a record keeps of the pick (JSON-ready): ``params`` resolved, ``row_params`` those the row sets."""
+        return {"solver": self.solver, "params": dict(self.params), "row_params": dict(self.rule.params),
+                "rule": self.rule.name, "conditions": self.rule.conditions(), "evidence": self.rule.evidence,
                 "features": self.features.info(), "passed_over": [list(p) for p in self.passed]}
 
 
@@ -176,6 +176,11 @@ def pick(features: Features, free_bytes: int | None = None, candidates=None, rul
         return Pick(rule.solver, spec.resolve(dict(rule.params)), rule, features, tuple(passed))
     raise SolverError(f"auto: no row of the table runs on this graph (n={features.n}, m={features.m}): "
                       + "; ".join(f"{name}: {why}" for name, why in passed))
+
+
+def candidate_specs(rules=RULES) -> tuple[registry.SolverSpec, ...]:
+    """The registry entries of the solvers the table may pick, each once, in the order of its rows."""
+    return tuple(registry.get(name) for name in dict.fromkeys(rule.solver for rule in rules))
 
 
 def pick_for(graph, free_bytes: int | None = None) -> Pick:
