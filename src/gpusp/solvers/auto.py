@@ -123,8 +123,9 @@ RULES: tuple[Rule, ...] = (
                   "distances) passes larger graphs on"),
     Rule("the rest", (NONNEGATIVE,), "deltastep_gpu",
          evidence="sssp-clusterasync-h200, sssp-peers-h200, workflow-h100: p2p-Gnutella30 and email-Enron 0.20 / "
-                  "0.29 ms, the fastest; sssp-scale-h200: kron, urand and delaunay of 1-16M vertices; "
-                  "sssp-fast-h200: grid-4096 (16.8M vertices)"),
+                  "0.29 ms, the fastest; sssp-scale-h200: kron, urand and delaunay of 1-16M vertices, and "
+                  "grid-1024 / delaunay-20 at 11.1 / 8.6 ms against deltastep_clusters 18.9 / 14.2 (the solvers "
+                  "past one cluster); sssp-fast-h200: grid-4096 (16.8M vertices)"),
     Rule("fallback: on the host", (NONNEGATIVE,), "dijkstra_cpu",
          evidence="where deltastep_gpu's memory does not fit the device: one CPU search, host memory only"),
     Rule("fallback: on the host, negative weights", (NEGATIVE,), "scipy_dijkstra",
