@@ -40,7 +40,7 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
-    "road_pieces_floor.py": "run",
+    "road_pieces_floor.py": "run", "bucket_work_model.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
@@ -74,6 +74,7 @@ INTERNALS = {
     "h200/round_floor.py": {"gpusp.solvers.common.launch.capture_graph", "gpusp.solvers.registry.get"},
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
     "road_pieces_floor.py": {"gpusp.data.generate.generate"},
+    "bucket_work_model.py": {"gpusp.measure.sources.pick_sources"},
     "phast_contraction.py": {"gpusp.data.generate.generate", "gpusp.solvers.phast.contraction",
                              "gpusp.solvers.phast.solver.auto_core_degree"},
     "auto_features.py": {"gpusp.atomic.atomic_open", "gpusp.data.formats.read_graph", "gpusp.data.generate.generate",
@@ -250,6 +251,37 @@ def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
     one, two = rows[0], rows[1]
     assert one["cut_arc_share"] == 0 and one["max_piece_changes"] == 0 and one["hop_depth"] >= 7  # 8 x 8 corners
     assert 0 < two["cut_arc_share"] < 0.5 and two["max_piece_changes"] >= 1 and two["hop_depth"] == one["hop_depth"]
+
+
+def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buckets():
+    import importlib
+    import sys as _sys
+
+    import numpy as np
+
+    from gpusp.data.generate import generate
+    from gpusp.measure.validate import reference_rows
+
+    _sys.path.insert(0, str(BENCH))
+    try:
+        model = importlib.import_module("bucket_work_model")
+    finally:
+        _sys.path.remove(str(BENCH))
+    # zero weights, duplicates and unreachable vertices: a sparse random graph with weights from 0
+    g = generate("random", n=300, k=2, wmin=0, wmax=9, seed=3)
+    ref = reference_rows(g, [0]).dist[0]
+    assert (ref == g.inf).any() and (g.weights == 0).any()
+    for rounds in (True, False):
+        for delta in (1, 7, 10_000):
+            relaxed, buckets, dist = model.bucket_work(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                                                       g.weights.astype(np.int64), 0, delta, rounds)
+            reached = dist < np.iinfo(np.int64).max
+            assert np.array_equal(reached, ref != g.inf) and np.array_equal(dist[reached], ref[reached])
+            assert relaxed >= int(g.indptr[1:][reached].sum() - g.indptr[:-1][reached].sum()) and buckets >= 1
+    rows = [json.loads(line) for line in script("bucket_work_model.py", "grid16", "--widths", "1", "64",
+                                                "--sources", "2").stdout.splitlines()]
+    assert [(r["width"], r["order"]) for r in rows] == [(1, "rounds"), (1, "fifo"), (64, "rounds"), (64, "fifo")]
+    assert rows[0]["buckets"] > rows[2]["buckets"] and rows[2]["relaxations_per_arc"] > rows[0]["relaxations_per_arc"]
 
 
 def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
