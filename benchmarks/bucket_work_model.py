@@ -1,8 +1,9 @@
 """The work of delta-stepping at a bucket width, counted on the host before a GPU run (issue 38): relaxations per arc
 from seeded sources when a bucket's vertices are expanded in rounds (every vertex marked in a round expanded, then
-the next round: deltastep_gpu's near-far) or in arrival order (a FIFO worklist, the limit of an owner that expands
-whatever it finds at once: clusterasync, pieces, clusters), and the phases (buckets) each needs. The two orders
-bracket the asynchronous solvers' counts, which fall between; the measured counters say where.
+the next round), in rounds whose expansions all read the distances of the round's start (``snapshot``: a round's
+threads run at once, as deltastep_gpu's near-far), or in arrival order (a FIFO worklist, the limit of one owner that
+expands whatever it finds at once), and the buckets each needs. The measured counters of the solvers say which order
+they come closest to.
 
 usage: python benchmarks/bucket_work_model.py GRAPH [GRAPH ...] --widths 16 32 64 128 256 [--sources 4] [--mirror DIR]
 GRAPH as benchmarks/road_pieces_floor.py names them; a width is in Davidson's units (Graph.default_delta(width)).
@@ -24,16 +25,21 @@ from road_pieces_floor import load
 from gpusp.measure.sources import pick_sources
 
 
+ORDERS = {"rounds": 1, "snapshot": 2, "fifo": 0}
+
+
 @numba.njit(cache=True)
 def bucket_work(indptr, indices, weights, source, delta, rounds):
-    """(arcs relaxed, buckets, distances) of delta-stepping from ``source``: inside a bucket, vertices in rounds or in
-    a FIFO worklist (``rounds`` False); every expansion relaxes all the vertex's arcs."""
+    """(arcs relaxed, buckets, distances) of delta-stepping from ``source``: inside a bucket, vertices in rounds
+    (``rounds`` 1; 2: each expansion from the distance its vertex had when the round began) or in a FIFO worklist
+    (0); every expansion relaxes all the vertex's arcs."""
     n = indptr.size - 1
     inf = np.iinfo(np.int64).max
     dist = np.full(n, inf, np.int64)
     queued = np.zeros(n, np.bool_)
     work = np.empty(n + 1, np.int64)  # FIFO ring, or the current round
     nxt = np.empty(n, np.int64)
+    snap = np.empty(n + 1, np.int64)  # the round's vertices' distances when it began (snapshot)
     dist[source] = 0
     relaxed = 0
     buckets = 0
@@ -54,16 +60,18 @@ def bucket_work(indptr, indices, weights, source, delta, rounds):
             if rounds:
                 for k in range(head, tail):
                     queued[work[k]] = False
+                    snap[k] = dist[work[k]]
             stop = tail
             while head < stop:
                 u = work[head % (n + 1)] if not rounds else work[head]
                 head += 1
                 if not rounds:
                     queued[u] = False
+                du = snap[head - 1] if rounds == 2 else dist[u]
                 relaxed += indptr[u + 1] - indptr[u]
                 for e in range(indptr[u], indptr[u + 1]):
                     v = indices[e]
-                    d = dist[u] + weights[e]
+                    d = du + weights[e]
                     if d < dist[v]:
                         dist[v] = d
                         if d < high and not queued[v]:
@@ -104,9 +112,9 @@ def main() -> int:
         sources = pick_sources(graph, args.sources, seed=1)
         for width in args.widths:
             delta = graph.default_delta(width)
-            for order in ("rounds", "fifo"):
+            for order, code in ORDERS.items():
                 t0 = time.perf_counter()
-                counts = [bucket_work(indptr, indices, weights, int(s), delta, order == "rounds")[:2] for s in sources]
+                counts = [bucket_work(indptr, indices, weights, int(s), delta, code)[:2] for s in sources]
                 print(json.dumps({"graph": name, "n": graph.n, "m": graph.m, "width": width, "delta": delta,
                                   "order": order, "relaxations_per_arc": round(float(np.median(
                                       [r for r, _ in counts])) / graph.m, 3),

@@ -271,17 +271,18 @@ def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buc
     g = generate("random", n=300, k=2, wmin=0, wmax=9, seed=3)
     ref = reference_rows(g, [0]).dist[0]
     assert (ref == g.inf).any() and (g.weights == 0).any()
-    for rounds in (True, False):
+    for order in model.ORDERS.values():
         for delta in (1, 7, 10_000):
             relaxed, buckets, dist = model.bucket_work(g.indptr.astype(np.int64), g.indices.astype(np.int64),
-                                                       g.weights.astype(np.int64), 0, delta, rounds)
+                                                       g.weights.astype(np.int64), 0, delta, order)
             reached = dist < np.iinfo(np.int64).max
             assert np.array_equal(reached, ref != g.inf) and np.array_equal(dist[reached], ref[reached])
             assert relaxed >= int(g.indptr[1:][reached].sum() - g.indptr[:-1][reached].sum()) and buckets >= 1
     rows = [json.loads(line) for line in script("bucket_work_model.py", "grid16", "--widths", "1", "64",
                                                 "--sources", "2").stdout.splitlines()]
-    assert [(r["width"], r["order"]) for r in rows] == [(1, "rounds"), (1, "fifo"), (64, "rounds"), (64, "fifo")]
-    assert rows[0]["buckets"] > rows[2]["buckets"] and rows[2]["relaxations_per_arc"] > rows[0]["relaxations_per_arc"]
+    assert [(r["width"], r["order"]) for r in rows] == [(w, o) for w in (1, 64) for o in ("rounds", "snapshot", "fifo")]
+    assert rows[0]["buckets"] > rows[3]["buckets"] and rows[3]["relaxations_per_arc"] > rows[0]["relaxations_per_arc"]
+    assert rows[4]["relaxations_per_arc"] >= rows[3]["relaxations_per_arc"]  # stale reads save no work here
 
 
 def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
