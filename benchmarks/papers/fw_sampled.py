@@ -98,7 +98,7 @@ def interval(per_step: list[float], n: int) -> tuple[float, float, float]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("graph")
-    ap.add_argument("--ks", type=int, default=64, help="sampled steps k timed with the paper's loop (default 64)")
+    ap.add_argument("--ks", type=int, default=64, help="sampled steps k timed with the other two loops (default 64)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="CSV of the sampled steps and the estimates")
     a = ap.parse_args(argv)

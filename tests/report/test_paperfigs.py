@@ -331,6 +331,15 @@ def test_paper002_figures_per_blocking_factor_with_padded_pairs_hollow():
     assert {"B = 8 (paths=true)", "n = 80"} <= set(texts(fig3))
 
 
+def test_paper002_fig4_3_gives_every_size_a_colour_of_its_own_apart_from_the_blocking_factors():
+    fig = draw("002", "fig4-3", *tables(*blocked(["v21"], sizes=(80, 160, 240, 320, 480, 640, 720, 1200))))
+    left, right = fig.axes
+    rgb = matplotlib.colors.to_rgb
+    per_block = {rgb(colour_of(left, f"B = {b} (paths=true)")) for b in (8, 16, 24, 32)}
+    per_size = [rgb(colour_of(right, f"n = {n}")) for n in (80, 160, 240, 320, 480, 640, 720, 1200)]
+    assert len(set(per_size)) == 8 and not per_block & set(per_size)
+
+
 def test_paper002_fig4_2_keeps_the_fast_versions_visible_on_a_log_axis():
     samples, summary = tables(*blocked(["v20", "v21"], blocks=(8, 24)),
                               *[runs(f"random-{n}", "blockedfw_v30", [200.0 * n], f"block_size-{b}", n=n,
