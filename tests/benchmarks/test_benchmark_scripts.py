@@ -28,7 +28,9 @@ import yaml
 
 import gpusp
 from gpusp import cli
+from gpusp.data.graph import Graph, dense_predecessors
 from gpusp.plan import load_config
+from gpusp.solvers import registry
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "benchmarks"
@@ -44,7 +46,7 @@ SCRIPTS = {
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
-    "papers/ncu_traffic.py": "run",
+    "papers/ncu_traffic.py": "run", "papers/fw_sampled.py": "run",
     "h200/addmin_ceiling.py": "help", "h200/barrier.py": "help", "h200/fastfw_resources.py": "help",
     "h200/road_sweep.py": "help", "h200/wave_micro.py": "help", "h200/scale_probe.py": "help",
     "h200/delta_scale.py": "help", "h200/all_trees.py": "imports",
@@ -67,6 +69,7 @@ INTERNALS = {
     "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},
     "papers/memory_limits.py": {"gpusp.solvers.registry"},
+    "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors"},
     "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
     "papers/make_configs.py": {"gpusp.report.findings.cell_specs", "gpusp.report.findings.expand_cells"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
@@ -308,6 +311,36 @@ def test_cpu_sampled_scales_the_mean_time_per_sampled_source_to_all_sources(tmp_
     assert float(rows[0]["estimate_s"]) == pytest.approx(mean * 21)
     assert float(rows[0]["ci95_low_s"]) <= float(rows[0]["estimate_s"]) <= float(rows[0]["ci95_high_s"])
     assert "8 sampled sources -> all 21 sources" in printed
+
+
+def test_fw_sampled_estimates_each_loop_from_its_sampled_steps(tmp_path):
+    out = tmp_path / "fw.csv"
+    printed = script("papers/fw_sampled.py", TINY_GR, "--ks", 4, "--seed", 1, "--out", out).stdout
+    rows = list(csv.DictReader(out.open()))
+    assert len({int(r["k"]) for r in rows}) == 4 and all(0 <= int(r["k"]) < 21 for r in rows)
+    for loop in ("skip", "paper", "every"):
+        mean = statistics.fmean(float(r[f"{loop}_s"]) for r in rows)
+        assert float(rows[0][f"{loop}_estimate_s"]) == pytest.approx(mean * 21)
+        assert float(rows[0][f"{loop}_ci95_low_s"]) <= mean * 21 <= float(rows[0][f"{loop}_ci95_high_s"])
+    assert float(rows[0]["skip_measured_s"]) >= sum(float(r["skip_s"]) for r in rows)  # every step, not a sample
+    assert "4 sampled steps of 21" in printed
+
+
+def test_fw_sampled_steps_each_give_the_solvers_answer():
+    """n steps of the skipping loop, the paper's loop and the every-element loop each end where floydwarshall_cpu
+    does (distances and predecessors), on a graph with unreachable pairs and zero weights."""
+    spec = importlib.util.spec_from_file_location("fw_sampled", BENCH / "papers" / "fw_sampled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    graph = Graph.from_edges(5, [0, 1, 1, 2, 3], [1, 2, 0, 0, 4], [3, 0, 2, 7, 1])
+    solver = registry.get("floydwarshall_cpu").build(graph)
+    solver.run()
+    for step in (module.fw_step, module.paper_step, module.every_step):
+        d = graph.to_dense()
+        p = dense_predecessors(d, graph.inf)
+        for k in range(graph.n):
+            assert step(d, p, graph.dtype.type(graph.inf), k)
+        assert (d == solver.dist).all() and (p == solver.parent).all(), step.__name__
 
 
 def test_memory_limits_puts_paper_001s_limits_where_its_word_count_does():

@@ -235,6 +235,26 @@ def test_paper001_fig12_fig13_pick_one_fixed_setting():
     assert sorted({x for x, _ in points(fig13.axes[0])}) == [16.0, 64.0]
 
 
+def test_paper001_sampled_apsp_runs_stand_for_the_whole_run_as_dotted_estimates():
+    sampled = "groups_per_block-4+sample_groups-8+sources_per_launch-32"
+    samples, summary = tables(*nsssp("random-n1024-k4-w1024", 1024), *nsssp("random-n2048-k4-w2048", 2048),
+                              runs("random-n4096-k4-w4096", "nsssp_shared", [10.0, 10.0], sampled, n=4096, m=16384,
+                                   family="random wmax=4096"),
+                              *[runs(f"random-n{n}-k4-w{n}", "dijkstra_cputhreads", [500.0], "threads-4", n=n, m=4 * n,
+                                     family=f"random wmax={n}") for n in (1024, 2048)])
+    fig = draw("001", "fig10", samples, summary)
+    ax = fig.axes[0]
+    # 8 of the 4096 / 32 = 128 groups took 10 ms: the whole APSP 160 ms, drawn in seconds
+    assert (4096.0, pytest.approx(0.16)) in points(ax) and (4096.0, 0.01) not in points(ax)
+    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+    assert styles["Proposed (paths=true, estimate from sampled sources)"] == ":"
+    assert styles["Proposed (paths=true)"] == "-"
+    assert styles["Dijkstra, binary heap on 4 threads (dijkstra_cputhreads)"] == "-"  # the paper's CPU method
+    assert any("its time scaled to the whole run" in t for t in texts(fig))
+    speedup = draw("001", "fig11", samples, summary)  # over SciPy: the 4-thread heap is a CPU method, not a curve
+    assert not any("dijkstra_cputhreads" in line.get_label() for line in speedup.axes[0].get_lines())
+
+
 def test_paper001_a_method_missing_at_a_size_of_the_sweep_is_marked_not_run():
     samples, summary = tables(*nsssp("random-n1024-k4-w1024", 1024),
                               *nsssp("random-n2048-k4-w2048", 2048, solvers=("global32", "shared32", "scipy")),
@@ -281,7 +301,7 @@ def test_paper001_table1_draws_every_printed_cell():
     assert len(stars(fig)) == 16 and 5730.0 in stars(fig) and 0.0962 in stars(fig)
     assert len(not_run_marks(fig.axes[0])) == 8  # the power-law and complete columns
     assert fig.axes[0].get_ylabel() == "time (s, log)"
-    assert any("Power law" in t and "(not run here)" in t for t in texts(fig))
+    assert "Power law\npowerlaw-4677\n(not run here)" in texts(fig)  # a line of its own: no overlap
 
 
 # --- paper 002 ---------------------------------------------------------------------------------------------------
@@ -309,6 +329,15 @@ def test_paper002_figures_per_blocking_factor_with_padded_pairs_hollow():
     fig3 = draw("002", "fig4-3", samples, summary)
     assert [ax.get_xlabel() for ax in fig3.axes] == ["number of vertices n", "blocking factor B"]
     assert {"B = 8 (paths=true)", "n = 80"} <= set(texts(fig3))
+
+
+def test_paper002_fig4_3_gives_every_size_a_colour_of_its_own_apart_from_the_blocking_factors():
+    fig = draw("002", "fig4-3", *tables(*blocked(["v21"], sizes=(80, 160, 240, 320, 480, 640, 720, 1200))))
+    left, right = fig.axes
+    rgb = matplotlib.colors.to_rgb
+    per_block = {rgb(colour_of(left, f"B = {b} (paths=true)")) for b in (8, 16, 24, 32)}
+    per_size = [rgb(colour_of(right, f"n = {n}")) for n in (80, 160, 240, 320, 480, 640, 720, 1200)]
+    assert len(set(per_size)) == 8 and not per_block & set(per_size)
 
 
 def test_paper002_fig4_2_keeps_the_fast_versions_visible_on_a_log_axis():

@@ -104,15 +104,33 @@ def resolved(solver: str, label) -> dict:
 
 
 WMAX = re.compile(r"\bwmax=(\d+)")
+ESTIMATE = "estimate from sampled sources"
+SAMPLED_NOTE = (f"'{ESTIMATE}' (dotted): an APSP run from a seeded sample of its source groups (sample_groups of "
+                "the ceil(|V| / N) groups of N sources), its time scaled to the whole run by the groups not sampled.")
+
+
+def sampled_share(params: dict, n) -> float:
+    """The share of an APSP's sources a run solved: sample_groups of the ceil(n / N) groups of N sources (nsssp's
+    sampled runs), 1 for a whole run."""
+    groups = int(params.get("sample_groups") or 0)
+    if not groups:
+        return 1.0
+    per = int(params.get("sources_per_launch") or 1)
+    return groups / -(-int(n) // per)
 
 
 class View:
-    """The timed summary rows of one machine, with their resolved parameters, and the samples beside them."""
+    """The timed summary rows of one machine, with their resolved parameters, and the samples beside them; a
+    sampled APSP's times (``_share`` of its sources) stand for the whole run's, scaled by 1 / ``_share``."""
 
     def __init__(self, summary: pd.DataFrame, samples: pd.DataFrame | None = None):
         rows = summary.dropna(subset=["median_ms"]) if "median_ms" in summary else summary.iloc[0:0]
         rows = rows.reset_index(drop=True)
         rows["_p"] = [resolved(s, p) for s, p in zip(rows["solver"], rows["params"])] if len(rows) else []
+        rows["_share"] = [sampled_share(p, n) for p, n in zip(rows["_p"], rows["n"])] if len(rows) else []
+        for column in ("median_ms", "q1_ms", "q3_ms"):  # a sampled APSP's time as the whole run's estimate
+            if column in rows and len(rows):
+                rows[column] = rows[column].astype(float) / rows["_share"].astype(float)
         family = [str(f) for f in rows["graph_family"]] if "graph_family" in rows else [""] * len(rows)
         rows["_generator"] = pd.Series([f.split(" ")[0] for f in family], index=rows.index, dtype=object)
         rows["_wmax"] = pd.Series([float(m[1]) if (m := WMAX.search(f)) else np.nan for f in family],
@@ -152,13 +170,14 @@ class View:
             keys = [k for k in PAPER_SETTING if k not in own and k not in fixed and any(k in p for p in rows["_p"])]
             values = {k: {p.get(k) for p in rows["_p"]} for k in keys}
             curve = [tuple((k, p.get(k)) for k in keys) for p in rows["_p"]]
-            rows = rows.assign(_curve=curve)
+            rows = rows.assign(_curve=curve, _estimate=rows["_share"] < 1)
             best = min(sorted(set(curve), key=str), key=lambda c: sum(_differs(k, v, values) for k, v in c))
-            for c, part in rows.groupby("_curve", sort=True):
-                shown = [f"{k}={v}" for k, v in c if _differs(k, v, values)]
+            for (c, estimate), part in rows.groupby(["_curve", "_estimate"], sort=True):
+                shown = [f"{k}={v}" for k, v in c if _differs(k, v, values)] + ([ESTIMATE] if estimate else [])
                 part = part.sort_values(["_ok", "median_ms"], ascending=[False, True]).groupby(list(by)).head(1)
                 parts.append(part.assign(_series=s.name, _label=s.name + (f" ({', '.join(shown)})" if shown else ""),
-                                         _solid=c == best, _colour=i, _style=s.style, _paper=s.paper))
+                                         _solid=c == best, _colour=i, _style=":" if estimate else s.style,
+                                         _paper=s.paper))
         return pd.concat(parts, ignore_index=True) if parts else self.rows.iloc[0:0].assign(
             _series="", _label="", _solid=True, _colour=0, _style="-", _paper=True)
 
@@ -377,6 +396,8 @@ def finish(fig, view: View, rows: pd.DataFrame, paper: str, title: str, notes=()
                 setter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     _banner(fig, bool(_simulated(rows).any()), f"Paper {paper}, {title}")
     lines = [f"Ours: {machine_text(rows, view.samples)}. Paper: {PAPER_HARDWARE[paper]}.", *notes]
+    if "_share" in rows and (rows["_share"].astype(float) < 1).any():
+        lines.append(SAMPLED_NOTE)
     fig.text(0.0, 0.0, "\n".join(lines), ha="left", va="top", fontsize=7, color="0.25", wrap=True,
              transform=fig.transFigure)
     return fig

@@ -7,10 +7,10 @@ no values (config/experiments/paper002-fig4.yaml)."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from .core import (
-    PALETTE,
     curves,
     finish,
     legend,
@@ -24,6 +24,7 @@ from .core import (
 
 VERSIONS = ["v11", "v12", "v20", "v21", "v30", "v40", "v41"]
 BEST = ["v20", "v21", "v30"]
+SIZES = plt.get_cmap("viridis")  # Fig. 4.3's colours per n, apart from the left panel's per B (tab10)
 PADDED = "B does not divide n: padded here, not run by the paper"
 LOG_NOTE = "Time on a log axis (the paper's is linear), so that every version stays visible at every B."
 NOTES = ("Times: the median of our timed runs (CUDA events around the device work); the paper timed each run "
@@ -116,7 +117,7 @@ def fig4_3(view):
     left.set_title("a curve per blocking factor", fontsize=9)
     for i, n in enumerate(sizes):
         part = rows[rows["n"] == n].sort_values("_b")
-        colour = PALETTE[(len(blocks) + i) % len(PALETTE)]
+        colour = SIZES(i / max(1, len(sizes) - 1))  # never a blocking factor's colour (the paper's 8 sizes)
         for _, row in part.iterrows():
             right.plot(row["_b"], row["_y"], marker="o", ls="", color=colour, ms=5,
                        markerfacecolor="none" if row["_padded"] else colour)
