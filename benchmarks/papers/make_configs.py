@@ -431,10 +431,57 @@ def r39pieces(c):
             "piece counters, piece_relaxations and piece_improvements); no end_to_end"]
 
 
+# Paper 000's Floyd-Warshall loop beside ours (issue 39's faithful comparators): the one-launch-per-k kernels with
+# row_skip true (ours: row i of round k is passed over when d[i][k] is INF) and false (the paper's loop, every j of
+# every row), at Table 3's settings. A job's cost on the H200: about 7 s (its process start-up and validation) and its
+# runs (a warm-up and 5 trials) at paper000-table3's medians (n000t3, n000t3b: one trial each); the paper's loop is
+# assumed to take FW_NOSKIP times the skipping one (no device figure of it yet). (graph, kernel) pairs are taken in
+# the original's order while both loops fit FW_STEP_S.
+FW_MEDIANS = Path("benchmarks/papers/native/paper000-table3/summary.csv")
+FW_KERNELS = ("floydwarshall_naive", "floydwarshall_supernaive", "floydwarshall_supernaiveshared")
+FW_JOB_S, FW_RUNS, FW_NOSKIP, FW_STEP_S = 7.0, 6, 2.0, 200.0
+
+
+def fw_loop_cost(median_ms: float) -> float:
+    """Estimated seconds of one kernel on one graph with both loops (row_skip true and false)."""
+    return sum(FW_JOB_S + FW_RUNS * median_ms / 1000 * factor for factor in (1.0, FW_NOSKIP))
+
+
+def r39fwloop(c):
+    with FW_MEDIANS.open() as fh:
+        medians = {(r["graph"], r["solver"], r["params"]): float(r["median_ms"]) for r in csv.DictReader(fh)}
+    local_graphs(c)
+    five(c)
+    kernels = [s for s in c["solvers"] if s["name"] in FW_KERNELS]
+    taken, left, unmeasured, total = {}, [], [], 0.0
+    for graph in c["graphs"]:
+        for s in kernels:
+            label = "+".join(f"{k}-{v}" for k, v in sorted(s["params"].items()))
+            if (graph, s["name"], label) not in medians:
+                unmeasured.append(f"{s['name']} on {graph}")
+            elif total + (cost := fw_loop_cost(medians[graph, s["name"], label])) > FW_STEP_S:
+                left.append(f"{s['name']} on {graph} {cost:,.0f} s")
+            else:
+                taken.setdefault(s["name"], (s["params"], []))[1].append(graph)
+                total += cost
+    c["solvers"] = [{"name": name, "params": {**params, "row_skip": [True, False]}, "graphs": graphs}
+                    for name, (params, graphs) in taken.items()]
+    c["graphs"] = {g: v for g, v in c["graphs"].items() if any(g in graphs for _, graphs in taken.values())}
+    return ["in_process: true", FIVE, ("the one-launch-per-k kernels at Table 3's tile / block, row_skip true (ours) "
+            "and false (paper 000's loop, every j of every row) side by side; no end_to_end (kernel time dominates)"),
+            f"about {total:.0f} s: {FW_JOB_S:.0f} s a job and its {FW_RUNS} runs at paper000-table3's medians, the "
+            f"paper's loop taken as {FW_NOSKIP:g} x the skipping one; left out (both loops, estimated beyond "
+            f"{FW_STEP_S:.0f} s a step): " + ", ".join(left) + "; without a median (not run in paper000-table3): "
+            + ", ".join(unmeasured),
+            ("floydwarshall_tiledglobal / _tiledshared (no row skip to turn off), floydwarshall_cpu and scipy_apsp "
+            "left out")]
+
+
 ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
            "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
            "r39t1": ("paper000-table1", r39t1), "r39transfer": ("paper004-transfer", r39transfer),
-           "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces)}
+           "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces),
+           "r39fwloop": ("paper000-table3", r39fwloop)}
 
 
 def issue39() -> dict:

@@ -246,6 +246,35 @@ def test_row_1_5b_judges_the_profiled_bytes_once_r39traffic_has_them(items, tmp_
         f.judge_statement(f.Store(tmp_path / "elsewhere"), _ready(items, "1.5b"), RULE)
 
 
+def test_rows_0_7_and_0_8_judge_r39fwloop_once_it_has_run(items):
+    """The r39fwloop cells of rows 0.7 and 0.8 (not run until the device step lands) name exactly the configurations
+    config/experiments/native/r39fwloop.yaml runs, and judge each loop on its own samples: on synthetic ones where
+    super naive loses with our row skip and wins with the paper's loop, the verdicts part the same way."""
+    import pandas as pd
+
+    from gpusp.plan import expand_jobs, load_config
+
+    jobs = expand_jobs(load_config(ROOT / "config/experiments/native/r39fwloop.yaml"))[0]
+    assert {(j.trials, j.warmup, j.validate_rows > 0) for j in jobs} == {(5, 1, True)}
+    planned = {(j.graph, j.solver, j.label) for j in jobs}
+    cells = [(i["id"], c) for i in items if str(i["id"]) in ("0.7", "0.8") for c in f.expand_cells(i["test"])
+             if c.get("experiment") == "r39fwloop"]
+    assert all("r39fwloop" in c["not_run"] for _, c in cells)
+    named = {tuple(s.split("|")) for _, c in cells for s in f.cell_specs(c)}
+    assert named == planned and {p.split("row_skip-")[1].split("+")[0] for _, _, p in named} == {"true", "false"}
+    ms = {("floydwarshall_supernaive", "true"): 5000, ("floydwarshall_supernaiveshared", "true"): 4000,
+          ("floydwarshall_supernaive", "false"): 6000, ("floydwarshall_supernaiveshared", "false"): 9000}
+    store = f.Store(ROOT)
+    store._samples["r39fwloop"] = pd.DataFrame(
+        [{"graph": g, "solver": s, "params": p, "source": 0, "status": "ok",
+          "time_ms": ms[s, "true" if "row_skip-true" in p else "false"] * (1 + 0.01 * t)}
+         for g, s, p in planned for t in range(5)])
+    verdicts = {(i, c["label"]): f.judge_cell(store, {k: v for k, v in c.items() if k != "not_run"}, RULE).verdict
+                for i, c in cells}
+    assert verdicts == {(i, label): verdict for i in ("0.7", "0.8")
+                        for label, verdict in (("G04, our loop", f.NOT_HOLD), ("G04, paper's loop", f.HOLDS))}
+
+
 def test_every_row_of_a_findings_md_table_has_the_headers_columns():
     """A split row's id carries its cells' labels, such as '|V| = 1K': escaped, so no row gains a column."""
     import re
