@@ -3,10 +3,11 @@
 Our ``floydwarshall_cpu`` passes over row i of step k when d[i][k] is infinite; the paper's C loop tests
 d[i][k] != INF for every element. Compiled by LLVM, the paper's loop skips such a row all the same (nothing is
 stored when the test fails, so the test is lifted out of the j loop): ``paper_step`` times it as compiled. A loop
-that cannot skip, ``every_step``, adds without the INF tests in 64-bit sums (INF plus a weight never improves a
-distance with non-negative weights): n^3 visits, what the paper's loop costs where its compiler keeps the test
-inside. All three leave the same matrix after every step k, so this script runs the skipping step for every k,
-each timed, and at a uniform sample of k also times the other two on copies of the same matrix. A whole loop is
+that cannot skip, ``every_step`` (``floydwarshall_cpu``'s own loop with row_skip false), adds without the INF tests
+(INF plus a weight never improves a distance with non-negative weights): n^3 visits, what the paper's loop costs where
+its compiler keeps the test inside. All three leave the same matrix after every step k, so this script runs the
+skipping step for every k, each timed, and at a uniform sample of k also times the other two on copies of the same
+matrix. A whole loop is
 estimated as n x the mean of its sampled steps, with a 95 % interval from their spread; the skipping loop's
 measured total beside its own estimate from the same k shows how well the sample estimates. A test checks that
 n steps of each give ``floydwarshall_cpu``'s distances and predecessors.
@@ -28,25 +29,13 @@ from numba import njit
 
 import gpusp
 from gpusp.data.graph import dense_predecessors
+from gpusp.solvers.floydwarshall.cpu import fw_step as solver_step
 
 
-@njit(cache=True)
 def fw_step(d, p, inf, k):
     """Step k of ``floydwarshall_cpu``'s loop (row skip) on (d, p) in place; False when a diagonal entry turns
     negative."""
-    n = d.shape[0]
-    for i in range(n):
-        dik = d[i, k]
-        if dik == inf:
-            continue
-        for j in range(n):
-            dkj = d[k, j]
-            if dkj != inf and dik + dkj < d[i, j]:
-                d[i, j] = dik + dkj
-                p[i, j] = p[k, j]
-        if d[i, i] < 0:
-            return False
-    return True
+    return solver_step(d, p, inf, k, True, True)
 
 
 @njit(cache=True)
@@ -63,19 +52,10 @@ def paper_step(d, p, inf, k):
     return True
 
 
-@njit(cache=True)
 def every_step(d, p, inf, k):
-    """Step k visiting every (i, j) with no INF test to lift (non-negative weights: INF + w >= every distance)."""
-    n = d.shape[0]
-    for i in range(n):
-        for j in range(n):
-            through = np.int64(d[i, k]) + np.int64(d[k, j])
-            if through < d[i, j]:
-                d[i, j] = through
-                p[i, j] = p[k, j]
-        if d[i, i] < 0:
-            return False
-    return True
+    """Step k visiting every (i, j): ``floydwarshall_cpu``'s loop with row_skip false on non-negative weights, whose
+    sums carry no INF test to lift."""
+    return solver_step(d, p, inf, k, False, True)
 
 
 STEPS = {"paper_s": paper_step, "every_s": every_step}

@@ -69,7 +69,7 @@ INTERNALS = {
     "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},
     "papers/memory_limits.py": {"gpusp.solvers.registry"},
-    "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors"},
+    "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors", "gpusp.solvers.floydwarshall.cpu.fw_step"},
     "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
     "papers/make_configs.py": {"gpusp.report.findings.cell_specs", "gpusp.report.findings.expand_cells"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},

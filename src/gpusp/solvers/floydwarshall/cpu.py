@@ -12,33 +12,41 @@ from ..common.base import Solver
 
 
 @njit(cache=True)
-def _floyd_warshall(d, p, inf, row_skip, nonnegative):
-    """Returns False as soon as a diagonal entry turns negative (a negative cycle: stop before
-    repeated negative sums can wrap around), True otherwise. ``row_skip``: a row whose d[i][k] is INF is passed
-    over. Else every j is visited, as paper 000's loop does: with ``nonnegative`` weights the sum is taken without an
-    INF test (two distances of at most INF fit the dtype, and a sum with INF never beats a distance), because a test
-    of the loop-invariant d[i][k] lets the compiler drop the row all the same; with negative weights the tests stay
-    (INF plus a negative weight would pass for a path), and so may the compiler's skip."""
+def fw_step(d, p, inf, k, row_skip, nonnegative):
+    """Round k on (d, p) in place; False as soon as a diagonal entry turns negative (a negative cycle: stop before
+    repeated negative sums can wrap around). ``row_skip``: a row whose d[i][k] is INF is passed over. Else every j is
+    visited, as paper 000's loop does: with ``nonnegative`` weights the sum is taken without an INF test (two distances
+    of at most INF fit the dtype, and a sum with INF never beats a distance), because a test of the loop-invariant
+    d[i][k] lets the compiler drop the row all the same; with negative weights the tests stay (INF plus a negative
+    weight would pass for a path), and so may the compiler's skip."""
     n = d.shape[0]
-    for k in range(n):
-        for i in range(n):
-            dik = d[i, k]
-            if row_skip and dik == inf:
-                continue
-            if nonnegative and not row_skip:
-                for j in range(n):
-                    through = dik + d[k, j]
-                    if through < d[i, j]:
-                        d[i, j] = through
-                        p[i, j] = p[k, j]
-            else:
-                for j in range(n):
-                    dkj = d[k, j]
-                    if dik != inf and dkj != inf and dik + dkj < d[i, j]:
-                        d[i, j] = dik + dkj
-                        p[i, j] = p[k, j]
-            if d[i, i] < 0:
-                return False
+    for i in range(n):
+        dik = d[i, k]
+        if row_skip and dik == inf:
+            continue
+        if nonnegative and not row_skip:
+            for j in range(n):
+                through = dik + d[k, j]
+                if through < d[i, j]:
+                    d[i, j] = through
+                    p[i, j] = p[k, j]
+        else:
+            for j in range(n):
+                dkj = d[k, j]
+                if dik != inf and dkj != inf and dik + dkj < d[i, j]:
+                    d[i, j] = dik + dkj
+                    p[i, j] = p[k, j]
+        if d[i, i] < 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _floyd_warshall(d, p, inf, row_skip, nonnegative):
+    """Every round k (:func:`fw_step`); False at a negative cycle."""
+    for k in range(d.shape[0]):
+        if not fw_step(d, p, inf, k, row_skip, nonnegative):
+            return False
     return True
 
 
