@@ -57,13 +57,13 @@ def bucket_work(indptr, indices, weights, source, delta, rounds):
             buckets += 1
         while tail > head:
             count = 0
+            stop = tail  # rounds: this round's vertices; fifo: grows as vertices arrive
             if rounds:
                 for k in range(head, tail):
                     queued[work[k]] = False
                     snap[k] = dist[work[k]]
-            stop = tail
             while head < stop:
-                u = work[head % (n + 1)] if not rounds else work[head]
+                u = work[head % (n + 1)]
                 head += 1
                 if not rounds:
                     queued[u] = False
@@ -82,8 +82,7 @@ def bucket_work(indptr, indices, weights, source, delta, rounds):
                             else:
                                 work[tail % (n + 1)] = v
                                 tail += 1
-                if not rounds:
-                    stop = tail
+                                stop = tail
             if rounds:
                 work[:count] = nxt[:count]
                 head = 0

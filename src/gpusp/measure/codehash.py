@@ -102,13 +102,19 @@ def _spec_value(spec) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _modules_hash(mods: list[str], root: Path):
+    """A sha256 fed each module's name and file bytes, in the order given."""
+    h = hashlib.sha256()
+    for mod in mods:
+        h.update(mod.encode() + b"\0" + module_file(mod, root).read_bytes() + b"\0")
+    return h
+
+
 @functools.cache
 def code_hash(spec, root: Path = ROOT) -> str:
     """sha256 (16 hex digits) of a solver's code: every file of its closure, its registry entry, its pinned peer
     (computed once per process and folder: the files do not change under a running benchmark)."""
-    h = hashlib.sha256()
-    for mod in solver_modules(spec, root):
-        h.update(mod.encode() + b"\0" + module_file(mod, root).read_bytes() + b"\0")
+    h = _modules_hash(solver_modules(spec, root), root)
     h.update(_spec_value(spec).encode())
     if spec.peer:
         from ..solvers.peers import build as peers
@@ -128,9 +134,7 @@ def auto_code_hash(root: Path = ROOT) -> str:
     solver it may pick (:func:`code_hash`), so that editing the table or one of those solvers reruns its jobs."""
     from ..solvers import auto
 
-    h = hashlib.sha256()
-    for mod in closure(["gpusp.solvers.auto"], root):
-        h.update(mod.encode() + b"\0" + module_file(mod, root).read_bytes() + b"\0")
+    h = _modules_hash(closure(["gpusp.solvers.auto"], root), root)
     for spec in auto.candidate_specs():
         h.update(code_hash(spec, root).encode())
     return h.hexdigest()[:16]
