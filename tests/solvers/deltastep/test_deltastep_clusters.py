@@ -158,9 +158,9 @@ def test_refusals_name_the_limit():
     with pytest.raises(SolverError, match=f"n <= {limit}"):
         _solve(wide, 0, clusters=1, cluster=1, stripe=1)
     spec = registry.get("deltastep_clusters")
-    assert spec.max_n == rules.clusters_max_n() > 3_600_000
+    assert spec.max_n == rules.clusters_max_n() > 3_100_000
     assert spec.why_not(1_048_576, 4_190_208) is None  # the 1M grid: 4 clusters of 16 (3 would hold it)
     assert rules.clusters_count(1_048_576, 0, 16, 256) == 4 and rules.clusters_count(264_346, 0, 16, 256) == 2
-    assert rules.clusters_count(3_000_000, 0, 16, 256) == 8 and rules.clusters_count(10, 0, 2, 1) == 1
+    assert rules.clusters_count(3_000_000, 0, 16, 256) == 7 and rules.clusters_count(10, 0, 2, 1) == 1
     assert f"n <= {rules.clusters_max_n()}" in spec.why_not(rules.clusters_max_n() + 1, 0)
     assert "int32 distances" in spec.why_not(100, 200, itemsize=8)

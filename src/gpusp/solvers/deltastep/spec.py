@@ -211,7 +211,9 @@ def pieces_limit(n: int, itemsize: int, params: dict) -> str | None:
 # The graph in parts of consecutive (or reverse Cuthill-McKee) positions, one per thread-block cluster, each part kept
 # as clusterasync keeps its graph; arcs between clusters go through global memory as deltastep_pieces' do.
 CLUSTERS_TAIL_WORDS = PIECES_TAIL_WORDS + 1  # pieces' words after the bitmap and the inbox entries granted
-CLUSTERS_REFERENCE = 8  # clusters of 16 the H200's 132 multiprocessors hold: the most clusters 0 picks
+# clusters of 16 blocks the H200 holds at once (cuOccupancyMaxActiveClusters: 7 of 16 at 512 threads, 15 of 8; the
+# launch refuses 8 of 16): the most clusters 0 picks
+CLUSTERS_REFERENCE = 7
 CLUSTERS_BLOCK_VERTICES = 16384  # clusters 0: at least enough clusters that a block holds this many vertices at
 # most, so that the work of a graph's expansions is spread (the prediction in docs/solvers/deltastep.md)
 CLUSTERS_RCM_CUT = 0.05  # order auto: reverse Cuthill-McKee when the ids' parts cut more than this share of arcs
