@@ -8,7 +8,7 @@ import fcntl
 import os
 import sys
 import tempfile
-import time
+import threading
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
@@ -24,44 +24,80 @@ import numba  # noqa: E402  (after the environment variable on purpose)
 import pytest  # noqa: E402
 
 
-def _patch_simulator_polling():
-    """The simulator's block manager busy-polls its threads holding the GIL; a short sleep per poll
-    makes kernels with barriers 2-5x faster (private API, numba-cuda 0.30.x; results unchanged)."""
+def _patch_simulator_barriers():
+    """Barriers by a condition variable instead of the simulator's polling (private API, numba-cuda 0.30.x).
+
+    The simulator's block manager loops over its threads, holding the GIL, until every live thread waits at the
+    barrier; on a loaded 2-core machine a barrier then costs milliseconds and the suite's time follows the host's
+    timer and scheduler. Here a thread that reaches a barrier counts itself, and the last of the block's live
+    threads releases the others: the same rule (a barrier opens when every live thread waits at it), one wake-up
+    per barrier. A thread's first exception aborts the block and is raised, as the simulator does."""
+    import numpy as np
     from numba.cuda.simulator import kernel
 
-    def run(self, grid_point, *args):
-        threads, livethreads, blockedthreads = set(), set(), set()
-        for block_point in __import__("numpy").ndindex(*self._block_dim):
-            t = kernel.BlockThread(lambda: self._f(*args), self, grid_point, block_point, self._debug)
-            t.start()
-            threads.add(t)
-            livethreads.add(t)
-        while livethreads:
-            time.sleep(0.0005)
-            for t in livethreads:
-                if t.syncthreads_blocked:
-                    blockedthreads.add(t)
-                elif t.exception:
-                    for other in threads:
-                        other.abort = True
-                        other.syncthreads_blocked = False
-                        other.syncthreads_event.set()
-                    raise t.exception[0].with_traceback(t.exception[1])
-            if livethreads == blockedthreads:
-                for t in blockedthreads:
-                    t.syncthreads_blocked = False
-                    t.syncthreads_event.set()
-                blockedthreads = set()
-            livethreads = {t for t in livethreads if t.is_alive()}
-        for t in threads:
-            if t.exception:
-                raise t.exception[0].with_traceback(t.exception[1])
+    class Block:
+        """One thread block's barrier state, guarded by ``cond``."""
 
-    kernel.BlockManager.run = run
+        def __init__(self, threads: int):
+            self.cond = threading.Condition()
+            self.live = threads
+            self.waiting = 0
+            self.generation = 0
+            self.failed = None  # the first thread that raised
+
+        def open_when_all_wait(self):
+            """With ``cond`` held: release the waiting threads once they are all the live ones."""
+            if self.waiting and self.waiting == self.live:
+                self.waiting = 0
+                self.generation += 1
+                self.cond.notify_all()
+
+    def syncthreads(self):
+        block = self._manager.block
+        with block.cond:
+            if block.failed is not None:
+                raise RuntimeError("abort flag set on syncthreads call")
+            generation = block.generation
+            block.waiting += 1
+            block.open_when_all_wait()
+            while block.generation == generation and block.failed is None:
+                block.cond.wait()
+            if block.failed is not None:
+                raise RuntimeError("abort flag set on syncthreads clear")
+
+    thread_body = kernel.BlockThread.run  # runs the kernel, keeps an exception in self.exception
+
+    def thread_run(self):
+        try:
+            thread_body(self)
+        finally:
+            block = self._manager.block
+            with block.cond:
+                block.live -= 1
+                if self.exception and block.failed is None:
+                    block.failed = self
+                block.open_when_all_wait()
+                block.cond.notify_all()  # the manager waits for the last thread, or the first failure
+
+    def manager_run(self, grid_point, *args):
+        self.block = block = Block(int(np.prod(self._block_dim)))
+        threads = [kernel.BlockThread(lambda: self._f(*args), self, grid_point, point, self._debug)
+                   for point in np.ndindex(*self._block_dim)]
+        for t in threads:
+            t.start()
+        with block.cond:
+            while block.live and block.failed is None:
+                block.cond.wait()
+        if block.failed is not None:
+            raise block.failed.exception[0].with_traceback(block.failed.exception[1])
+
+    kernel.BlockThread.syncthreads = syncthreads
+    kernel.BlockThread.run = thread_run
+    kernel.BlockManager.run = manager_run
 
 
 if numba.config.ENABLE_CUDASIM:
-    _patch_simulator_polling()
+    _patch_simulator_barriers()
 
 REPO = Path(__file__).resolve().parents[1]
 

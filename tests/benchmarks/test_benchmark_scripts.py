@@ -329,9 +329,13 @@ def test_fw_sampled_estimates_each_loop_from_its_sampled_steps(tmp_path):
 def test_fw_sampled_steps_each_give_the_solvers_answer():
     """n steps of the skipping loop, the paper's loop and the every-element loop each end where floydwarshall_cpu
     does (distances and predecessors), on a graph with unreachable pairs and zero weights."""
-    spec = importlib.util.spec_from_file_location("fw_sampled", BENCH / "papers" / "fw_sampled.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # imported by its name, as the script's own run finds it: Numba's cache (cache=True, shared with the script's
+    # subprocess in one worker) records the module by name, and an unnamed module's entry cannot be loaded again
+    sys.path.insert(0, str(BENCH / "papers"))
+    try:
+        module = importlib.import_module("fw_sampled")
+    finally:
+        sys.path.remove(str(BENCH / "papers"))
     graph = Graph.from_edges(5, [0, 1, 1, 2, 3], [1, 2, 0, 0, 4], [3, 0, 2, 7, 1])
     solver = registry.get("floydwarshall_cpu").build(graph)
     solver.run()
