@@ -43,7 +43,7 @@ def _patch_simulator_barriers():
             self.live = threads
             self.waiting = 0
             self.generation = 0
-            self.failed = None  # the first thread that raised
+            self.failed = None  # the first thread that raised, or the block when its launch was given up
 
         def open_when_all_wait(self):
             """With ``cond`` held: release the waiting threads once they are all the live ones."""
@@ -86,8 +86,13 @@ def _patch_simulator_barriers():
         for t in threads:
             t.start()
         with block.cond:
-            while block.live and block.failed is None:
-                block.cond.wait()
+            try:
+                while block.live and block.failed is None:
+                    block.cond.wait()
+            except BaseException:  # a test timed out: the threads at a barrier end instead of waiting forever
+                block.failed = block
+                block.cond.notify_all()
+                raise
         if block.failed is not None:
             raise block.failed.exception[0].with_traceback(block.failed.exception[1])
 

@@ -28,7 +28,7 @@ CONFIGS = sorted(EXPERIMENTS.glob("*.yaml"))
 PUBLISHED = REPO / "src" / "gpusp" / "data" / "published.yaml"
 SEEDS = REPO.parent / "shared" / "seeds"  # the papers as text (absent outside this workspace: those tests skip)
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)  # room for a host several times slower than usual
 
 # the paper each config reproduces names its hardware with these words (copied from the papers' texts)
 HARDWARE = {"000": "GeForce", "001": "8800 GTS", "002": "K80", "004": "GTX 750 Ti"}
