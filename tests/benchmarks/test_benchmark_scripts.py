@@ -108,6 +108,18 @@ def script(name: str, *args, cwd=REPO, check=True) -> subprocess.CompletedProces
     return proc
 
 
+def import_script(name: str):
+    """Import benchmarks/NAME (a .py path) by its module name, as the script's own run finds it: Numba's cache
+    (cache=True, shared with the script's subprocess in one worker) records a module by name, and an entry made by
+    an unnamed module cannot be loaded again."""
+    folder = str((BENCH / name).parent)
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(Path(name).stem)
+    finally:
+        sys.path.remove(folder)
+
+
 def markdown_rows(text: str, first_cell: str) -> list[list[str]]:
     """The cells of the markdown table rows whose first cell is FIRST_CELL."""
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines()
@@ -257,19 +269,12 @@ def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
 
 
 def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buckets():
-    import importlib
-    import sys as _sys
-
     import numpy as np
 
     from gpusp.data.generate import generate
     from gpusp.measure.validate import reference_rows
 
-    _sys.path.insert(0, str(BENCH))
-    try:
-        model = importlib.import_module("bucket_work_model")
-    finally:
-        _sys.path.remove(str(BENCH))
+    model = import_script("bucket_work_model.py")
     # zero weights, duplicates and unreachable vertices: a sparse random graph with weights from 0
     g = generate("random", n=300, k=2, wmin=0, wmax=9, seed=3)
     ref = reference_rows(g, [0]).dist[0]
@@ -329,13 +334,7 @@ def test_fw_sampled_estimates_each_loop_from_its_sampled_steps(tmp_path):
 def test_fw_sampled_steps_each_give_the_solvers_answer():
     """n steps of the skipping loop, the paper's loop and the every-element loop each end where floydwarshall_cpu
     does (distances and predecessors), on a graph with unreachable pairs and zero weights."""
-    # imported by its name, as the script's own run finds it: Numba's cache (cache=True, shared with the script's
-    # subprocess in one worker) records the module by name, and an unnamed module's entry cannot be loaded again
-    sys.path.insert(0, str(BENCH / "papers"))
-    try:
-        module = importlib.import_module("fw_sampled")
-    finally:
-        sys.path.remove(str(BENCH / "papers"))
+    module = import_script("papers/fw_sampled.py")
     graph = Graph.from_edges(5, [0, 1, 1, 2, 3], [1, 2, 0, 0, 4], [3, 0, 2, 7, 1])
     solver = registry.get("floydwarshall_cpu").build(graph)
     solver.run()
