@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
@@ -24,14 +25,18 @@ import numba  # noqa: E402  (after the environment variable on purpose)
 import pytest  # noqa: E402
 
 
-def _patch_simulator_barriers():
-    """Barriers by a condition variable instead of the simulator's polling (private API, numba-cuda 0.30.x).
+def _patch_simulator_threads():
+    """Barriers by a condition variable and simulated threads from a pool (private API, numba-cuda 0.30.x).
 
-    The simulator's block manager loops over its threads, holding the GIL, until every live thread waits at the
-    barrier; on a loaded 2-core machine a barrier then costs milliseconds and the suite's time follows the host's
-    timer and scheduler. Here a thread that reaches a barrier counts itself, and the last of the block's live
-    threads releases the others: the same rule (a barrier opens when every live thread waits at it), one wake-up
-    per barrier. A thread's first exception aborts the block and is raised, as the simulator does."""
+    The simulator starts one OS thread per CUDA thread of every block, and its block manager loops over them, holding
+    the GIL, until every live thread waits at a barrier. On a loaded 2-core machine both cost milliseconds (starting
+    a thread there takes about 1.5 ms), and the suite's time follows the host's scheduler. Here a block's threads come
+    from a pool of threads that serve block after block, and a thread that reaches a barrier counts itself: the last
+    of the block's live threads releases the others. The rules are the simulator's: a barrier opens when every live
+    thread waits at it, a thread's first exception aborts the block and is raised; ``threading.current_thread()``
+    answers the simulated thread's indices, as the simulator's kernel API expects."""
+    import queue
+
     import numpy as np
     from numba.cuda.simulator import kernel
 
@@ -43,7 +48,8 @@ def _patch_simulator_barriers():
             self.live = threads
             self.waiting = 0
             self.generation = 0
-            self.failed = None  # the first thread that raised, or the block when its launch was given up
+            self.failed = None  # the first exception a thread raised (with its traceback), or the block when its
+            # launch was given up
 
         def open_when_all_wait(self):
             """With ``cond`` held: release the waiting threads once they are all the live ones."""
@@ -59,32 +65,63 @@ def _patch_simulator_barriers():
                 raise RuntimeError("abort flag set on syncthreads call")
             generation = block.generation
             block.waiting += 1
+            self.paused.set()
             block.open_when_all_wait()
             while block.generation == generation and block.failed is None:
                 block.cond.wait()
             if block.failed is not None:
                 raise RuntimeError("abort flag set on syncthreads clear")
 
+    START_WAIT_S = 0.2
     thread_body = kernel.BlockThread.run  # runs the kernel, keeps an exception in self.exception
+    idle: list["PooledThread"] = []  # threads whose last kernel returned, ready for another block
+    idle_lock = threading.Lock()
 
-    def thread_run(self):
-        try:
-            thread_body(self)
-        finally:
-            block = self._manager.block
-            with block.cond:
-                block.live -= 1
-                if self.exception and block.failed is None:
-                    block.failed = self
-                block.open_when_all_wait()
-                block.cond.notify_all()  # the manager waits for the last thread, or the first failure
+    class PooledThread(kernel.BlockThread):
+        """A simulated CUDA thread that runs one block's kernel after another (its indices set for each)."""
+
+        def __init__(self):
+            threading.Thread.__init__(self, daemon=True)
+            self.jobs = queue.SimpleQueue()
+            self.paused = threading.Event()  # set when its kernel waits at a barrier or returns
+            self.start()
+
+        def serve(self, manager, f, block_point, thread_point):
+            self._manager = manager
+            self.blockIdx, self.threadIdx = kernel.Dim3(*block_point), kernel.Dim3(*thread_point)
+            dim = kernel.Dim3(*manager._block_dim)
+            self.thread_id = self.threadIdx.x + dim.x * (self.threadIdx.y + dim.y * self.threadIdx.z)
+            self.exception, self.abort, self.debug = None, False, manager._debug
+            self._target, self._args, self._kwargs = f, (), {}
+            self.paused.clear()
+            self.jobs.put(manager.block)
+
+        def run(self):
+            while True:
+                block = self.jobs.get()
+                thread_body(self)
+                with block.cond:
+                    block.live -= 1
+                    if self.exception and block.failed is None:
+                        block.failed = self.exception
+                    block.open_when_all_wait()
+                    block.cond.notify_all()  # the manager waits for the last thread, or the first failure
+                self.paused.set()
+                with idle_lock:
+                    idle.append(self)  # ready for a later block
 
     def manager_run(self, grid_point, *args):
-        self.block = block = Block(int(np.prod(self._block_dim)))
-        threads = [kernel.BlockThread(lambda: self._f(*args), self, grid_point, point, self._debug)
-                   for point in np.ndindex(*self._block_dim)]
-        for t in threads:
-            t.start()
+        points = list(np.ndindex(*self._block_dim))
+        self.block = block = Block(len(points))
+        with idle_lock:
+            taken = [idle.pop() for _ in range(min(len(points), len(idle)))]
+        taken += [PooledThread() for _ in range(len(points) - len(taken))]
+        # One thread at a time up to its first barrier, poll (sleep) or return, in thread order, as the simulator's
+        # threads start: the answers and counters of a launch do not depend on the host's scheduler. A thread that
+        # spins without sleeping is let go after START_WAIT_S.
+        for thread, point in zip(taken, points):
+            thread.serve(self, lambda: self._f(*args), grid_point, point)
+            thread.paused.wait(START_WAIT_S)
         with block.cond:
             try:
                 while block.live and block.failed is None:
@@ -94,15 +131,22 @@ def _patch_simulator_barriers():
                 block.cond.notify_all()
                 raise
         if block.failed is not None:
-            raise block.failed.exception[0].with_traceback(block.failed.exception[1])
+            raise block.failed[0].with_traceback(block.failed[1])
 
+    def sleep(seconds):
+        paused = getattr(threading.current_thread(), "paused", None)
+        if paused is not None:
+            paused.set()  # a simulated thread that polls (sleeps) lets the next one start
+        real_sleep(seconds)
+
+    real_sleep = time.sleep
+    time.sleep = sleep
     kernel.BlockThread.syncthreads = syncthreads
-    kernel.BlockThread.run = thread_run
     kernel.BlockManager.run = manager_run
 
 
 if numba.config.ENABLE_CUDASIM:
-    _patch_simulator_barriers()
+    _patch_simulator_threads()
 
 REPO = Path(__file__).resolve().parents[1]
 
