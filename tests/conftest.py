@@ -48,8 +48,7 @@ def _patch_simulator_threads():
             self.live = threads
             self.waiting = 0
             self.generation = 0
-            self.failed = None  # the first exception a thread raised (with its traceback), or the block when its
-            # launch was given up
+            self.failed = None  # the first (exception, traceback) a thread raised, or the block when given up
 
         def open_when_all_wait(self):
             """With ``cond`` held: release the waiting threads once they are all the live ones."""
@@ -83,14 +82,14 @@ def _patch_simulator_threads():
         def __init__(self):
             threading.Thread.__init__(self, daemon=True)
             self.jobs = queue.SimpleQueue()
-            self.paused = threading.Event()  # set when its kernel waits at a barrier or returns
+            self.paused = threading.Event()  # set when its kernel waits at a barrier, sleeps or returns
             self.start()
 
         def serve(self, manager, f, block_point, thread_point):
             self._manager = manager
             self.blockIdx, self.threadIdx = kernel.Dim3(*block_point), kernel.Dim3(*thread_point)
-            dim = kernel.Dim3(*manager._block_dim)
-            self.thread_id = self.threadIdx.x + dim.x * (self.threadIdx.y + dim.y * self.threadIdx.z)
+            (x, y, z), (dx, dy, _) = thread_point, manager._block_dim  # the simulator's dimensions are 3-tuples
+            self.thread_id = x + dx * (y + dy * z)
             self.exception, self.abort, self.debug = None, False, manager._debug
             self._target, self._args, self._kwargs = f, (), {}
             self.paused.clear()
@@ -119,8 +118,9 @@ def _patch_simulator_threads():
         # One thread at a time up to its first barrier, poll (sleep) or return, in thread order, as the simulator's
         # threads start: the answers and counters of a launch do not depend on the host's scheduler. A thread that
         # spins without sleeping is let go after START_WAIT_S.
+        run_kernel = lambda: self._f(*args)  # noqa: E731
         for thread, point in zip(taken, points):
-            thread.serve(self, lambda: self._f(*args), grid_point, point)
+            thread.serve(self, run_kernel, grid_point, point)
             thread.paused.wait(START_WAIT_S)
         with block.cond:
             try:

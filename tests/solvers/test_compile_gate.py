@@ -25,16 +25,18 @@ def tile_extremes(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The targets compiled here: all of them, except that of the cases of one kernel that differ only in their tile
     size (a compile-time constant that changes no type), only the smallest and largest tile are compiled.
     ``python -m gpusp.solvers.compilecheck`` compiles every tile."""
-    groups: dict[tuple, list[tuple[int, int]]] = {}
+    keep, tiled = set(), {}
     for i, (module, label) in enumerate(targets):
         name, _, tag = label.partition("[")
-        items = tag.rstrip("]").split(",") if tag else []
-        tiles = [int(item.split("=")[1]) for item in items if item.split("=")[0] in TILE_KEYS]
-        rest = tuple(item for item in items if item.split("=")[0] not in TILE_KEYS)
-        groups.setdefault((module, name, rest, bool(tiles)), []).append((tiles[0] if tiles else 0, i))
-    keep = set()
-    for (_, _, _, tiled), members in groups.items():
-        keep |= {min(members)[1], max(members)[1]} if tiled else {i for _, i in members}
+        items = [item.partition("=") for item in tag.rstrip("]").split(",")] if tag else []
+        tiles = [int(value) for key, _, value in items if key in TILE_KEYS]
+        if tiles:
+            rest = tuple(item for item in items if item[0] not in TILE_KEYS)
+            tiled.setdefault((module, name, rest), []).append((tiles[0], i))
+        else:
+            keep.add(i)
+    for members in tiled.values():
+        keep |= {min(members)[1], max(members)[1]}
     return [t for i, t in enumerate(targets) if i in keep]
 
 
