@@ -40,9 +40,11 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-def imports_of(name: str, path: Path, root: Path = ROOT) -> set[str]:
+@functools.cache
+def imports_of(name: str, path: Path, root: Path = ROOT) -> frozenset[str]:
     """The gpusp modules that ``path`` (module ``name``) imports, module level and lazy ones alike: ``from x import
-    y`` names module ``x.y`` where y is a module, else ``x`` (tests/test_architecture.py reads the layers with it)."""
+    y`` names module ``x.y`` where y is a module, else ``x`` (tests/test_architecture.py reads the layers with it).
+    Read once per process and file, like :func:`code_hash`: every solver's closure passes through the shared modules."""
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -58,7 +60,7 @@ def imports_of(name: str, path: Path, root: Path = ROOT) -> set[str]:
                 continue
             subs = [f"{target}.{a.name}" for a in node.names if module_file(f"{target}.{a.name}", root)]
             found.update(subs if len(subs) == len(node.names) else subs + [target])
-    return found
+    return frozenset(found)
 
 
 def _with_packages(name: str) -> list[str]:
