@@ -7,19 +7,12 @@ The variable must be set before Numba is imported. On a GPU machine, run the sui
 import fcntl
 import os
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 sys.path.insert(0, str(Path(__file__).parent))
-# Under pytest-xdist (make test) each worker process, and the workflow runs it starts, keep their own Numba cache:
-# two processes that compile different signatures of one cached function at once can leave the cache's index
-# naming the other's data. A cache the user chose is left alone.
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-if _WORKER and "NUMBA_CACHE_DIR" not in os.environ:
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"gpusp-numba-{_WORKER}")
 
 import numba  # noqa: E402  (after the environment variable on purpose)
 import pytest  # noqa: E402
@@ -262,7 +255,7 @@ def pytest_configure(config):
 
 # --- pytest-xdist (make test: -n auto --dist loadfile) ---------------------------------------------------------------
 # A test file is one unit of work, so that its module-scoped fixtures (a workflow run, a peer build, a sweep of
-# records) are made once, in one worker; the compile gate's kernels are units of their own, so that its ~800 compiles
+# records) are made once, in one worker; the compile gate's kernels are units of their own, so that its ~370 compiles
 # spread over the workers. test_report.py reads the workflow run of test_workflow.py (a session's, made by whichever
 # needs it first): one unit. Grouping never changes what a test checks, only where it runs.
 ONE_UNIT_PER_TEST = {"test_compile_gate.py"}

@@ -5,9 +5,11 @@ are listed at collection (in the simulator: labels only, nothing compiled); each
 through one helper process of its own without the simulator (``python -m gpusp.solvers.compilecheck --serve``),
 which imports Numba's CUDA target and NVVM once instead of once per kernel. A test checks that the helper, outside
 the simulator, lists exactly the kernels collected here, so no kernel escapes the gate. Every kernel and case is
-compiled, except that of cases differing only in a tile size, the smallest and largest tile stand for the others.
+compiled, in a set of its cases in which every pair of values of two of its compile-time options appears (tile sizes:
+the smallest and largest); ``python -m gpusp.solvers.compilecheck`` compiles every case.
 """
 
+import itertools
 import json
 import os
 import subprocess
@@ -21,15 +23,23 @@ TARGETS, PROBLEMS = listing()
 TILE_KEYS = ("B", "tile")
 
 
+def options(label: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A target's kernel name and its case as (option, value) pairs; an unnamed value is named by its place."""
+    name, _, tag = label.partition("[")
+    pairs = []
+    for place, item in enumerate(tag.rstrip("]").split(",") if tag else []):
+        key, eq, value = item.partition("=")
+        pairs.append((key, value) if eq else (f"#{place}", item))
+    return name, tuple(pairs)
+
+
 def tile_extremes(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The targets compiled here: all of them, except that of the cases of one kernel that differ only in their tile
-    size (a compile-time constant that changes no type), only the smallest and largest tile are compiled.
-    ``python -m gpusp.solvers.compilecheck`` compiles every tile."""
+    """All targets, except that of the cases of one kernel that differ only in their tile size (a compile-time
+    constant that changes no type), only the smallest and largest tile."""
     keep, tiled = set(), {}
     for i, (module, label) in enumerate(targets):
-        name, _, tag = label.partition("[")
-        items = [item.partition("=") for item in tag.rstrip("]").split(",")] if tag else []
-        tiles = [int(value) for key, _, value in items if key in TILE_KEYS]
+        name, items = options(label)
+        tiles = [int(value) for key, value in items if key in TILE_KEYS]
         if tiles:
             rest = tuple(item for item in items if item[0] not in TILE_KEYS)
             tiled.setdefault((module, name, rest), []).append((tiles[0], i))
@@ -40,7 +50,32 @@ def tile_extremes(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [t for i, t in enumerate(targets) if i in keep]
 
 
-COMPILED = tile_extremes(TARGETS)
+def value_pairs(items) -> set[frozenset]:
+    """The values of a case, alone and two by two (of two options)."""
+    return {frozenset([item]) for item in items} | {frozenset(pair) for pair in itertools.combinations(items, 2)}
+
+
+def all_pairs(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of each kernel's cases, a set in which every value, and every pair of values of two options, that its cases
+    hold appears in at least one ("all pairs", chosen greedily: the case that adds the most pairs, the first on a
+    tie); the targets in their order. Kernels without options keep their one case."""
+    kernels = {}
+    for i, (module, label) in enumerate(targets):
+        name, items = options(label)
+        kernels.setdefault((module, name), []).append((i, value_pairs(items)))
+    keep = set()
+    for cases in kernels.values():
+        missing = set().union(*(pairs for _, pairs in cases))
+        while True:
+            i, pairs = max(cases, key=lambda case: (len(case[1] & missing), -case[0]))
+            keep.add(i)
+            missing -= pairs
+            if not missing:
+                break
+    return [t for i, t in enumerate(targets) if i in keep]
+
+
+COMPILED = all_pairs(tile_extremes(TARGETS))
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -103,13 +138,22 @@ def test_the_gate_compiles_every_kernel_a_module_lists(compiler):
     assert [tuple(pair) for pair in reply["targets"]] == TARGETS
 
 
-def test_every_kernel_and_case_but_the_middle_tiles_is_compiled():
-    labels = {label for _, label in COMPILED}
-    assert {label.partition("[")[0] for _, label in TARGETS} == {label.partition("[")[0] for label in labels}
+def test_every_kernel_and_every_pair_of_option_values_is_compiled():
+    def covered(targets):
+        out = {}
+        for module, label in targets:
+            name, items = options(label)
+            out.setdefault((module, name), set()).update(value_pairs(items))
+        return out
+
+    extremes = tile_extremes(TARGETS)
+    assert covered(COMPILED) == covered(extremes)  # every kernel, every value, every pair of two options' values
+    assert len(COMPILED) < len(extremes) < len(TARGETS)
+    labels = {label for _, label in extremes}
     assert "global_kernels.rat3[B=4,dtype_name=int64,paths=True]" in labels
     assert "global_kernels.rat3[B=32,dtype_name=int64,paths=True]" in labels
     assert "global_kernels.rat3[B=16,dtype_name=int64,paths=True]" not in labels
-    assert len(COMPILED) < len(TARGETS)
+    assert options("k3[T=64,kind=dpx,int32]") == ("k3", (("T", "64"), ("kind", "dpx"), ("#2", "int32")))
 
 
 @pytest.mark.compile
