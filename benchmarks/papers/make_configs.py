@@ -478,12 +478,35 @@ def r39fwloop(c):
             "left out")]
 
 
+R39T3 = {"a": {("p2p-Gnutella04", "floydwarshall_naive"), ("p2p-Gnutella04", "floydwarshall_tiledglobal"),
+               ("p2p-Gnutella04", "floydwarshall_tiledshared"), ("p2p-Gnutella25", "floydwarshall_tiledglobal"),
+               ("p2p-Gnutella25", "floydwarshall_tiledshared")},
+         "b": {("p2p-Gnutella25", "floydwarshall_supernaive"), ("p2p-Gnutella25", "floydwarshall_supernaiveshared")}}
+
+
+def r39t3(c, part):
+    """Table 3's GPU kernels at 5 trials in two parts of about 400 s each (paper000-table3's medians x 6 runs), one
+    a device lane: G04's naive and tiled kernels with G25's tiled ones, and G25's two super naive kernels."""
+    local_graphs(c)
+    five(c)
+    solvers = []
+    for s in c["solvers"]:
+        graphs = [g for g in c["graphs"] if (g, s["name"]) in R39T3[part]]
+        if graphs:
+            solvers.append({**{k: v for k, v in s.items() if k != "end_to_end"}, "graphs": graphs})
+    c["solvers"] = solvers
+    c["graphs"] = {g: v for g, v in c["graphs"].items() if any(g in s["graphs"] for s in solvers)}
+    done = "G04's super naive kernels: r39fwloop" if part == "a" else "the rest: r39t3a"
+    return ["in_process: true", FIVE, "only " + ", ".join(f"{n} on {g}" for g, n in sorted(R39T3[part])) + f" ({done})",
+            "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
+
 ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
            "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
            "r39t1": ("paper000-table1", r39t1), "r39t1bay": ("paper000-table1", functools.partial(r39t1, graph="BAY")),
            "r39transfer": ("paper004-transfer", r39transfer),
            "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces),
-           "r39fwloop": ("paper000-table3", r39fwloop)}
+           "r39fwloop": ("paper000-table3", r39fwloop), "r39t3a": ("paper000-table3", functools.partial(r39t3, part="a")),
+           "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b"))}
 
 
 def issue39() -> dict:
