@@ -261,7 +261,7 @@ def test_rows_0_7_and_0_8_judge_r39fwloop_once_it_has_run(items):
     cells = [(i["id"], c) for i in items if str(i["id"]) in ("0.7", "0.8") for c in f.expand_cells(i["test"])
              if c.get("experiment") == "r39fwloop"]
     assert cells and not any("not_run" in c for _, c in cells)  # landed: judged on the committed samples
-    named = {tuple(s.split("|")) for _, c in cells for s in f.cell_specs(c)}
+    named = {tuple(s.split("|")) for _, c in cells for s in f.cell_specs(c) if ":" not in s.split("|")[0]}  # not r39t3a's naive
     assert named == planned and {p.split("row_skip-")[1].split("+")[0] for _, _, p in named} == {"true", "false"}
     ms = {("floydwarshall_supernaive", "true"): 5000, ("floydwarshall_supernaiveshared", "true"): 4000,
           ("floydwarshall_supernaive", "false"): 6000, ("floydwarshall_supernaiveshared", "false"): 9000}
