@@ -478,6 +478,10 @@ def r39fwloop(c):
             "left out")]
 
 
+def r39five(c):
+    five(c)
+    return ["in_process: true", FIVE]
+
 R39T3 = {"a": {("p2p-Gnutella04", "floydwarshall_naive"), ("p2p-Gnutella04", "floydwarshall_tiledglobal"),
                ("p2p-Gnutella04", "floydwarshall_tiledshared"), ("p2p-Gnutella25", "floydwarshall_tiledglobal"),
                ("p2p-Gnutella25", "floydwarshall_tiledshared")},
@@ -506,7 +510,9 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
            "r39transfer": ("paper004-transfer", r39transfer),
            "r39transferbig": ("paper004-transfer", r39transferbig), "r39pieces": ("paper004-transfer", r39pieces),
            "r39fwloop": ("paper000-table3", r39fwloop), "r39t3a": ("paper000-table3", functools.partial(r39t3, part="a")),
-           "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b"))}
+           "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b")),
+           "r39fig12": ("paper001-fig12", r39five), "r39fig13": ("paper001-fig13", r39five),
+           "r39fig14": ("paper001-fig14", r39five)}
 
 
 def issue39() -> dict:
