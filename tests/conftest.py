@@ -127,9 +127,14 @@ def _patch_simulator_threads():
             raise block.failed[0].with_traceback(block.failed[1])
 
     def sleep(seconds):
-        paused = getattr(threading.current_thread(), "paused", None)
+        thread = threading.current_thread()
+        paused = getattr(thread, "paused", None)
         if paused is not None:
             paused.set()  # a simulated thread that polls (sleeps) lets the next one start
+            if thread._manager.block.failed is not None:
+                # its launch failed or timed out: a thread polling for a flag the others will never set ends here
+                # instead of spinning on, and writing into state the next launch reuses
+                raise RuntimeError("abort flag set while polling")
         real_sleep(seconds)
 
     real_sleep = time.sleep
