@@ -23,6 +23,7 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 run: $(STAMP_RUN)
+	$(BIN)/python -m compileall -q src >/dev/null
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/snakemake --cores 2
 
 # Snakemake's HTML report of the last `make run` (report.html)
@@ -31,7 +32,10 @@ report: $(STAMP_RUN)
 
 # One pytest-xdist worker per core (xdist comes with the test extra); where xdist does not import, one process.
 # --dist loadfile: a test file runs whole in one worker, the compile gate's kernels one by one (tests/conftest.py).
+# Bytecode written first: where PYTHONDONTWRITEBYTECODE is set, every gpusp process of the tests (a workflow's jobs)
+# would otherwise compile the package's sources again, about a second each.
 test: $(STAMP)
+	$(BIN)/python -m compileall -q src tests >/dev/null
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/python -m pytest \
 	  $$($(BIN)/python -c 'import xdist' 2>/dev/null && echo '--dist loadfile -n auto')
 

@@ -139,6 +139,15 @@ def _patch_simulator_threads():
 
     real_sleep = time.sleep
     time.sleep = sleep
+
+    def barrier_wait(self, timeout=None):
+        paused = getattr(threading.current_thread(), "paused", None)
+        if paused is not None:
+            paused.set()  # a simulated thread at a warp's barrier (the simulated shuffles) lets the next one start
+        return real_barrier_wait(self, timeout)
+
+    real_barrier_wait = threading.Barrier.wait
+    threading.Barrier.wait = barrier_wait
     kernel.BlockThread.syncthreads = syncthreads
     kernel.BlockManager.run = manager_run
 
@@ -260,7 +269,7 @@ def pytest_configure(config):
 
 # --- pytest-xdist (make test: -n auto --dist loadfile) ---------------------------------------------------------------
 # A test file is one unit of work, so that its module-scoped fixtures (a workflow run, a peer build, a sweep of
-# records) are made once, in one worker; the compile gate's kernels are units of their own, so that its ~370 compiles
+# records) are made once, in one worker; the compile gate's kernels are units of their own, so that its ~210 compiles
 # spread over the workers. test_report.py reads the workflow run of test_workflow.py (a session's, made by whichever
 # needs it first): one unit. Grouping never changes what a test checks, only where it runs.
 ONE_UNIT_PER_TEST = {"test_compile_gate.py"}

@@ -9,6 +9,7 @@ with ``--config results=<tmp>`` (tests/test_workflow.py's helper), so nothing is
 
 from __future__ import annotations
 
+import copy
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -42,9 +43,15 @@ def ids(paths):
     return [p.stem for p in paths]
 
 
+_LOADED: dict[Path, dict] = {}
+
+
 def load(path: Path) -> dict:
-    """The config as the workflow sees it: validated, the schema's defaults filled in."""
-    return load_config(path)
+    """The config as the workflow sees it: validated, the schema's defaults filled in (read and validated once per
+    file, a few seconds for the large ones; each caller gets its own copy)."""
+    if path not in _LOADED:
+        _LOADED[path] = load_config(path)
+    return copy.deepcopy(_LOADED[path])
 
 
 def header(path: Path) -> dict[str, str]:
@@ -206,9 +213,11 @@ def test_published_figures_meet_their_jobs_in_the_report():
 
     figures = published()
     assert load_published() == figures
-    rows = []
+    rows, jobs = [], {}
     for fig in figures:
-        job = matching_jobs(expand_jobs(load(EXPERIMENTS / f"{fig['experiment']}.yaml"))[0], fig)[0]
+        if fig["experiment"] not in jobs:  # each experiment's jobs once (a few seconds each for the large ones)
+            jobs[fig["experiment"]] = expand_jobs(load(EXPERIMENTS / f"{fig['experiment']}.yaml"))[0]
+        job = matching_jobs(jobs[fig["experiment"]], fig)[0]
         rows.append({"graph": job.graph, "solver": job.solver, "params": job.label, "median_ms": 1.0,
                      "gpu": "test", "mode": "gpu", "validated": True})
     table = compare(pd.DataFrame(rows).drop_duplicates(), figures)

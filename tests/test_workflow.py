@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -53,11 +54,206 @@ def snakemake_env() -> dict:
     return env
 
 
-def snakemake(*args, timeout=600, check=False) -> subprocess.CompletedProcess:
-    """Run ``python -m snakemake ARGS`` from the repository root; stdout and stderr together."""
+# Each `python -m snakemake` spends about 7 s of CPU importing Snakemake, its plugins and gpusp before it reads the
+# Snakefile (a dry run of a small config takes about 2 s more). The tests' snakemake calls therefore go to a fork
+# server: one process per pytest process that has imported all that once (and collected Snakemake's plugins) and
+# forks a child for every call, which runs `python -m snakemake ARGS` as its __main__ does (snakemake.cli.main with
+# sys.argv set), with its own working directory, environment, stdout and stderr, in a process group of its own. A
+# child starts from the same state every time (nothing of one call reaches the next). A call whose environment differs
+# from the server's in a variable read at import time (IMPORT_TIME_ENV: PYTHONPATH, NUMBA_*, ...) runs as a plain
+# subprocess, as does every call when the server cannot start.
+_FORK_SERVER = r"""
+import json, os, signal, sys
+
+proto = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)  # nothing but the replies reaches the requests' pipe
+import snakemake.cli
+MAIN = os.path.join(os.path.dirname(snakemake.cli.__file__), "__main__.py")  # argv[0] of python -m snakemake
+snakemake.cli.get_argument_parser()  # collects the plugins (registries are singletons): once, here
+# what the Snakefile's common.smk imports, and what checking a config against the schema imports
+import gpusp.data.mirror, gpusp.device, gpusp.measure.codehash, gpusp.plan, gpusp.solvers.auto  # noqa: E401
+import gpusp.solvers.peers.build, gpusp.solvers.registry  # noqa: E401
+import jsonschema, snakemake.utils  # noqa: E401
+
+
+def reap(*_):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+signal.signal(signal.SIGCHLD, reap)  # reaped by waitpid, so that their CPU time counts as this process's children's
+proto.write("ready\n")
+proto.flush()
+
+
+def child(req):
+    os.setpgrp()
+    proto.close()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    out = os.open(req["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    err = os.open(req["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC) if req["err"] else out
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    sys.argv = [MAIN, *req["args"]]
+    code = 0
+    try:
+        snakemake.cli.main()
+    except SystemExit as exc:  # as the interpreter ends a script: None 0, a number itself, else printed and 1
+        if exc.code is None:
+            code = 0
+        elif isinstance(exc.code, int):
+            code = exc.code
+        else:
+            print(exc.code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        code = 1
+    try:
+        import atexit, logging
+        atexit._run_exitfuncs()
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        with open(req["result"] + ".part", "w") as fh:
+            fh.write(str(code))
+        os.rename(req["result"] + ".part", req["result"])
+        os._exit(code & 0xFF)
+
+
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child(req)
+        finally:
+            os._exit(70)
+    proto.write(f"{pid}\n")
+    proto.flush()
+"""
+
+
+class ServerGone(Exception):
+    """The fork server stopped answering."""
+
+
+class _SnakemakeForkServer:
+    def __init__(self, env: dict):
+        import tempfile
+
+        self.env = _import_time_env(env)
+        self.lock = threading.Lock()
+        self.tmp = Path(tempfile.mkdtemp(prefix="gpusp-smk-"))
+        self.count = 0
+        self.proc = subprocess.Popen([sys.executable, "-c", _FORK_SERVER], cwd=REPO, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if self.proc.stdout.readline() != "ready\n":
+            raise RuntimeError("the snakemake fork server did not start")
+
+    def run(self, args: list[str], cwd, env: dict, merge: bool, timeout: float) -> subprocess.CompletedProcess:
+        with self.lock:
+            self.count += 1
+            base = self.tmp / str(self.count)
+        req = {"args": args, "cwd": str(cwd), "env": env, "out": f"{base}.out",
+               "err": None if merge else f"{base}.err", "result": f"{base}.rc"}
+        with self.lock:
+            try:
+                self.proc.stdin.write(json.dumps(req) + "\n")
+                self.proc.stdin.flush()
+                pid = int(self.proc.stdout.readline())
+            except (OSError, ValueError):
+                raise ServerGone from None
+        result, deadline, code = Path(req["result"]), time.monotonic() + timeout, None
+        try:
+            while code is None:
+                if result.exists():
+                    code = int(result.read_text())
+                    break
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:  # ended (and reaped) without a result: killed
+                    code = int(result.read_text()) if result.exists() else -9
+                    break
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired([sys.executable, "-m", "snakemake", *args], timeout,
+                                                    output=Path(req["out"]).read_text(errors="replace"))
+                time.sleep(0.05)
+        except BaseException:  # a timeout, or the test stopped: the child goes, as subprocess.run's would
+            try:
+                os.killpg(pid, 9)
+            except ProcessLookupError:
+                pass
+            raise
+        for _ in range(1500):  # the child ends right after writing its result: wait for it (at most 30 s)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
+        files = [Path(req["out"])] + ([] if merge else [Path(req["err"])])
+        out, err = (p.read_text() for p in files) if not merge else (files[0].read_text(), None)
+        for p in [*files, result]:
+            p.unlink(missing_ok=True)
+        return subprocess.CompletedProcess([sys.executable, "-m", "snakemake", *args], code, out, err)
+
+    def close(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+_server: _SnakemakeForkServer | None | bool = None
+_server_lock = threading.Lock()
+IMPORT_TIME_ENV = ("PYTHON", "NUMBA_", "LD_", "CUDA_", "NVIDIA_", "OMP_", "MKL_", "OPENBLAS_", "TBB_", "NUMEXPR_")
+
+
+def _import_time_env(env: dict) -> dict:
+    return {k: v for k, v in env.items() if k.startswith(IMPORT_TIME_ENV)}
+
+
+def run_snakemake(args, *, cwd=REPO, env=None, merge=True, timeout=600) -> subprocess.CompletedProcess:
+    """``python -m snakemake ARGS`` from ``cwd`` with ``env`` (default: snakemake_env()): stdout and stderr together
+    (``merge``) or apart, as subprocess.run gives them; through the fork server where the environment is its own."""
+    global _server
+    args = [str(a) for a in args]
+    env = snakemake_env() if env is None else env
+    with _server_lock:  # test_experiments.py calls from several threads at once
+        if _server is None:
+            try:
+                _server = _SnakemakeForkServer(snakemake_env())
+                import atexit
+
+                atexit.register(_server.close)
+            except Exception:  # noqa: BLE001  (no server: plain subprocesses)
+                _server = False
+    if _server and _import_time_env(env) == _server.env:
+        try:
+            return _server.run(args, cwd, env, merge, timeout)
+        except ServerGone:
+            _server = False
+    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True, timeout=timeout)
+
+
+def snakemake(*args, timeout=600, check=False, env=None) -> subprocess.CompletedProcess:
+    """Run ``python -m snakemake ARGS`` from the repository root (``env``: default snakemake_env()); stdout and stderr
+    together."""
     cmd = [sys.executable, "-m", "snakemake", *map(str, args)]
-    proc = subprocess.run(cmd, cwd=REPO, env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout)
+    proc = run_snakemake(args, env=env, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-6000:]}")
     return proc
@@ -95,6 +291,33 @@ def tiny_results(tmp_path_factory) -> Path:
 def write_config(path: Path, config: dict) -> Path:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
+
+
+# `gpusp plot` for a real run whose figures no test looks at: its two folders made, no figure drawn (about 20 s of CPU
+# saved); every other gpusp command is the real one. The plot job itself runs as any other (its outputs, its log and
+# Snakemake's records of it are there), so that a later run or dry run of the whole workflow finds it done.
+PLOTLESS_GPUSP = """#!/usr/bin/env bash
+if [ "$1" = plot ]; then
+  while [ $# -gt 0 ]; do case "$1" in --out-dir|--papers-dir) mkdir -p "$2"; shift;; esac; shift; done
+  echo "gpusp plot: no figures drawn (tests/test_workflow.py's plotless_env)"
+  exit 0
+fi
+exec {gpusp} "$@"
+"""
+
+
+def plotless_env(folder: Path) -> dict:
+    """snakemake_env() with a gpusp whose `plot` draws nothing (PLOTLESS_GPUSP, written into ``folder``) first on
+    PATH."""
+    env = snakemake_env()
+    real = shutil.which("gpusp", path=env["PATH"])
+    assert real, "no gpusp on the snakemake PATH"
+    folder.mkdir(parents=True, exist_ok=True)
+    shim = folder / "gpusp"
+    shim.write_text(PLOTLESS_GPUSP.format(gpusp=real))
+    shim.chmod(0o755)
+    env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
+    return env
 
 
 # --- (a) expand_jobs: matrix, skips with reasons, labels -------------------------------------------
@@ -452,7 +675,7 @@ def test_e2e_auto_on_a_graph_planning_cannot_read_runs_once_and_says_what_it_pic
     """A SNAP edge list (a dataset's format: planning knows neither its size nor its features) under `- name: auto`:
     one run prepares it, its solve of solver auto picks on the prepared graph, validation passes, and the summary
     names the solver that ran and the row of auto's table that picked it; nothing is skipped, and nothing is left
-    for a second run."""
+    for a second run (its figures are not drawn: plotless_env)."""
     import pandas as pd
 
     edges = tmp_path / "edges.txt"
@@ -464,7 +687,7 @@ def test_e2e_auto_on_a_graph_planning_cannot_read_runs_once_and_says_what_it_pic
     jobs, skipped = expand_jobs(validate_config(config))
     assert sorted(j.solver for j in jobs) == ["auto", "scipy_dijkstra"] and skipped == []
     cfg = write_config(tmp_path / "c.yaml", config)
-    snakemake("--cores", 2, "--configfile", cfg, timeout=600, check=True)
+    snakemake("--cores", 2, "--configfile", cfg, timeout=600, check=True, env=plotless_env(tmp_path / "bin"))
     record = json.loads((results / "runs" / "edges" / "auto" / "default.json").read_text())
     assert record["solver"] == "dijkstra_cpu" and record["status"] == "ok" and record["params_label"] == "default"
     assert record["auto"]["rule"] == "tiny" and record["auto"]["features"]["m"] == 8
@@ -529,8 +752,7 @@ def _refused(proc, source: str, words: str) -> None:
 
 def _snakemake_apart(*args) -> subprocess.CompletedProcess:
     """``python -m snakemake ARGS`` from the repository root with stdout and stderr kept apart."""
-    return subprocess.run([sys.executable, "-m", "snakemake", *map(str, args)], cwd=REPO, env=snakemake_env(),
-                          capture_output=True, text=True, timeout=120)
+    return run_snakemake(args, merge=False, timeout=120)
 
 
 @pytest.mark.parametrize("change, words", BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())

@@ -13,13 +13,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from test_slurm import _need_plugin, cluster_jobs, planned_jobs
-from test_workflow import DEFAULT_CONFIG, REPO, _refused, job_counts, snakemake_env, write_config
+from test_workflow import (DEFAULT_CONFIG, REPO, _refused, job_counts, plotless_env, run_snakemake, snakemake_env,
+                           write_config)
 
 from gpusp.measure.codehash import code_hash, module_file, solver_modules
 from gpusp.data.prepare import graph_size
@@ -42,8 +42,7 @@ def smk(*args, cwd=REPO, env=None, timeout=300) -> subprocess.CompletedProcess:
             full.pop(key, None)
         else:
             full[key] = value
-    return subprocess.run([sys.executable, "-m", "snakemake", *map(str, args)], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_snakemake(args, cwd=cwd, env=full, merge=False, timeout=timeout)
 
 
 def dry(*args, cwd=REPO, env=None) -> tuple[dict[str, int], list[dict], str]:
@@ -108,11 +107,12 @@ APSP = {(g, "scipy_apsp", "default") for g in GRAPHS}
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     """A real run (simulator, 2 cores) of two tiny graphs, two SSSP solvers and one APSP solver: (its config, the
-    config file, the results folder). A dry run right after it plans nothing."""
+    config file, the results folder). Its plot job draws no figure (test_workflow.plotless_env: nothing here looks at
+    them). A dry run right after it plans nothing."""
     base = tmp_path_factory.mktemp("small-run")
     config = {"results": str(base / "results"), **RUN_CONFIG}
     cfg = write_config(base / "config.yaml", config)
-    proc = smk("--cores", 2, "--configfile", cfg, timeout=600)
+    proc = smk("--cores", 2, "--configfile", cfg, timeout=600, env=plotless_env(base / "bin"))
     if proc.returncode != 0:
         pytest.fail(f"the small run failed:\n{(proc.stdout + proc.stderr)[-6000:]}")
     nothing_planned(*dry("--configfile", cfg)[::2])
@@ -175,21 +175,27 @@ def test_a_solver_code_change_reruns_exactly_its_jobs(small_run, tmp_path):
     assert counts == {"solve_graph": 2, "validate_answer": 2, **AFTER_SOLVES}, counts
 
 
-def test_changing_one_graphs_sources_does_not_prepare_it_again(small_run, tmp_path):
+@pytest.fixture(scope="module")
+def sources_changed(small_run, tmp_path_factory):
+    """The dry run of the small run's config with rand16's sources seed changed (the next two tests ask it)."""
+    cfg = changed(small_run, tmp_path_factory.mktemp("sources"),
+                  lambda c: c["graphs"]["rand16"]["sources"].update(seed=5))
+    return dry("--configfile", cfg)
+
+
+def test_changing_one_graphs_sources_does_not_prepare_it_again(sources_changed):
     """A graph's `sources` are planning settings (gpusp.plan.PLANNING_ONLY): their change picks that graph's sources
     again and reruns its SSSP solves, but prepares no graph and touches no other graph's jobs."""
-    cfg = changed(small_run, tmp_path, lambda c: c["graphs"]["rand16"]["sources"].update(seed=5))
-    counts, jobs, out = dry("--configfile", cfg)
+    counts, jobs, out = sources_changed
     assert "prepare_graph" not in counts, out[-5000:]
     assert [j["wildcards"]["graph"] for j in jobs if j["rule"] == "pick_sources"] == ["rand16"]
     assert {g for g, _, _ in solves(jobs)} == {"rand16"}
     assert {job for job in SSSP if job[0] == "rand16"} <= solves(jobs)
 
 
-def test_changing_one_graphs_sources_reruns_no_apsp_solve(small_run, tmp_path):
+def test_changing_one_graphs_sources_reruns_no_apsp_solve(sources_changed):
     """An APSP solve solves from every vertex: a graph's SSSP sources change nothing of its result."""
-    cfg = changed(small_run, tmp_path, lambda c: c["graphs"]["rand16"]["sources"].update(seed=5))
-    counts, jobs, out = dry("--configfile", cfg)
+    counts, jobs, out = sources_changed
     assert solves(jobs) == {job for job in SSSP if job[0] == "rand16"}, sorted(solves(jobs))
 
 
@@ -232,12 +238,13 @@ def test_a_nested_config_override_is_typed(tmp_path):
 # --- (d) a failed aggregation ----------------------------------------------------------------------------------------
 @pytest.fixture
 def one_solve_run(tmp_path):
-    """A real run of one CPU solver on the tiny graph: (config file, results folder)."""
+    """A real run of one CPU solver on the tiny graph up to its tables (aggregate_records; no figures): (config file,
+    results folder)."""
     config = {"results": str(tmp_path / "results"), "simulate": "always", "trials": 1, "warmup": 0,
               "sources": {"count": 1, "seed": 1}, "graphs": {"tiny": {"file": "src/gpusp/data/tiny.gr"}},
               "solvers": [{"name": "scipy_dijkstra"}]}
     cfg = write_config(tmp_path / "config.yaml", config)
-    proc = smk("--cores", 2, "--configfile", cfg, timeout=600)
+    proc = smk("aggregate_records", "--cores", 2, "--configfile", cfg, timeout=600)
     if proc.returncode != 0:
         pytest.fail(f"the run before the aggregation failed:\n{(proc.stdout + proc.stderr)[-6000:]}")
     return cfg, tmp_path / "results"

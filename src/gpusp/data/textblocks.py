@@ -18,7 +18,6 @@ import time
 import zlib
 
 import numpy as np
-import pandas as pd
 
 from ..errors import GraphFormatError
 from .textlines import Lines, check_kinds, parse_counts, single_line
@@ -94,6 +93,8 @@ def _parse_arcs(chunk: bytes, n: int):
     lines = len(skeleton) // len(_ARC_SKELETON)
     if skeleton != _ARC_SKELETON * lines or not chunk.startswith(b"a ") or chunk.count(b"\na ") != lines - 1:
         raise _NotCanonical
+    import pandas as pd  # imported where text is parsed (as in textlines)
+
     try:
         df = pd.read_csv(io.BytesIO(chunk), sep=" ", header=None, usecols=[1, 2, 3], dtype=np.int64, engine="c",
                          quoting=csv.QUOTE_NONE, na_filter=False)

@@ -17,7 +17,6 @@ import re
 import warnings
 
 import numpy as np
-import pandas as pd
 
 from ..errors import GraphFormatError
 from .graph import WEIGHT_KINDS
@@ -197,6 +196,8 @@ class Lines:
                 if (self.a[heads + j] != byte).any():
                     return None
         used = list(range(int(bool(prefix)), k + int(bool(prefix))))
+        import pandas as pd  # imported where text is parsed: the commands that read none skip its second of import
+
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -240,6 +241,8 @@ class Lines:
         ntok = int(np.count_nonzero(filled[1:] & ~filled[:-1])) + int(filled[0])
         if ntok != k * idx.size:
             self._diagnose(idx, names, prefix, what, None)
+        import pandas as pd
+
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -61,8 +61,13 @@ def test_band_shapes_cover_the_matrix():
 
 @pytest.mark.parametrize("gpus", [1, 2, 3])
 def test_awkward_graphs_every_rank_count(gpus):
-    """The cases dealt round-robin over the rank counts (each simulated rank costs time)."""
+    """The cases dealt round-robin over the rank counts (each simulated rank costs time). random-37 (r = 10 at tile 4)
+    is left out: n not a multiple of the tile and ranks of unequal rows come with random-13 (one rank), random-neg
+    (17 vertices, two ranks of 3 and 2 tile rows) and the random graphs of 18 to 22 vertices below (two and three
+    ranks)."""
     for name, g, _ in sssp_cases(negative=True)[gpus - 1::3]:
+        if name == "random-37":
+            continue
         res = run(g, gpus=gpus)
         assert_apsp_ok(g, res)
         assert res.counters["gpus"] == gpus and len(res.counters["gpu_ids"]) == gpus  # the record names each GPU

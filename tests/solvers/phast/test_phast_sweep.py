@@ -48,8 +48,8 @@ def test_upward_spaces_searched_or_composed_sweep_alike(upward):
     """The same reductions whether each source's upward space is searched or composed once for every vertex
     (upward_closures, gathered per batch), on a zero-weight random graph contracted without a core, in batches of 8;
     'auto' composes them for every tree of a core-free hierarchy, searches for a handful of sources."""
-    graph = random_graph(33, 110, seed=6, wmin=0, wmax=9)
-    sources, targets = np.arange(graph.n), [0, 32, 7]
+    graph = random_graph(25, 80, seed=6, wmin=0, wmax=9)  # 3 x 8 < n <= 25 x 8: auto searches for 3 sources
+    sources, targets = np.arange(graph.n), [0, 24, 7]
     out = _sweep(graph, sources, targets, batch=8, core_degree=0, upward=upward)
     _assert_like_scipy(graph, out, sources, targets)
     assert out.counters["upward"] == upward and (out.counters["closures_ms"] > 0) == (upward == "closures")
@@ -88,10 +88,10 @@ def test_a_hub_and_batches_that_reuse_the_arrays():
 @pytest.mark.parametrize("wmin", [0, 1])
 def test_random_graphs_two_batches_duplicate_sources(wmin):
     """Random graphs (zero weights or not), n not a multiple of the batch, a source twice in one batch."""
-    graph = random_graph(29, 90, seed=3 + wmin, wmin=wmin, wmax=9)
-    sources = np.r_[np.arange(29), [4, 4]]
-    out = _sweep(graph, sources, [3, 28, 11], batch=16)
-    _assert_like_scipy(graph, out, sources, [3, 28, 11])
+    graph = random_graph(13, 40, seed=3 + wmin, wmin=wmin, wmax=9)
+    sources = np.r_[np.arange(13), [4, 4]]  # 15 sources in batches of 8: the second holds 4 twice
+    out = _sweep(graph, sources, [3, 12, 11], batch=8)
+    _assert_like_scipy(graph, out, sources, [3, 12, 11])
     assert out.counters["batches"] == 2
 
 

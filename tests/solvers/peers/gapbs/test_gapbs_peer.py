@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from cases import random_graph
 from conftest import failing_tool, mirror_with
-from test_workflow import snakemake, write_config
+from test_workflow import plotless_env, snakemake, write_config
 
 from gpusp.solvers.peers import build as peers
 from gpusp.solvers.peers import cudabuild
@@ -490,7 +490,7 @@ def test_workflow_builds_and_runs_gapbs(tmp_path, mirror):
               "graphs": {"grid": {"generate": "grid", "params": {"rows": 30, "cols": 30}}},
               "solvers": [{"name": "scipy_dijkstra"}, {"name": "gapbs_sssp", "params": {"threads": 1}}]}
     cfg = write_config(tmp_path / "config.yaml", config)
-    snakemake("--cores", 2, "--configfile", cfg, check=True)
+    snakemake("--cores", 2, "--configfile", cfg, check=True, env=plotless_env(tmp_path / "bin"))  # no figures drawn
     build = results / "peers" / peers.folder_name("gapbs")
     assert peers.read_build(build)["ok"] and (results / "logs" / "build_gapbs.log").exists()
     run = results / "runs" / "grid" / "gapbs_sssp" / "threads-1"
