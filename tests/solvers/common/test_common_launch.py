@@ -111,3 +111,32 @@ def test_int32_scalar_keeps_its_type():
     launch(out, x, y, np.int32(1), np.int32(5))
     launch(out, x, y, 1, -3)
     assert out.copy_to_host().tolist() == [-3] * n
+
+
+def test_simulated_atomics_of_different_kinds_on_one_word_are_indivisible():
+    """A poll by ``atomic.add(a, i, 0)`` and an ``atomic.exch`` on the same word: the exchange lands before or after
+    the add, never inside it (where the add would write the old value back over it). The add is held inside its write
+    until the exchange has been tried; with a lock per kind of atomic (the simulator's own) the exchange is lost."""
+    import threading
+
+    from numba.cuda.simulator import kernelapi
+
+    inside, tried = threading.Event(), threading.Event()
+
+    class HeldWrite(np.ndarray):
+        def __setitem__(self, index, value):
+            if threading.current_thread().name == "poll":
+                inside.set()
+                tried.wait(0.5)  # with the shared lock the exchange waits for this add: go on after half a second
+            super().__setitem__(index, value)
+
+    word = np.zeros(1, np.int64).view(HeldWrite)
+    atomic = kernelapi.FakeCUDAAtomic()
+    poll = threading.Thread(target=atomic.add, args=(word, 0, 0), name="poll")
+    poll.start()
+    assert inside.wait(10)
+    setter = threading.Thread(target=lambda: (atomic.exch(word, 0, 5), tried.set()))
+    setter.start()
+    poll.join(10)
+    setter.join(10)
+    assert int(word[0]) == 5

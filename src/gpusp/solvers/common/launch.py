@@ -79,11 +79,30 @@ def _one_shared_array_per_line(self, shape, dtype, alignment=None):
     return found
 
 
+def _under_one_lock(operation):
+    """A simulator atomic (numba-cuda 0.30.4's FakeCUDAAtomic: one lock per kind of operation) under the lock every
+    atomic shares. With a lock per kind, two kinds on one word interleave: a poll by ``atomic.add(a, i, 0)`` reads
+    the word, an ``atomic.exch`` writes it, and the add writes the old value back, so the exchange is lost (a flag
+    set once and polled for, never seen: the polling kernels' rare hangs under load). On a GPU every atomic on a
+    word is indivisible, whatever its kind."""
+
+    @functools.wraps(operation)
+    def locked(self, *args, **kwargs):
+        with _ATOMIC_LOCK:
+            return operation(self, *args, **kwargs)
+
+    return locked
+
+
 _SHARED_LOCK = threading.Lock()
+_ATOMIC_LOCK = threading.RLock()
 if TARGET.simulator:
     from numba.cuda.simulator import kernelapi
 
     kernelapi.FakeCUDAShared.array = _one_shared_array_per_line
+    for _name, _operation in list(vars(kernelapi.FakeCUDAAtomic).items()):
+        if callable(_operation) and not _name.startswith("_"):
+            setattr(kernelapi.FakeCUDAAtomic, _name, _under_one_lock(_operation))
 
 
 def launch_grid(n_threads: int, block: int) -> int:
