@@ -6,7 +6,8 @@ through one helper process of its own without the simulator (``python -m gpusp.s
 which imports Numba's CUDA target and NVVM once instead of once per kernel. A test checks that the helper, outside
 the simulator, lists exactly the kernels collected here, so no kernel escapes the gate. Every kernel and case is
 compiled, in a set of its cases in which every value of each of its compile-time options appears (tile sizes: the
-smallest and largest; cases that compile the same function with the same signature once); ``python -m gpusp.solvers.compilecheck`` compiles every case, pairs of values included.
+smallest and largest; cases that compile the same function with the same signature once);
+``python -m gpusp.solvers.compilecheck`` compiles every case, pairs of values included.
 """
 
 import json
@@ -35,13 +36,13 @@ def options(label: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 def distinct_compiles(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """All targets but those whose Python function and signature an earlier one has: the gate compiles a kernel's
     function without its launch bounds, so cases that differ only in those (a block size) give the same PTX."""
+    built = {(module, label): (getattr(k, "py_func", k), sig)
+             for module in dict.fromkeys(module for module, _ in targets) for label, k, sig in module_targets(module)}
     seen, keep = set(), []
-    for module, label in targets:
-        kernel, sig = next((k, sig) for name, k, sig in module_targets(module) if name == label)
-        key = (getattr(kernel, "py_func", kernel), sig)
-        if key not in seen:
-            seen.add(key)
-            keep.append((module, label))
+    for target in targets:
+        if built[target] not in seen:
+            seen.add(built[target])
+            keep.append(target)
     return keep
 
 
