@@ -130,7 +130,7 @@ def _measured() -> dict:
             times[(file, graph)][solver].append(float(ms))
 
     for name in ("sssp-cluster-h200", "sssp-clusterasync-h200", "sssp-h200", "sssp-peers-h200", "sssp-road-h200",
-                 "workflow-h100", "sssp-scale-h200-solvers", "sssp-clusters-width-h200"):
+                 "workflow-h100", "sssp-scale-h200-solvers", "sssp-clusters-width-h200", "sssp-scale-hubs-h200"):
         for r in csv.DictReader((BENCH / f"{name}.csv").open()):
             ok = r["validated"] == "True" and r.get("status") != "skipped"
             add(name, r["graph"], r["solver"], r["median_ms"], ok)

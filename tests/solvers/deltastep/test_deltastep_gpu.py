@@ -65,6 +65,22 @@ def test_deltastep_lanes_and_buckets(lanes):
     assert small.counters["relaxations"] <= big.counters["relaxations"]
 
 
+def test_deltastep_far_pile_reads_are_counted():
+    """A chain of weight-5 arcs at delta 1: every arc is heavy, so each vertex waits alone in the far pile and the
+    next split moves it: n - 1 splits, each reading one entry. One bucket as wide as the chain reads none."""
+    graph = _g(12, [(i, i + 1, 5) for i in range(11)], "heavy-chain")
+    narrow = _solve(graph, "deltastep_gpu", 0, delta=1)
+    assert_sssp_ok(graph, 0, narrow)
+    assert narrow.counters["buckets"] == narrow.counters["far_scanned"] == 11
+    wide = _solve(graph, "deltastep_gpu", 0, delta=10**6)
+    assert (wide.counters["buckets"], wide.counters["far_scanned"]) == (0, 0)
+    # a star whose leaves all wait in the pile: the first split reads them all, later splits what is left
+    star = _g(9, [(0, v, 2 * v) for v in range(1, 9)], "heavy-star")
+    res = _solve(star, "deltastep_gpu", 0, delta=1)
+    assert_sssp_ok(star, 0, res)
+    assert res.counters["far_scanned"] == sum(range(1, 9))  # 8 + 7 + ... + 1: one leaf leaves per split
+
+
 def test_deltastep_delta_one_is_work_optimal():
     """With integer weights >= 1 and delta = 1 every vertex is expanded once: relaxations == arcs reached."""
     graph = random_graph(60, 240, seed=11, wmin=1, wmax=9)
@@ -229,19 +245,33 @@ def test_deltastep_fuse_params_checked():
 
 
 def test_deltastep_split_hub_and_chain():
-    """A hub of 150 arcs: split 1 is raised to 3 (at most 63 entries per vertex); chain follows across entries."""
+    """A hub of 150 arcs: split 1 queues it as 150 entries, each one arc; chain follows across entries."""
     edges = [(0, v, 1 + v % 7) for v in range(1, 151)] + [(v, v + 1, 2) for v in range(1, 150)]
     graph = _g(151, edges, "hub")
     for chain in (0, 4):
         res = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4, split=1, chain=chain)
         assert_sssp_ok(graph, 0, res)
-        assert res.counters["split"] == 3
+        assert res.counters["split"] == 1
     auto = _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4)  # split -1: the 150-arc hub is over 8 x 4 lanes
     assert auto.counters["split"] == 8
     assert_sssp_ok(graph, 0, auto)
     assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=4, split=0).counters["split"] == 0
     assert _solve(graph, "deltastep_gpu", 0, delta=5, lanes=32).counters["split"] == 0  # 150 <= 8 x 32
     assert _solve(_chain(9), "deltastep_gpu", 0, lanes=1).counters["split"] == 0  # out-degree 1 is no hub
+
+
+def test_deltastep_split_caps_a_hubs_entries():
+    """A hub of 1,030 arcs reached late, by a heavy arc through the far pile: split 1 is raised to 2 (at most
+    MAX_CHUNKS entries a vertex), and each of its 515 entries is expanded once."""
+    from gpusp.solvers.deltastep.spec import MAX_CHUNKS
+
+    hub = 1030
+    edges = [(0, 1, 50)] + [(1, v, 1 + v % 5) for v in range(2, hub + 2)]
+    graph = _g(hub + 2, edges, "late-hub")
+    res = _solve(graph, "deltastep_gpu", 0, delta=4, lanes=32, split=1, block=64)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["split"] == -(-hub // MAX_CHUNKS) == 2
+    assert res.counters["relaxations"] == 1 + hub  # every arc examined once: no entry lost or repeated
 
 
 def test_deltastep_split_refuses_fusion():

@@ -11,10 +11,19 @@ def test_automatic_settings():
     assert spec.nearfar_lanes(0, 256, 4096 * 4096, 8190) == spec.NEARFAR_WIDE_LANES == 4
     assert spec.nearfar_lanes(0, 256, 264_346, 1_100) == spec.nearfar_lanes(0, 256, 36_692, 12) == 32
     assert spec.nearfar_lanes(8, 256, 4096 * 4096, 8190) == 8
-    assert spec.nearfar_split(-1, 32, 1383, 36_692, False) == 64  # a hub of 1,383 arcs: chunks of 2 x lanes
-    assert spec.nearfar_split(-1, 32, 54, 36_682, False) == 0  # no hub: whole vertices
-    assert spec.nearfar_split(-1, 32, 1383, 36_692, True) == 0  # fusion holds whole vertices
-    assert spec.nearfar_split(2, 32, 1000, 10, False) == 16  # at most MAX_CHUNKS entries per vertex
+    # kron-22 (128 M arcs, hop depth 6): 8 lanes; the same depth on 2^26 - 1 arcs: a warp
+    assert spec.nearfar_lanes(0, 256, 1 << 22, 6, 128_305_846) == spec.NEARFAR_NARROW_LANES == 8
+    assert spec.nearfar_lanes(0, 256, 1 << 22, 6, (1 << 26) - 1) == 32
+    assert spec.nearfar_lanes(0, 4, 1 << 22, 6, 1 << 26) == 4  # at most the block
+    assert spec.nearfar_split(-1, 32, 1383, False) == 64  # a hub of 1,383 arcs: chunks of 2 x lanes
+    assert spec.nearfar_split(-1, 32, 54, False) == 0  # no hub: whole vertices
+    assert spec.nearfar_split(-1, 32, 1383, True) == 0  # fusion holds whole vertices
+    assert spec.nearfar_split(2, 32, 1000, False) == 2  # 500 entries: within MAX_CHUNKS
+    assert spec.nearfar_split(2, 32, 5000, False) == 5  # at most MAX_CHUNKS (1,024) entries per vertex
+    # kron at scale 26 (67 M vertices, a hub of about a million arcs) is split too: chunks of 977 arcs
+    assert spec.nearfar_split(-1, 32, 1_000_000, False, 31.4) == 977
+    # urand at scale 26 with 8 lanes: a largest out-degree of 80 is over 8 x lanes but not over 8 x the mean of 32
+    assert spec.nearfar_split(-1, 8, 80, False, 32.0) == 0 and spec.nearfar_split(-1, 8, 80, False, 9.0) == 16
     assert spec.ring_capacity(100) == 1024 and spec.ring_capacity(10_000) == 4096
     assert spec.ring_delta(1, 1000, 8, 2) == 167
 

@@ -18,15 +18,14 @@ from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, tight_tree
 from ..common.gate import OFFSETS, kernel
 from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
-from .spec import (NEARFAR_BLOCKS_PER_SM, SPLIT_SHIFT, block_fuse_limit, nearfar_delta, nearfar_lanes,
-                    nearfar_split)
+from .spec import NEARFAR_BLOCKS_PER_SM, block_fuse_limit, nearfar_delta, nearfar_lanes, nearfar_split
 
 # control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
-# then the fused rounds of the last two steps (one slot per step parity) and the fusion counters
+# then the fused rounds of the last two steps (one slot per step parity), the fusion counters and the far-pile
+# entries the splits read
 NEAR, FAR, FMIN, ROUNDS, SPLITS, RELAX = 0, 3, 6, 9, 10, 11
-FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS = 12, 14, 15, 16
-CTL_SIZE = 17
-SPLIT_MASK = (1 << SPLIT_SHIFT) - 1  # near-queue entries with split > 0: chunk index above the vertex
+FUSED, BLOCK_STEPS, FUSED_ROUNDS, GRID_STEPS, FAR_SCANNED = 12, 14, 15, 16, 17
+CTL_SIZE = 18
 FMIN_EMPTY = np.iinfo(np.int64).max
 WARP_INTRINSICS = TARGET.warp_intrinsics  # the simulator has no activemask / shfl: one atomic per push there
 
@@ -49,27 +48,37 @@ def _claim(ctl, slot, warp):
 
 
 @cuda.jit(device=True)
-def _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp):
+def _push_near(nearq, chunkq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp):
     """Queue w for round tick + 1 unless it already is (the first to stamp it queues it); with ``split`` > 0
-    as one entry (chunk << SPLIT_SHIFT | w) per ``split`` arcs, so a hub is expanded by several lane groups."""
+    as one entry per ``split`` arcs (the vertex in ``nearq``, the chunk's index in ``chunkq``), so a hub is
+    expanded by several lane groups. A vertex of one entry claims its slot as whole vertices do (shared by the
+    warp's lanes with ``warp``); a hub claims all its entries with one atomic of its own."""
     if cuda.atomic.max(stamp, w, tick + 1) < tick + 1:  # atomic: one stamp per vertex and round
-        if split == 0:
-            nearq[wbuf, _claim(ctl, wslot, warp)] = w
+        chunks = 1
+        if split > 0:
+            chunks = max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
+        if chunks == 1:
+            at = _claim(ctl, wslot, warp)
+            nearq[wbuf, at] = w
+            if split > 0:
+                chunkq[wbuf, at] = 0
             return
-        chunks = max(1, (indptr[w + 1] - indptr[w] + split - 1) // split)
-        at = cuda.atomic.add(ctl, wslot, chunks)  # atomic: claim the queue slots
+        at = cuda.atomic.add(ctl, wslot, chunks)  # atomic: claim the hub's queue slots
         for c in range(chunks):
-            nearq[wbuf, at + c] = (c << SPLIT_SHIFT) | w
+            nearq[wbuf, at + c] = w
+            chunkq[wbuf, at + c] = c
 
 
 @cuda.jit(device=True)
-def _arc_range(indptr, x, split):
-    """The vertex of near-queue entry x and the arcs it stands for."""
+def _arc_range(indptr, nearq, chunkq, buf, i, split):
+    """The vertex of near-queue entry i and the arcs it stands for."""
+    u = nearq[buf, i]
+    lo = indptr[u]
+    end = indptr[u + 1]
     if split == 0:
-        return x, indptr[x], indptr[x + 1]
-    u = x & SPLIT_MASK
-    lo = indptr[u] + (x >> SPLIT_SHIFT) * split
-    return u, lo, min(lo + split, indptr[u + 1])
+        return u, lo, end
+    lo += chunkq[buf, i] * split
+    return u, lo, min(lo + split, end)
 
 
 @cuda.jit(device=True)
@@ -87,7 +96,7 @@ def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
     Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
     indptr, indices, weights = graph
-    nearq, farq, stamp, infar, ctl = queues
+    nearq, chunkq, farq, stamp, infar, ctl = queues
     relaxed = 0
     while hops > 0:
         hops -= 1
@@ -108,13 +117,13 @@ def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf
                         nxt = y
                         dn = cand
                     else:
-                        _push_near(nearq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
+                        _push_near(nearq, chunkq, stamp, ctl, y, tick, wbuf, wslot, indptr, split, warp)
             e += 1
         if nxt < 0:
             return relaxed
         x = nxt
         dx = dn
-    _push_near(nearq, stamp, ctl, x, tick, wbuf, wslot, indptr, split, warp)
+    _push_near(nearq, chunkq, stamp, ctl, x, tick, wbuf, wslot, indptr, split, warp)
     return relaxed
 
 
@@ -134,7 +143,7 @@ def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tic
                   fslot, warp):
     """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
     indptr, indices, weights = graph
-    nearq, farq, stamp, infar, ctl = queues
+    nearq, chunkq, farq, stamp, infar, ctl = queues
     t = cuda.threadIdx.x
     group = t // lanes
     lane = t % lanes
@@ -187,16 +196,16 @@ def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tic
     return r, relaxed
 
 
-# the records: graph = (indptr, indices, weights), queues = (near queue, far pile, stamps, in-far flags, control
-# words), search = (delta, inf, lanes, chain, tree), modes = (fuse_limit, fuse_lanes, split, warp)
+# the records: graph = (indptr, indices, weights), queues = (near queue, its chunk indices, far pile, stamps, in-far
+# flags, control words), search = (delta, inf, lanes, chain, tree), modes = (fuse_limit, fuse_lanes, split, warp)
 @kernel("void(Tuple(({o}[::1], int32[::1], {w}[::1])), {w}[::1], int32[::1], "
-        "Tuple((int32[:, ::1], int32[:, ::1], int32[::1], int32[::1], int64[::1])), int64[::1], "
+        "Tuple((int32[:, ::1], int32[:, ::1], int32[:, ::1], int32[::1], int32[::1], int64[::1])), int64[::1], "
         "Tuple((int64, {w}, int64, int64, int64)), int32[:, ::1], UniTuple(int64, 4))", cases=OFFSETS)
 @cuda.jit(cache=True)
 def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
     """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
     indptr, indices, weights = graph
-    nearq, farq, stamp, infar, ctl = queues
+    nearq, chunkq, farq, stamp, infar, ctl = queues
     delta, inf, lanes, chain, tree = search
     fuse_limit, fuse_lanes, split, warp = modes
     grid = cuda.cg.this_grid()
@@ -220,7 +229,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
     if tid == 0:
         source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
         dist[source] = 0
-        _push_near(nearq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
+        _push_near(nearq, chunkq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
     grid.sync()  # barrier: step 0 sees the source in the near queue
 
     lcnt = cuda.shared.array(3, dtype=np.int32)
@@ -234,6 +243,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
     relaxed = 0
     block_steps = 0
     fused_rounds = 0
+    far_scanned = 0
     while True:
         count = ctl[NEAR + step % 3]
         wslot = NEAR + (step + 1) % 3
@@ -258,7 +268,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
             fbuf = epoch % 2
             i = group
             while i < count:
-                u, e, end = _arc_range(indptr, nearq[rbuf, i], split)
+                u, e, end = _arc_range(indptr, nearq, chunkq, rbuf, i, split)
                 du = dist[u]
                 e += lane
                 while e < end:
@@ -275,7 +285,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
                                 relaxed += _follow(graph, dist, queues, w, cand, threshold, chain, tick, wbuf,
                                                    wslot, fbuf, fslot, split, warp)
                             else:
-                                _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                                _push_near(nearq, chunkq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                     e += lanes
                 i += ngroups
         else:
@@ -283,6 +293,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
             fcount = ctl[FAR + epoch % 3]
             if fcount == 0:
                 break
+            far_scanned += fcount
             low = threshold
             jump = (ctl[FMIN + epoch % 3] // delta + 1) * delta
             threshold = max(threshold + delta, jump)
@@ -298,7 +309,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
                 if d < threshold:
                     infar[w] = 0  # no other thread touches w's flag during a split
                     if d >= low:  # below the old threshold it was already expanded at this distance
-                        _push_near(nearq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
+                        _push_near(nearq, chunkq, stamp, ctl, w, tick, wbuf, wslot, indptr, split, warp)
                 else:
                     farq[1 - rbuf, _claim(ctl, FAR + nslot, warp)] = w
                     if d < ctl[FMIN + nslot]:
@@ -319,6 +330,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
         ctl[GRID_STEPS] = step
         ctl[BLOCK_STEPS] = block_steps
         ctl[FUSED_ROUNDS] = fused_rounds
+        ctl[FAR_SCANNED] = far_scanned
     if tree:
         tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
@@ -343,17 +355,15 @@ class DeltaStepSolver(PersistentSSSP):
         self.delta = nearfar_delta(delta, graph)
         self.block = block
         depth = graph.hop_landmarks()[0] if not lanes else 0  # the automatic lanes read the hop depth
-        self.lanes = nearfar_lanes(lanes, block, graph.n, depth)
+        self.lanes = nearfar_lanes(lanes, block, graph.n, depth, graph.m)
         self.fuse = fuse
         self.fuse_queue = fuse_queue
         self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)
         self.fuse_limit = block_fuse_limit(fuse_limit, block, self.fuse_lanes) if fuse == "block" else 0
         if split > 0 and fuse == "block":
             raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
-        if split > 0 and graph.n > SPLIT_MASK:
-            raise SolverError(f"split needs fewer than {SPLIT_MASK + 1} vertices (packed queue entries)")
         max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
-        self.split = nearfar_split(split, self.lanes, max_degree, graph.n, fuse == "block")
+        self.split = nearfar_split(split, self.lanes, max_degree, fuse == "block", graph.m / max(graph.n, 1))
         self.push = push
         self.registers = registers
         self.kernel = nearfar_capped(registers)
@@ -369,8 +379,9 @@ class DeltaStepSolver(PersistentSSSP):
     def upload(self):
         n = self.graph.n
         self.upload_arrays(self.dtype)
-        self.d_near = cuda.device_array((2, n + (self.graph.m // self.split + 1 if self.split else 0)),
-                                        dtype=np.int32)
+        entries = n + self.graph.m // self.split + 1 if self.split else 0  # a vertex: at most 1 + degree / split
+        self.d_near = cuda.device_array((2, entries or n), dtype=np.int32)
+        self.d_chunk = cuda.device_array((2, entries or 1), dtype=np.int32)
         self.d_far = cuda.device_array((2, n), dtype=np.int32)
         self.d_stamp = cuda.device_array(n, dtype=np.int32)
         self.d_infar = cuda.device_array(n, dtype=np.int32)
@@ -382,7 +393,7 @@ class DeltaStepSolver(PersistentSSSP):
     def _args(self):
         """The kernel's arguments, grouped in the records of :func:`nearfar`."""
         dg = self.dg
-        queues = (self.d_near, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
+        queues = (self.d_near, self.d_chunk, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
         search = (np.int64(self.delta), self.inf, np.int64(self.lanes), np.int64(self.chain),
                   np.int64(not dg.nonpositive))
         modes = (np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
@@ -421,6 +432,7 @@ class DeltaStepSolver(PersistentSSSP):
         def counters():
             ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
             return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                    "far_scanned": int(ctl[FAR_SCANNED]),
                     "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                     "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
                     "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,

@@ -19,11 +19,12 @@ NEARFAR_DELTA_WIDTH = 4 * DAVIDSON_WIDTH  # delta 0: this many x mean arc weight
 NARROW_ARCS, NARROW_DEPTH, NARROW_LIGHT = 1 << 26, 64, 32
 NEARFAR_LANES = WARP  # lanes 0: threads sharing one queued vertex's arcs
 NEARFAR_WIDE_LANES = 4  # lanes 0 on deep and wide graphs (nearfar_lanes)
+NEARFAR_NARROW_LANES = 8  # lanes 0 where the narrow width applies: rounds of millions of vertices (kron, urand)
 WIDE_DEPTH, WIDE_FRONTIER = 1024, 1024  # hop depth and vertices per level from which a graph counts as both
 NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multiprocessor at the kernel's registers
 HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
-MAX_CHUNKS = 63  # near-queue entries per vertex with split (6 bits above a 25-bit vertex id)
-SPLIT_SHIFT = 25  # split > 0 packs the chunk index above the vertex id: n < 2^25
+HUB_SPREAD = 8  # ... and this many x the mean out-degree: a few vertices hold up a round, not all of them alike
+MAX_CHUNKS = 1024  # near-queue entries per vertex with split: the lone thread that pushes a hub writes them all
 
 
 def nearfar_delta(delta: int, graph) -> int:
@@ -31,35 +32,49 @@ def nearfar_delta(delta: int, graph) -> int:
     (largest weight + 1) / NARROW_LIGHT, else NEARFAR_DELTA_WIDTH x mean weight / mean out-degree. At least 1."""
     if delta:
         return int(delta)
-    if graph.m >= NARROW_ARCS and graph.hop_landmarks()[0] < NARROW_DEPTH:
+    if large_and_shallow(graph.m, graph.hop_landmarks()[0]):
         return max(1, (int(graph.weights.max()) + 1) // NARROW_LIGHT)
     return graph.default_delta(NEARFAR_DELTA_WIDTH)
 
 
-def nearfar_lanes(lanes: int, block: int, n: int = 0, depth: int = 0) -> int:
+def large_and_shallow(m: int, depth: int) -> bool:
+    """A graph of >= NARROW_ARCS arcs and hop depth < NARROW_DEPTH (GAP's kron and urand), where relaxations, not
+    rounds, bound."""
+    return m >= NARROW_ARCS and depth < NARROW_DEPTH
+
+
+def nearfar_lanes(lanes: int, block: int, n: int = 0, depth: int = 0, m: int = 0) -> int:
     """Threads per queued vertex: ``lanes``, at most the block. 0: a warp, except on a graph both deep and wide (hop
     depth >= WIDE_DEPTH and n / depth >= WIDE_FRONTIER vertices per level, the grid stand-in): its rounds are long
     enough to fill the GPU, work rather than a round's latency decides, and NEARFAR_WIDE_LANES threads per vertex
-    waste fewer lanes on a degree of four."""
+    waste fewer lanes on a degree of four; and on a large shallow graph (``large_and_shallow``), whose rounds hold
+    millions of vertices, NEARFAR_NARROW_LANES: four vertices a warp in flight, not one
+    (benchmarks/sssp-scale-h200.md, "Hub chunks at scale")."""
     if not lanes:
-        lanes = NEARFAR_WIDE_LANES if depth >= WIDE_DEPTH and n >= WIDE_FRONTIER * depth else NEARFAR_LANES
+        if depth >= WIDE_DEPTH and n >= WIDE_FRONTIER * depth:
+            lanes = NEARFAR_WIDE_LANES
+        elif large_and_shallow(m, depth):
+            lanes = NEARFAR_NARROW_LANES
+        else:
+            lanes = NEARFAR_LANES
     return min(int(lanes), int(block))
 
 
-def nearfar_split(split: int, lanes: int, max_degree: int, n: int, fused: bool) -> int:
+def nearfar_split(split: int, lanes: int, max_degree: int, fused: bool, mean_degree: float = 0.0) -> int:
     """Arcs per near-queue entry. -1: 2 x lanes where the largest out-degree is over HUB_WALK x lanes (a hub's
-    serial arc walk would hold up every round it is in), else 0 (whole vertices); a split that would give a vertex
-    more than MAX_CHUNKS entries is raised. Split needs n < 2^SPLIT_SHIFT and excludes the block-local queue of
-    fusion (it holds whole vertices): auto then gives 0."""
+    serial arc walk would hold up every round it is in) and over HUB_SPREAD x the mean (on urand, whose degrees are
+    all alike, chunks would only cost each vertex a claim of its own), else 0 (whole vertices); a split that would
+    give a vertex more than MAX_CHUNKS entries is raised. Split excludes the block-local queue of fusion (it holds
+    whole vertices): auto then gives 0."""
     if split < 0:
-        hub = max_degree > HUB_WALK * lanes and not fused and n < 1 << SPLIT_SHIFT
+        hub = max_degree > HUB_WALK * lanes and max_degree > HUB_SPREAD * mean_degree and not fused
         split = 2 * lanes if hub else 0
     return max(split, -(-max_degree // MAX_CHUNKS)) if split else 0
 
 
 def nearfar_split_bound(split: int, lanes: int) -> int:
     """The smallest arcs per entry ``split`` may come to, for the memory bound before the graph is known."""
-    return split if split > 0 else 2 * (lanes or NEARFAR_LANES)
+    return split if split > 0 else 2 * (lanes or min(NEARFAR_LANES, NEARFAR_WIDE_LANES, NEARFAR_NARROW_LANES))
 
 
 def block_fuse_limit(limit: int, block: int, lanes: int) -> int:
@@ -268,7 +283,7 @@ def clusters_limit(n: int, itemsize: int, params: dict) -> str | None:
 
 # --- the solvers -----------------------------------------------------------------------------------------------------
 def _split_entries(n, m, p, w):
-    """Chunk entries of the near queue with split (split -1 counted as 2 x lanes)."""
+    """Chunk entries of the near queue with split (split -1 counted as 2 x lanes; lanes 0 as the fewest automatic)."""
     return m // nearfar_split_bound(p["split"], p["lanes"]) + 1
 
 
@@ -284,7 +299,8 @@ NEARFAR = SolverSpec(
                   minimum=0),
             Param("lanes", 0, f"threads that share one frontier vertex's arcs (0: {NEARFAR_LANES}, "
                   f"{NEARFAR_WIDE_LANES} on graphs of hop depth >= {WIDE_DEPTH} with >= "
-                  f"{WIDE_FRONTIER} vertices per level)", choices=(0, 1, 2, 4, 8, 16, 32)),
+                  f"{WIDE_FRONTIER} vertices per level, {NEARFAR_NARROW_LANES} where the narrow width "
+                  "applies)", choices=(0, 1, 2, 4, 8, 16, 32)),
             Param("chain", 0, "a thread that lowers a near vertex expands it at once, and so on "
                   "along the path for up to this many vertices, instead of queueing it (0: off)",
                   minimum=0, maximum=1024),
@@ -305,10 +321,11 @@ NEARFAR = SolverSpec(
             Param("split", -1, "arcs per near-queue entry: a vertex of higher degree is queued as several "
                   "entries, expanded by several lane groups at once (0: one entry per vertex; at most "
                   f"{MAX_CHUNKS} entries per vertex; not with fuse=block; -1: 2 x lanes when the "
-                  f"largest out-degree is over {HUB_WALK} x lanes, else 0)", minimum=-1),
+                  f"largest out-degree is over {HUB_WALK} x lanes and {HUB_SPREAD} x the mean, else 0)",
+                  minimum=-1),
             Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
-                  "atomic on the queue counter; 'thread' - one atomic per pushed vertex (split > 0 and "
-                  "the simulator: always 'thread')", choices=("warp", "thread")),
+                  "atomic on the queue counter; 'thread' - one atomic per pushed vertex (a hub of several "
+                  "entries and the simulator: always 'thread')", choices=("warp", "thread")),
             Param("launch", "auto", "'graph': each source's launch is a replay of one captured CUDA "
                   "graph (the source is read from mapped host memory); 'direct': a Numba launch per "
                   "source; 'auto': graph where the driver can capture it, else direct",
@@ -320,8 +337,9 @@ NEARFAR = SolverSpec(
     memory=CSR + note(20 * N, "two near queues, two far piles, stamps")
     + when("fuse = block", lambda p: p["fuse"] == "block", note(8 * par("fuse_queue"), "two block-local queues"))
     + when("split != 0", lambda p: p["split"] != 0,
-           note(8 * derived("E", _split_entries, "m / split + 1 chunk entries (split -1 counted as 2 x lanes)"),
-                "chunk entries")))
+           note(16 * derived("E", _split_entries, "m / split + 1 chunk entries (split -1 counted as 2 x lanes, "
+                                     "lanes 0 as the fewest automatic)")
+                + 8 * N, "chunk entries and the chunk index of every entry")))
 
 CLUSTER = SolverSpec(
     "deltastep_cluster", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
