@@ -29,8 +29,9 @@ def load(name: str, mirror: Path):
     if name.startswith("grid"):
         side = int(name[4:])
         return generate("grid", rows=side, cols=side, wmin=1, wmax=100, seed=0)
-    if name.startswith("delaunay-"):
-        return generate("delaunay", scale=int(name.split("-")[1]), seed=1)
+    if name.split("-")[0] in ("delaunay", "kron", "urand"):  # GAP's and the scale configs' generators, seed 1
+        kind, scale = name.split("-")
+        return generate(kind, scale=int(scale), seed=1)
     return read_graph(next(mirror.glob(f"{name}.gr*")))
 
 

@@ -16,6 +16,7 @@ import ast
 import csv
 import importlib
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -42,7 +43,7 @@ TINY_GR = REPO / "src" / "gpusp" / "data" / "tiny.gr"
 SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
-    "road_pieces_floor.py": "run", "bucket_work_model.py": "run",
+    "road_pieces_floor.py": "run", "bucket_work_model.py": "run", "far_pile_model.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
@@ -78,6 +79,7 @@ INTERNALS = {
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
     "road_pieces_floor.py": {"gpusp.data.generate.generate"},
     "bucket_work_model.py": {"gpusp.measure.sources.pick_sources"},
+    "far_pile_model.py": {"gpusp.measure.sources.pick_sources"},
     "phast_contraction.py": {"gpusp.data.generate.generate", "gpusp.solvers.phast.contraction",
                              "gpusp.solvers.phast.solver.auto_core_degree"},
     "auto_features.py": {"gpusp.atomic.atomic_open", "gpusp.data.formats.read_graph", "gpusp.data.generate.generate",
@@ -86,7 +88,8 @@ INTERNALS = {
     "h200/all_trees.py": {"gpusp.measure.alltrees.check_sample", "gpusp.measure.alltrees.sweep",
                           "gpusp.solvers.registry"},
     "h200/delta_scale.py": {"gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
-                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate"},
+                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate",
+                            "gpusp.plan.parse_assignments"},
     "h200/scale_probe.py": {"gpusp.data.formats.read_graph", "gpusp.data.formats.write_graph",
                             "gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
                             "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate",
@@ -99,10 +102,11 @@ PY_SCRIPTS = sorted(s for s in SCRIPTS if s.endswith(".py"))
 SH_SCRIPTS = sorted(s for s in SCRIPTS if s.endswith(".sh"))
 
 
-def script(name: str, *args, cwd=REPO, check=True) -> subprocess.CompletedProcess:
-    """Run benchmarks/NAME with this interpreter from the repository root, as its usage line says."""
+def script(name: str, *args, cwd=REPO, check=True, env=None) -> subprocess.CompletedProcess:
+    """Run benchmarks/NAME with this interpreter from the repository root, as its usage line says (``env``: variables
+    set for it on top of this process's)."""
     proc = subprocess.run([sys.executable, str(BENCH / name), *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env={**os.environ, **env} if env else None)
     if check:
         assert proc.returncode == 0, f"{name} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     return proc
@@ -295,8 +299,40 @@ def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buc
     assert rows[4]["relaxations_per_arc"] >= rows[3]["relaxations_per_arc"]  # stale reads save no work here
 
 
+def test_far_pile_model_finds_the_distances_and_counts_the_kernels_pile_reads():
+    import numpy as np
+
+    from gpusp.data.generate import generate
+    from gpusp.measure.validate import reference_rows
+
+    model = import_script("far_pile_model.py")
+
+    def arrays(g):
+        return g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights.astype(np.int64)
+
+    # zero weights, duplicates and unreachable vertices: every pile layout gives the reference distances
+    g = generate("random", n=300, k=2, wmin=0, wmax=9, seed=3)
+    ref = reference_rows(g, [0]).dist[0]
+    for delta in (1, 4, 10_000):
+        for band in (0, 1, 3):
+            rounds, splits, scanned, relaxed, dist = model.near_far(*arrays(g), 0, delta, band)
+            reached = dist < np.iinfo(np.int64).max
+            assert np.array_equal(reached, ref != g.inf) and np.array_equal(dist[reached], ref[reached])
+    # the star of tests/solvers/deltastep (the kernel's far_scanned counter): one leaf leaves the pile per split
+    leaves = np.arange(1, 9)
+    star = Graph.from_edges(9, np.zeros(8, np.int64), leaves, 2 * leaves, name="heavy-star")
+    assert model.near_far(*arrays(star), 0, 1, 0)[1:3] == (8, sum(range(1, 9)))
+    banded = model.near_far(*arrays(star), 0, 1, 2)
+    assert banded[1] == 8 and banded[2] < sum(range(1, 9))  # the rest is read only when a band is passed
+    rows = [json.loads(line) for line in script("far_pile_model.py", "kron-8", "--sources", "1",
+                                                "--bands", "2").stdout.splitlines()]
+    assert len(rows) == 1 and rows[0]["far_scanned"] >= rows[0]["splits"] > 0 and "2" in rows[0]["bands"]
+
+
 def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
-    out = script("phast_contraction.py", "grid6", "--threads", "1", "2").stdout
+    # the script's own logic as plain Python: compiling the contraction (minutes here, and at the same time as
+    # tests/solvers/phast compiles it in the other worker) is tested there, not in its benchmark's printout
+    out = script("phast_contraction.py", "grid6", "--threads", "1", "2", env={"NUMBA_DISABLE_JIT": "1"}).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert [(r["graph"], r["n"], r["threads"]) for r in rows] == [("grid6", 36, 1), ("grid6", 36, 2)]
     assert rows[0]["shortcuts"] == rows[1]["shortcuts"] > 0 and rows[0]["levels"] == rows[1]["levels"] > 1
