@@ -5,8 +5,14 @@ end, ``band`` widths of delta past the threshold). The near rounds relax as the 
 last one queued, from current distances); the splits move the threshold as the kernel does (one width, or to the
 bucket of the pile's lowest distance), so the model's splits are the kernel's ``buckets`` counter.
 
+The same replay counts the dependent loads a near round's lane groups wait on (``chains``): per queue entry (a vertex,
+or a hub's chunk of ``split`` arcs as the kernel cuts it) three before its first arc (the entry, the vertex's offsets
+and distance) and two per step of ``lanes x unroll`` arcs (the heads, then their distances, ``unroll`` arcs' loads in
+flight together); ``waits`` is that sum times ``lanes``, the loads a thread waits on when the grid's threads are shared
+out in groups of ``lanes``: where latency bounds a round, the ratio of two settings' waits is their time's.
+
 usage: python benchmarks/far_pile_model.py GRAPH [GRAPH ...] [--delta 8] [--bands 2 4 8 16 32] [--sources 4]
-    [--mirror DIR]
+    [--lanes 8 4] [--unroll 1 2 4] [--mirror DIR]
 GRAPH as benchmarks/road_pieces_floor.py names them (kron-S, urand-S: GAP's generators, seed 1, as the scale configs
 make them). One JSON line per graph and source on stdout.
 """
@@ -24,18 +30,20 @@ import numpy as np
 from road_pieces_floor import load
 
 from gpusp.measure.sources import pick_sources
+from gpusp.solvers.deltastep.spec import nearfar_split
 
 IN_BAND, IN_REST = 1, 2  # a vertex's pile bits: it may sit in both while the copy in the rest is stale
 
 
 @numba.njit(cache=True)
 def near_far(indptr, indices, weights, source, delta, band):
-    """(near rounds, splits, entries the splits read, relaxations) of one search; ``band`` 0: one pile read whole at
-    every split; > 0: a band pile below ``band_end`` (read at every split) and a rest pile (read when the threshold
-    passes ``band_end``, which then moves to the threshold + band x delta)."""
+    """(near rounds, splits, entries the splits read, relaxations, distances, expansions of each vertex) of one
+    search; ``band`` 0: one pile read whole at every split; > 0: a band pile below ``band_end`` (read at every split)
+    and a rest pile (read when the threshold passes ``band_end``, which then moves to the threshold + band x delta)."""
     n = indptr.size - 1
     inf = np.iinfo(np.int64).max
     dist = np.full(n, inf, np.int64)
+    expanded = np.zeros(n, np.int64)
     stamp = np.full(n, -1, np.int64)
     bits = np.zeros(n, np.int8)
     near = np.empty(n, np.int64)
@@ -62,6 +70,7 @@ def near_far(indptr, indices, weights, source, delta, band):
             for i in range(count):
                 u = near[i]
                 du = dist[u]
+                expanded[u] += 1
                 for e in range(indptr[u], indptr[u + 1]):
                     relaxed += 1
                     w = indices[e]
@@ -130,7 +139,23 @@ def near_far(indptr, indices, weights, source, delta, band):
                 pile[kept] = w
                 kept += 1
         npile = kept
-    return rounds, splits, scanned, relaxed, dist
+    return rounds, splits, scanned, relaxed, dist, expanded
+
+
+def chains(degree, expanded, lanes: int, unroll: int, max_degree: int, mean_degree: float) -> dict:
+    """The dependent loads of the near rounds' lane groups (see the module's docstring) at ``lanes`` and ``unroll``,
+    hubs cut into chunks as ``deltastep_gpu``'s automatic split cuts them."""
+    split = nearfar_split(-1, lanes, max_degree, False, mean_degree)
+    arcs = split if split else max(max_degree, 1)
+    entries = np.maximum(1, -(-degree // arcs))  # chunks a vertex is queued as
+    full, last = degree // arcs, degree - (degree // arcs) * arcs
+    step = lanes * unroll
+    if split:  # every chunk of `split` arcs but the last, which holds the remainder
+        steps = full * -(-arcs // step) + -(-last // step)
+    else:
+        steps = -(-degree // step)
+    loads = int((expanded * (3 * entries + 2 * steps)).sum())
+    return {"split": split, "steps": int((expanded * steps).sum()), "loads": loads, "waits": loads * lanes}
 
 
 def main(argv=None) -> int:
@@ -139,20 +164,27 @@ def main(argv=None) -> int:
     ap.add_argument("--delta", type=int, default=8)
     ap.add_argument("--bands", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     ap.add_argument("--sources", type=int, default=4)
+    ap.add_argument("--lanes", type=int, nargs="+", default=[8, 4])
+    ap.add_argument("--unroll", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--mirror", type=Path, default=Path(os.environ.get("GPUSP_MIRROR", "/work/shared/data")))
     args = ap.parse_args(argv)
     for name in args.graphs:
         graph = load(name, args.mirror)
         indptr, indices = graph.indptr.astype(np.int64), graph.indices.astype(np.int64)
         weights = graph.weights.astype(np.int64)
+        degree = np.diff(indptr)
+        max_degree, mean_degree = int(degree.max()), graph.m / max(graph.n, 1)
         for source in pick_sources(graph, args.sources, seed=1):
             t0 = time.perf_counter()
-            rounds, splits, scanned, relaxed, dist = near_far(indptr, indices, weights, source, args.delta, 0)
+            rounds, splits, scanned, relaxed, dist, expanded = near_far(indptr, indices, weights, source, args.delta,
+                                                                        0)
             row = {"graph": name, "n": graph.n, "m": graph.m, "source": int(source), "delta": args.delta,
                    "reached": int((dist != np.iinfo(np.int64).max).sum()), "rounds": rounds, "splits": splits,
-                   "relaxations": relaxed, "far_scanned": scanned, "bands": {}}
+                   "relaxations": relaxed, "far_scanned": scanned, "bands": {},
+                   "chains": {f"{lanes}x{unroll}": chains(degree, expanded, lanes, unroll, max_degree, mean_degree)
+                              for lanes in args.lanes for unroll in args.unroll}}
             for band in args.bands:
-                r, s, scanned_b, x, dist_b = near_far(indptr, indices, weights, source, args.delta, band)
+                r, s, scanned_b, x, dist_b, _ = near_far(indptr, indices, weights, source, args.delta, band)
                 assert np.array_equal(dist_b, dist), "the banded pile changed an answer"
                 row["bands"][band] = {"rounds": r, "splits": s, "far_scanned": scanned_b, "relaxations": x}
             row["seconds"] = round(time.perf_counter() - t0, 2)

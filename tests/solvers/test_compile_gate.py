@@ -1,4 +1,5 @@
-"""Every GPU kernel compiles to sm_90 PTX offline (what the simulator, which does no typing, hides).
+"""Every GPU kernel compiles to sm_90 PTX offline and links as sm_90 machine code under its launch bounds (what the
+simulator, which does no typing and has no shared-memory or register limits, hides).
 
 One test per kernel, so that pytest-xdist spreads the compiles over the cores beside the other tests. The kernels
 are listed at collection (in the simulator: labels only, nothing compiled); each pytest process compiles them
@@ -17,6 +18,7 @@ import sys
 
 import pytest
 
+from gpusp.solvers.common.gate import budgets
 from gpusp.solvers.compilecheck import listing, module_targets, modules
 
 TARGETS, PROBLEMS = listing()
@@ -84,6 +86,10 @@ def each_value(targets: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 COMPILED = each_value(tile_extremes(distinct_compiles(TARGETS)))
+# the kernels whose launch assumes a register budget (@kernel(..., registers=...)): their compiled cases are held
+# to it
+BUDGETS = {(module, label): budget for module in dict.fromkeys(m for m, _ in TARGETS)
+           for label, budget in budgets(module).items()}
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -168,6 +174,33 @@ def test_every_kernel_and_every_option_value_is_compiled():
 @pytest.mark.compile
 @pytest.mark.parametrize("module,label", COMPILED, ids=[f"{m.removeprefix('gpusp.solvers.')}:{t}" for m, t in COMPILED])
 def test_kernel_compiles_for_sm90(compiler, module, label):
-    reply = compiler.ask({"compile": [module, label]})
+    """PTX, then sm_90 machine code linked as the driver would load it (under the kernel's launch bounds)."""
+    reply = compiler.ask({"compile": [module, label], "resources": True})
     assert reply["ok"], f"{module}:{label}: {reply['error']}"
-    assert reply["chars"] > 0
+    assert reply["chars"] > 0 and reply["registers"] > 0
+    budget = BUDGETS.get((module, label))
+    if budget:  # the blocks per multiprocessor its launch counts on fit, and nothing spills to local memory
+        assert reply["registers"] <= budget and reply["spill_stores"] == 0, f"{module}:{label}: {reply}"
+
+
+def test_persistent_floyd_warshall_shared_memory_is_what_the_solver_counts(compiler):
+    """blockedfw_fast refuses launch=persistent where variants.persistent_shared passes SMEM_MAX (such a module
+    does not load); the linked kernels hold exactly that much, plus the 1,024 bytes sm_90 reserves a block."""
+    from gpusp.solvers.blockedfw.fast.variants import persistent_shared
+
+    module = "gpusp.solvers.blockedfw.fast.kernels"
+    persistent = [label for m, label in COMPILED if m == module and label.startswith("kernels.persistent[")]
+    assert not [label for label in persistent if "T=128" in label]  # refused, so not built
+    for label in [persistent[0], next(label for label in persistent if "inner=vec4" in label)]:
+        case = dict(item.split("=") for item in label[label.index("[") + 1:-1].split(",") if "=" in item)
+        reply = compiler.ask({"compile": [module, label], "resources": True})
+        assert reply["ok"], reply.get("error")
+        need = persistent_shared(int(case["T"]), 8 if case["kind"] == "gen64" else 4, case["inner"],
+                                 int(case["unroll"]), case["stage"])
+        assert reply["shared"] == need + 1024, (label, reply)
+
+
+def test_register_budgets_are_checked_on_compiled_cases():
+    checked = {key for key in BUDGETS if key in COMPILED}
+    assert ("gpusp.solvers.deltastep.gpu", "nearfar_kernel[int64,o=int64,unroll=4]") in checked
+    assert {label.partition("[")[0] for _, label in checked} == {label.partition("[")[0] for _, label in BUDGETS}

@@ -5,9 +5,12 @@ compile for a real GPU (a typing error, a NumPy that breaks Numba's overloads). 
 recorded with ``@kernel`` (:mod:`gpusp.solvers.common.gate`) in any module of ``gpusp.solvers`` with
 ``cuda.compile_ptx(..., cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
 ``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: the kernels are spread over N processes, one per
-core by default. The test suite (tests/solvers/test_compile_gate.py) has one test per kernel instead, so that
-pytest-xdist spreads the compiles with the other tests; each pytest process compiles through one helper process
-without the simulator, ``python -m gpusp.solvers.compilecheck --serve``.
+core by default. :func:`resources` also assembles a kernel's PTX, under its launch bounds and register cap, to sm_90
+machine code and links it (nvJitLink, no driver): what would not load on the GPU fails there, and the registers,
+spills and shared memory are read off. The test suite (tests/solvers/test_compile_gate.py) has one test per kernel
+instead, so that pytest-xdist spreads the compiles with the other tests; it assembles every kernel and holds one
+with a register budget (``@kernel(..., registers=...)``) to it; each pytest process compiles through one helper
+process without the simulator, ``python -m gpusp.solvers.compilecheck --serve``.
 """
 
 from __future__ import annotations
@@ -67,17 +70,62 @@ def listing(only=()) -> tuple[list[tuple[str, str]], list[str]]:
     return pairs, problems
 
 
-def compile_one(kernel, sig) -> str:
-    """sm_90 PTX of ``kernel`` (a ``cuda.jit`` dispatcher or its Python function) for signature ``sig``."""
+def compile_one(kernel, sig, bounds: bool = False) -> str:
+    """sm_90 PTX of ``kernel`` (a ``cuda.jit`` dispatcher or its Python function) for signature ``sig``; with
+    ``bounds``, under the dispatcher's launch bounds (which decide the registers ptxas may give a thread)."""
     from numba import cuda
 
-    ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0))
+    options = {"launch_bounds": launch_options(kernel)[0]} if bounds and launch_options(kernel)[0] else {}
+    ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0), **options)
     return ptx
 
 
-def compile_share(share: int, shares: int, only=()) -> tuple[int, list[str], list[str]]:
+def launch_options(kernel) -> tuple[tuple | None, int]:
+    """(launch bounds, register cap) a ``cuda.jit`` dispatcher was made with (None, 0 where it has none)."""
+    options = getattr(kernel, "targetoptions", {})
+    return options.get("launch_bounds"), int(options.get("max_registers") or 0)
+
+
+def resources(ptx: str, max_registers: int = 0) -> dict:
+    """What the kernel of ``ptx`` takes on sm_90 (at most ``max_registers`` a thread where > 0): registers a thread,
+    spill store and load bytes, stack bytes, shared memory bytes (its static arrays and what the runtime reserves).
+    Assembled and linked by nvJitLink (numba-cuda's ``[cu13]`` extra), with the device runtime where the kernel
+    synchronises a cooperative grid; RuntimeError with the log where the kernel would not load (too much shared
+    memory, too many registers for its launch bounds)."""
+    import re
+
+    from cuda.bindings import nvjitlink
+    from cuda.pathfinder import find_static_lib
+
+    cap = [f"-maxrregcount={max_registers}"] if max_registers else []
+    handle = nvjitlink.create(2 + len(cap), ["-arch=sm_90", "-verbose", *cap])
+    try:
+        data = ptx.encode()
+        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+        if "cudaCG" in ptx:
+            nvjitlink.add_file(handle, nvjitlink.InputType.LIBRARY, find_static_lib("cudadevrt"))
+        nvjitlink.complete(handle)
+        log = bytearray(nvjitlink.get_info_log_size(handle))
+        nvjitlink.get_info_log(handle, log)
+    finally:
+        nvjitlink.destroy(handle)
+    text = log.decode(errors="replace")
+    entry = re.search(r"\.entry\s+(\S+?)\s*\(", ptx)
+    linked = re.search(re.escape(f"Function properties for '{entry.group(1)}':") + r"\s*info\s*:\s*used (\d+) "
+                       r"registers, used \d+ barriers, (\d+) stack, (\d+) bytes smem", text) if entry else None
+    if not linked:
+        raise RuntimeError(f"nvJitLink reported nothing of the kernel's resources: {text[-2000:]}")
+    # ptxas's line for every function it compiled (the kernel and any device function it calls): spills anywhere
+    spills = [tuple(map(int, f)) for f in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", text)]
+    registers, stack, shared = map(int, linked.groups())
+    return {"registers": registers, "spill_stores": sum(f[0] for f in spills),
+            "spill_loads": sum(f[1] for f in spills), "stack": stack, "shared": shared}
+
+
+def compile_share(share: int, shares: int, only=(), assemble=False) -> tuple[int, list[str], list[str]]:
     """Compile every ``shares``-th target from the ``share``-th on (all modules' targets in one sequence, so that a
-    module of many kernels is spread over the workers); returns (kernels compiled, failures, lines to print)."""
+    module of many kernels is spread over the workers); with ``assemble`` each line also gives :func:`resources`.
+    Returns (kernels compiled, failures, lines to print)."""
     patch_current_device()
     count, failures, lines, index = 0, [], [], -1
     for name in modules():
@@ -94,9 +142,13 @@ def compile_share(share: int, shares: int, only=()) -> tuple[int, list[str], lis
                 continue
             t0 = time.perf_counter()
             try:
-                ptx = compile_one(kernel, sig)
+                ptx = compile_one(kernel, sig, bounds=assemble)
                 count += 1
-                lines.append(f"ok   {name}:{label} ({len(ptx)} chars PTX, {time.perf_counter() - t0:.2f} s)")
+                machine = ""
+                if assemble:
+                    r = resources(ptx, launch_options(kernel)[1])
+                    machine = f", {r['registers']} registers, {r['spill_stores']} bytes spilled, {r['stack']} stack"
+                lines.append(f"ok   {name}:{label} ({len(ptx)} chars PTX{machine}, {time.perf_counter() - t0:.2f} s)")
             except Exception as exc:  # report every failure, not just the first
                 failures.append(f"{name}:{label}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
     return count, failures, lines
@@ -108,7 +160,7 @@ def serve(requests=None) -> int:
 
     * ``{"list": true}``: ``{"targets": [[module, label], ...], "problems": [...]}`` (:func:`listing`);
     * ``{"compile": [module, label]}``: ``{"ok": true, "chars": <PTX length>, "seconds": s}`` or ``{"ok": false,
-      "error": "..."}``.
+      "error": "..."}``; with ``"resources": true`` the reply adds :func:`resources`' figures.
 
     A module is imported and its targets made once, at its first request; the process ends at the end of its input.
     """
@@ -132,7 +184,10 @@ def serve(requests=None) -> int:
                 if name not in made:
                     made[name] = {lab: (kernel, sig) for lab, kernel, sig in module_targets(name)}
                 kernel, sig = made[name][label]
-                reply = {"ok": True, "chars": len(compile_one(kernel, sig)), "seconds": time.perf_counter() - t0}
+                ptx = compile_one(kernel, sig, bounds=bool(request.get("resources")))
+                reply = {"ok": True, "chars": len(ptx), "seconds": time.perf_counter() - t0}
+                if request.get("resources"):
+                    reply.update(resources(ptx, launch_options(kernel)[1]))
             except Exception as exc:  # the test shows the whole error: Numba's typing errors name the line
                 text = "".join(traceback.format_exception_only(type(exc), exc))
                 reply = {"ok": False, "error": text[-8000:]}
@@ -141,8 +196,9 @@ def serve(requests=None) -> int:
 
 
 def main(argv=None) -> int:
-    """``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: compile every kernel (of the modules named),
-    in N processes (default: one per core; NVVM compiles on one core). ``--serve``: :func:`serve`."""
+    """``python -m gpusp.solvers.compilecheck [--jobs N] [--resources] [MODULE ...]``: compile every kernel (of the
+    modules named), in N processes (default: one per core; NVVM compiles on one core); ``--resources``: each kernel's
+    sm_90 registers, spills and stack too, under its launch bounds and register cap. ``--serve``: :func:`serve`."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         print("compilecheck: unset NUMBA_ENABLE_CUDASIM (the simulator cannot compile PTX)", file=sys.stderr)
         return 2
@@ -154,15 +210,16 @@ def main(argv=None) -> int:
         at = args.index("--jobs")
         jobs = int(args[at + 1])
         del args[at:at + 2]
-    only = tuple(args)
+    assemble = "--resources" in args
+    only = tuple(a for a in args if a != "--resources")
     if jobs <= 1:
-        results = [compile_share(0, 1, only)]
+        results = [compile_share(0, 1, only, assemble)]
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(compile_share, range(jobs), [jobs] * jobs, [only] * jobs))
+            results = list(pool.map(compile_share, range(jobs), [jobs] * jobs, [only] * jobs, [assemble] * jobs))
     count = sum(r[0] for r in results)
     failures = [f for r in results for f in r[1]]
     for line in (line for r in results for line in r[2]):

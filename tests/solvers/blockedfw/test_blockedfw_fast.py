@@ -102,6 +102,18 @@ def test_graph_launch_in_the_simulator_runs_the_host_loop():
         SPEC.build(g, launch="stream")
 
 
+def test_persistent_launch_is_refused_where_its_shared_memory_would_not_load():
+    """Tile 128's persistent kernel would declare phases 1-2's pivot marks (16 KB) beside phase 3's 32 KB of operand
+    chunks: past the 48 KB a block may declare statically, so the module would not load on the GPU."""
+    assert variants.persistent_shared(128, 4) > variants.SMEM_MAX >= variants.persistent_shared(64, 4)
+    assert variants.persistent_shared(64, 8) <= variants.SMEM_MAX
+    g = random_graph(23, 80, seed=3, wmin=1, wmax=9)
+    with pytest.raises(SolverError, match=r"launch=persistent: tile 128 needs \d+ bytes of static shared memory"):
+        direct(g, tile=128, regblock=8, launch="persistent")
+    direct(g, tile=128, regblock=8, launch="graph")  # the same tile with launches per phase
+    direct(g, tile=64, regblock=4, launch="persistent")
+
+
 def test_auto_variant_is_the_measured_one_where_it_fits():
     AUTO, REF = variants.AUTO_VARIANT, variants.DEFAULTS
     assert variants.resolve_variant(64, 4, "dpx", True) == AUTO[True]

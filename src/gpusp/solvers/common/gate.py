@@ -29,6 +29,7 @@ class Record:
     obj: object
     signature: str | Mapping[str, str]
     cases: Iterable[dict] | Callable[[], Iterable[dict]]
+    registers: int = 0  # registers a thread at most, as the kernel's launch assumes (0: no budget)
 
     def targets(self):
         """(label, kernel, signature) for every case (and every kernel of a factory's mapping)."""
@@ -48,20 +49,23 @@ class Record:
                 yield f"{self.name}[{tag}]" if tag else self.name, built, self.signature.format(**case)
 
 
-def kernel(signature: str | Mapping[str, str], *, cases: Iterable[dict] | Callable[[], Iterable[dict]] = ({},)):
+def kernel(signature: str | Mapping[str, str], *, cases: Iterable[dict] | Callable[[], Iterable[dict]] = ({},),
+           registers: int = 0):
     """Decorator: record ``signature`` at a kernel (or at a factory of kernels) for the compile gate.
 
     ``signature`` is a Numba signature template, e.g. ``"void({w}[::1], int32[::1], int64)"``, or for a factory that
     returns a mapping of kernels, a mapping from their keys to templates. Each dict of ``cases`` (or of what a callable
     ``cases`` returns, evaluated only when the gate runs) fills the template's names; for a factory, the keys that
     name its parameters are also its arguments, and a key ``kernels`` names which of its kernels that case compiles
-    (all of them where it is absent). The decorated object is returned unchanged."""
+    (all of them where it is absent). ``registers``: the budget the kernel's launch assumes (its blocks per
+    multiprocessor), which the gate checks on sm_90 machine code, spills included. The decorated object is returned
+    unchanged."""
 
     module = sys._getframe(1).f_globals["__name__"]  # where the decorator is written: the kernel's module
 
     def record(obj):
         name = getattr(getattr(obj, "py_func", obj), "__name__", None) or obj.__name__
-        _RECORDS.setdefault(module, []).append(Record(name, obj, signature, cases))
+        _RECORDS.setdefault(module, []).append(Record(name, obj, signature, cases, registers))
         return obj
 
     return record
@@ -75,3 +79,9 @@ def recorded(module: str) -> list[Record]:
 def targets(module: str) -> list[tuple[str, object, str]]:
     """Every (label, kernel, signature) the gate compiles for ``module``."""
     return [t for record in recorded(module) for t in record.targets()]
+
+
+def budgets(module: str) -> dict[str, int]:
+    """The register budget of every label of ``module`` whose kernel has one."""
+    return {label: record.registers for record in recorded(module) if record.registers
+            for label, _, _ in record.targets()}

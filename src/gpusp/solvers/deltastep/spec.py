@@ -22,9 +22,11 @@ NEARFAR_WIDE_LANES = 4  # lanes 0 on deep and wide graphs (nearfar_lanes)
 NEARFAR_NARROW_LANES = 8  # lanes 0 where the narrow width applies: rounds of millions of vertices (kron, urand)
 WIDE_DEPTH, WIDE_FRONTIER = 1024, 1024  # hop depth and vertices per level from which a graph counts as both
 NEARFAR_BLOCKS_PER_SM = 2  # grid 0: all the 256-thread blocks that fit a multiprocessor at the kernel's registers
+NEARFAR_REGISTERS = 64 * 1024 // (NEARFAR_BLOCKS_PER_SM * 256)  # ... of sm_90's 64 K: the kernel's budget (the gate)
 HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
 HUB_SPREAD = 8  # ... and this many x the mean out-degree: a few vertices hold up a round, not all of them alike
 MAX_CHUNKS = 1024  # near-queue entries per vertex with split: the lone thread that pushes a hub writes them all
+UNROLLS = (1, 2, 4)  # arcs a lane loads together in a grid round (each value its own compiled kernel)
 
 
 def nearfar_delta(delta: int, graph) -> int:
@@ -323,6 +325,9 @@ NEARFAR = SolverSpec(
                   f"{MAX_CHUNKS} entries per vertex; not with fuse=block; -1: 2 x lanes when the "
                   f"largest out-degree is over {HUB_WALK} x lanes and {HUB_SPREAD} x the mean, else 0)",
                   minimum=-1),
+            Param("unroll", 1, "arcs a lane loads together in a grid round: the heads' distances of its "
+                  "next unroll arcs are read before any is compared, so that their loads overlap (more "
+                  "registers; fused rounds and followed paths load one at a time)", choices=UNROLLS),
             Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
                   "atomic on the queue counter; 'thread' - one atomic per pushed vertex (a hub of several "
                   "entries and the simulator: always 'thread')", choices=("warp", "thread")),

@@ -13,7 +13,7 @@ from ...common.gate import kernel, recorded
 from . import consts
 from .phase12 import relax_tile_fn
 from .phase3 import update_tile_fn
-from .variants import ARITHS, DEFAULTS, SHIPPED, resolve_variant
+from .variants import ARITHS, DEFAULTS, SHIPPED, SMEM_MAX, persistent_shared, resolve_variant
 
 # tuned variants the compile gate builds at T 64, R 4 beyond each shipped tile's reference and 'auto' variant:
 # (variant, (kind, paths) pairs, kernels)
@@ -38,6 +38,8 @@ def gate_cases() -> list[dict]:
     cases: dict[tuple, dict] = {}
 
     def add(names, T, R, kind, paths, variant):
+        if persistent_shared(T, 8 if kind == "gen64" else 4, **variant) > SMEM_MAX:  # refused: it would not load
+            names = tuple(n for n in names if n != "persistent")
         case = dict(T=T, R=R, kind=kind, paths=paths, **variant, w=matrix_type(kind))
         key = tuple(case.items())
         kernels = cases.setdefault(key, {**case, "kernels": ()})["kernels"]

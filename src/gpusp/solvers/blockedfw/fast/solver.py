@@ -12,8 +12,8 @@ from ...common.dense import (apsp_tight_parents, check_diagonal, hop_tiebreak, p
                      require_device_memory, undo_tiebreak)
 from ...common.launch import TARGET, capture_graph, cooperative_grid
 from .kernels import kernels
-from .variants import (AUTO_LAUNCH, MEMORY, check_variant, kernel_kind, phase2_mode, resolve_variant, tile_shape,
-                       useful_first)
+from .variants import (AUTO_LAUNCH, MEMORY, check_persistent, check_variant, kernel_kind, phase2_mode,
+                       resolve_variant, tile_shape, useful_first)
 
 
 class FastSolver(Solver):
@@ -50,6 +50,8 @@ class FastSolver(Solver):
         if launch == "persistent" and self.variant["p12"] == "shared":
             raise SolverError("p12=shared runs with host launches only (the persistent kernel would hold both "
                               "phases' shared memory)")
+        if self.launch == "persistent":
+            check_persistent(self.T, 8 if self.kind == "gen64" else 4, self.variant)
         self.d = self.p = self.d0 = self.p0 = self.flag = None
         self.launches = 0
         self.grid = 0

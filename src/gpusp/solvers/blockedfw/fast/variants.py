@@ -121,6 +121,31 @@ def check_variant(T: int, R: int, itemsize: int = 4, p12: str = "global", inner:
                           f"(at most {SMEM_MAX})")
 
 
+def persistent_shared(T: int, itemsize: int, inner: str = "scalar", unroll: int = 1, stage: str = "single",
+                      **_) -> int:
+    """Static shared memory (bytes) of the persistent kernel, which holds phases 1-2's pivot marks (a byte a cell of
+    the tile) beside phase 3's staged operand chunks: the reference layout's transposed A chunk padded by a cell a
+    row, the tuned layout's A chunk by four (phase3.py)."""
+    if (inner, unroll, stage) == ("scalar", 1, "single"):
+        KC = chunk(T, itemsize)
+        chunks = KC * (T + 1) + KC * T
+    else:
+        buffers = 2 if stage == "double" else 1
+        KC = chunk(T, itemsize, buffers)
+        chunks = buffers * (T * (KC + 4) + KC * T)
+    return T * T + chunks * itemsize
+
+
+def check_persistent(T: int, itemsize: int, variant: dict) -> None:
+    """Raise SolverError where the persistent kernel's static shared memory passes SMEM_MAX (the module would not
+    load on the GPU)."""
+    need = persistent_shared(T, itemsize, **variant)
+    if need > SMEM_MAX:
+        raise SolverError(f"launch=persistent: tile {T} needs {need} bytes of static shared memory in one kernel "
+                          f"(phases 1-2's pivot marks beside phase 3's operand chunks; at most {SMEM_MAX}): a "
+                          "smaller tile, or launch=host / graph")
+
+
 def resolve_variant(T: int, R: int, kind: str, paths: bool, launch: str = "host", p12: str = "auto",
                     inner: str = "auto", unroll: int = 0, stage: str = "auto") -> dict:
     """The kernel variant with 'auto' / 0 fields filled: from AUTO_VARIANT for the packed-key kinds when it fits
