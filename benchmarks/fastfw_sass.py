@@ -40,14 +40,12 @@ def nvdisasm():
 
 
 def cubin_and_log(kernel, sig, launch_bounds=None):
-    from cuda.core import Linker, LinkerOptions, ObjectCode
     from numba import cuda
 
+    from gpusp.solvers.compilecheck import link
+
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0), launch_bounds=launch_bounds)
-    linker = Linker(ObjectCode.from_ptx(ptx.encode()), options=LinkerOptions(arch="sm_90", verbose=True))
-    cubin = linker.link("cubin")
-    log = linker.get_info_log() if hasattr(linker, "get_info_log") else ""
-    return cubin.code, log
+    return link(ptx)
 
 
 ADDMIN = ("VIADDMNMX", "IMNMX", "FMNMX", "FADD", "IADD3", "ISETP", "SEL", "VIMNMX", "IADD")

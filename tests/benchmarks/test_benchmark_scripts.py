@@ -63,9 +63,9 @@ ARCHIVED = {"sssp_road_table.py", "sssp_round_model.py", "h200/peers_table.py", 
 # gpusp names beyond the facade (gpusp.__all__) that scripts import: public names of their modules, listed here so
 # that a script reaching deeper into the package is a decision, not an accident.
 INTERNALS = {
-    "fastfw_sass.py": {"gpusp.solvers.compilecheck.patch_current_device", "gpusp.solvers.blockedfw.fast.kernels.kernel_sigs",
-                       "gpusp.solvers.blockedfw.fast.kernels.kernels", "gpusp.solvers.blockedfw.fast.variants.ARITHS",
-                       "gpusp.solvers.blockedfw.fast.variants.SHIPPED"},
+    "fastfw_sass.py": {"gpusp.solvers.compilecheck.patch_current_device", "gpusp.solvers.compilecheck.link",
+                       "gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels",
+                       "gpusp.solvers.blockedfw.fast.variants.ARITHS", "gpusp.solvers.blockedfw.fast.variants.SHIPPED"},
     "parse_speed.py": {"gpusp.data.formats.detect_format", "gpusp.data.formats.load_cached"},
     "large_graph_io.py": {"gpusp.data.formats"},
     "papers/cpu_sampled.py": {"gpusp.solvers.dijkstra.cpu.dijkstra_matrix_rows"},

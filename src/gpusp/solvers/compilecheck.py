@@ -6,7 +6,7 @@ recorded with ``@kernel`` (:mod:`gpusp.solvers.common.gate`) in any module of ``
 ``cuda.compile_ptx(..., cc=(9, 0))``; it needs numba-cuda's ``[cu13]`` extra (NVVM) but no driver. Run it as
 ``python -m gpusp.solvers.compilecheck [--jobs N] [MODULE ...]``: the kernels are spread over N processes, one per
 core by default. :func:`resources` also assembles a kernel's PTX, under its launch bounds and register cap, to sm_90
-machine code and links it (nvJitLink, no driver): what would not load on the GPU fails there, and the registers,
+machine code and links it (cuda.core's Linker, no driver): what would not load on the GPU fails there, and the registers,
 spills and shared memory are read off. The test suite (tests/solvers/test_compile_gate.py) has one test per kernel
 instead, so that pytest-xdist spreads the compiles with the other tests; it assembles every kernel and holds one
 with a register budget (``@kernel(..., registers=...)``) to it; each pytest process compiles through one helper
@@ -86,35 +86,34 @@ def launch_options(kernel) -> tuple[tuple | None, int]:
     return options.get("launch_bounds"), int(options.get("max_registers") or 0)
 
 
-def resources(ptx: str, max_registers: int = 0) -> dict:
-    """What the kernel of ``ptx`` takes on sm_90 (at most ``max_registers`` a thread where > 0): registers a thread,
-    spill store and load bytes, stack bytes, shared memory bytes (its static arrays and what the runtime reserves).
-    Assembled and linked by nvJitLink (numba-cuda's ``[cu13]`` extra), with the device runtime where the kernel
-    synchronises a cooperative grid; RuntimeError with the log where the kernel would not load (too much shared
-    memory, too many registers for its launch bounds)."""
-    import re
-
-    from cuda.bindings import nvjitlink
+def link(ptx: str, max_registers: int = 0) -> tuple[bytes, str]:
+    """sm_90 machine code (a cubin) of ``ptx`` (at most ``max_registers`` a thread where > 0) and the linker's log,
+    by cuda.core's Linker over nvJitLink (numba-cuda's ``[cu13]`` extra), no driver; with the device runtime where
+    the kernel synchronises a cooperative grid. Raises where the kernel would not load (too much shared memory, too
+    many registers for its launch bounds)."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
     from cuda.pathfinder import find_static_lib
 
-    cap = [f"-maxrregcount={max_registers}"] if max_registers else []
-    handle = nvjitlink.create(2 + len(cap), ["-arch=sm_90", "-verbose", *cap])
-    try:
-        data = ptx.encode()
-        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
-        if "cudaCG" in ptx:
-            nvjitlink.add_file(handle, nvjitlink.InputType.LIBRARY, find_static_lib("cudadevrt"))
-        nvjitlink.complete(handle)
-        log = bytearray(nvjitlink.get_info_log_size(handle))
-        nvjitlink.get_info_log(handle, log)
-    finally:
-        nvjitlink.destroy(handle)
-    text = log.decode(errors="replace")
+    objects = [ObjectCode.from_ptx(ptx.encode())]
+    if "cudaCG" in ptx:
+        objects.append(ObjectCode.from_library(find_static_lib("cudadevrt")))
+    linker = Linker(*objects, options=LinkerOptions(arch="sm_90", verbose=True,
+                                                     max_register_count=max_registers or None))
+    cubin = linker.link("cubin")
+    return cubin.code, linker.get_info_log()
+
+
+def resources(ptx: str, max_registers: int = 0) -> dict:
+    """What the kernel of ``ptx`` takes on sm_90 once linked (:func:`link`): registers a thread, spill store and load
+    bytes, stack bytes, shared memory bytes (its static arrays and what the runtime reserves)."""
+    import re
+
+    text = link(ptx, max_registers)[1]
     entry = re.search(r"\.entry\s+(\S+?)\s*\(", ptx)
     linked = re.search(re.escape(f"Function properties for '{entry.group(1)}':") + r"\s*info\s*:\s*used (\d+) "
                        r"registers, used \d+ barriers, (\d+) stack, (\d+) bytes smem", text) if entry else None
     if not linked:
-        raise RuntimeError(f"nvJitLink reported nothing of the kernel's resources: {text[-2000:]}")
+        raise RuntimeError(f"the linker reported nothing of the kernel's resources: {text[-2000:]}")
     # ptxas's line for every function it compiled (the kernel and any device function it calls): spills anywhere
     spills = [tuple(map(int, f)) for f in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", text)]
     registers, stack, shared = map(int, linked.groups())
