@@ -183,9 +183,11 @@ def test_kernel_compiles_for_sm90(compiler, module, label):
         assert reply["registers"] <= budget and reply["spill_stores"] == 0, f"{module}:{label}: {reply}"
 
 
+@pytest.mark.compile
 def test_persistent_floyd_warshall_shared_memory_is_what_the_solver_counts(compiler):
     """blockedfw_fast refuses launch=persistent where variants.persistent_shared passes SMEM_MAX (such a module
-    does not load); the linked kernels hold exactly that much, plus the 1,024 bytes sm_90 reserves a block."""
+    does not load); the linked kernels hold exactly that much, plus the 1,024 bytes sm_90 reserves a block that
+    uses shared memory."""
     from gpusp.solvers.blockedfw.fast.variants import persistent_shared
 
     module = "gpusp.solvers.blockedfw.fast.kernels"
