@@ -79,7 +79,8 @@ INTERNALS = {
     "h200/one_source.py": {"gpusp.measure.sources.pick_sources"},
     "road_pieces_floor.py": {"gpusp.data.generate.generate"},
     "bucket_work_model.py": {"gpusp.measure.sources.pick_sources"},
-    "far_pile_model.py": {"gpusp.measure.sources.pick_sources", "gpusp.solvers.deltastep.spec.nearfar_split"},
+    "far_pile_model.py": {"gpusp.measure.sources.pick_sources", "gpusp.solvers.deltastep.spec.nearfar_split",
+                          "gpusp.solvers.deltastep.spec.NEARFAR_BLOCKS_PER_SM"},
     "phast_contraction.py": {"gpusp.data.generate.generate", "gpusp.solvers.phast.contraction",
                              "gpusp.solvers.phast.solver.auto_core_degree"},
     "auto_features.py": {"gpusp.atomic.atomic_open", "gpusp.data.formats.read_graph", "gpusp.data.generate.generate",
@@ -315,24 +316,32 @@ def test_far_pile_model_finds_the_distances_and_counts_the_kernels_pile_reads():
     ref = reference_rows(g, [0]).dist[0]
     for delta in (1, 4, 10_000):
         for band in (0, 1, 3):
-            rounds, splits, scanned, relaxed, dist, expanded = model.near_far(*arrays(g), 0, delta, band)
+            rounds, splits, scanned, relaxed, dist, order, order_round = model.near_far(*arrays(g), 0, delta, band)
             reached = dist < np.iinfo(np.int64).max
             assert np.array_equal(reached, ref != g.inf) and np.array_equal(dist[reached], ref[reached])
-            assert relaxed == int((expanded * np.diff(g.indptr)).sum()) and (expanded[~reached] == 0).all()
+            assert relaxed == int(np.diff(g.indptr)[order].sum()) and reached[order].all()
+            assert (np.diff(order_round) >= 0).all() and order_round[-1] == rounds
     # the star of tests/solvers/deltastep (the kernel's far_scanned counter): one leaf leaves the pile per split
     leaves = np.arange(1, 9)
     star = Graph.from_edges(9, np.zeros(8, np.int64), leaves, 2 * leaves, name="heavy-star")
     assert model.near_far(*arrays(star), 0, 1, 0)[1:3] == (8, sum(range(1, 9)))
     banded = model.near_far(*arrays(star), 0, 1, 2)
     assert banded[1] == 8 and banded[2] < sum(range(1, 9))  # the rest is read only when a band is passed
-    # the lane groups' dependent loads: 3 an entry, 2 a step of lanes x unroll arcs
-    degree, expanded = np.array([40, 3, 0]), np.array([1, 2, 1])
-    assert model.chains(degree, expanded, 8, 1, 40, 1.0) == {"split": 0, "steps": 7, "loads": 26, "waits": 208}
-    assert model.chains(degree, expanded, 8, 2, 40, 1.0)["loads"] == 9 + 2 * 5 + 3
+    # the lane groups' dependent loads: 3 an entry, 2 a step of lanes x unroll arcs (expansions of degrees 40, 3, 3, 0)
+    d = np.array([40, 3, 3, 0])
+    assert model.chains(d, 8, 1, 40, 1.0) == {"split": 0, "steps": 7, "loads": 26, "waits": 208}
+    assert model.chains(d, 8, 2, 40, 1.0)["loads"] == 9 + 2 * 5 + 3
     # a hub cut into 16-arc chunks (split 2 x lanes): 62 full chunks and one of 8 arcs
-    hub = model.chains(np.array([1000]), np.array([1]), 8, 1, 1000, 2.0)
+    hub = model.chains(np.array([1000]), 8, 1, 1000, 2.0)
     assert (hub["split"], hub["steps"], hub["loads"]) == (16, 62 * 2 + 1, 3 * 63 + 2 * 125)
-    assert model.chains(np.array([1000]), np.array([1]), 8, 2, 1000, 2.0)["steps"] == 62 + 1
+    assert model.chains(np.array([1000]), 8, 2, 1000, 2.0)["steps"] == 62 + 1
+    # the critical path: one round holds the four expansions; a grid of 2 groups of 8 lanes (one warp) deals them
+    # in turn, entries 0 and 1 (5 and 1 steps) in its first pass, 2 and 3 (1 and 0) in its second: the warp waits
+    # for the longer group of each pass
+    rounds = np.array([1, 1, 1, 1])
+    assert model.chains(d, 8, 1, 40, 1.0, rounds, threads=16)["critical"] == (3 + 2 * 5) + (3 + 2 * 1)
+    # a round each: nothing waits on anything else, every entry's loads are on the path
+    assert model.chains(d, 8, 1, 40, 1.0, np.arange(4), threads=16)["critical"] == 26
     rows = [json.loads(line) for line in script("far_pile_model.py", "kron-8", "--sources", "1", "--bands", "2",
                                                 "--lanes", "8", "--unroll", "1", "4").stdout.splitlines()]
     assert len(rows) == 1 and rows[0]["far_scanned"] >= rows[0]["splits"] > 0 and "2" in rows[0]["bands"]
