@@ -209,10 +209,11 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             rounds, splits, scanned, relaxed, dist, order, order_round = near_far(indptr, indices, weights, source,
                                                                                   args.delta, 0)
+            expanded = degree[order]  # the out-degree of each expansion, in order
             row = {"graph": name, "n": graph.n, "m": graph.m, "source": int(source), "delta": args.delta,
                    "reached": int((dist != np.iinfo(np.int64).max).sum()), "rounds": rounds, "splits": splits,
                    "relaxations": relaxed, "far_scanned": scanned, "bands": {},
-                   "chains": {f"{lanes}x{unroll}": chains(degree[order], lanes, unroll, max_degree, mean_degree,
+                   "chains": {f"{lanes}x{unroll}": chains(expanded, lanes, unroll, max_degree, mean_degree,
                                                           order_round, args.threads)
                               for lanes in args.lanes for unroll in args.unroll}}
             for band in args.bands:

@@ -194,7 +194,7 @@ def test_persistent_floyd_warshall_shared_memory_is_what_the_solver_counts(compi
     persistent = [label for m, label in COMPILED if m == module and label.startswith("kernels.persistent[")]
     assert not [label for label in persistent if "T=128" in label]  # refused, so not built
     for label in [persistent[0], next(label for label in persistent if "inner=vec4" in label)]:
-        case = dict(item.split("=") for item in label[label.index("[") + 1:-1].split(",") if "=" in item)
+        case = dict(options(label)[1])
         reply = compiler.ask({"compile": [module, label], "resources": True})
         assert reply["ok"], reply.get("error")
         need = persistent_shared(int(case["T"]), 8 if case["kind"] == "gen64" else 4, case["inner"],

@@ -75,8 +75,8 @@ def compile_one(kernel, sig, bounds: bool = False) -> str:
     ``bounds``, under the dispatcher's launch bounds (which decide the registers ptxas may give a thread)."""
     from numba import cuda
 
-    options = {"launch_bounds": launch_options(kernel)[0]} if bounds and launch_options(kernel)[0] else {}
-    ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0), **options)
+    ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), sig, cc=(9, 0),
+                              launch_bounds=launch_options(kernel)[0] if bounds else None)
     return ptx
 
 

@@ -45,13 +45,14 @@ class FastSolver(Solver):
         bound = path_bound(n, w, graph.indptr) if w.size else 0
         self.kind = kernel_kind(arith, self.negative, self.dtype == np.int32, bound, self.T, self.paths)
         self.variant = resolve_variant(self.T, self.R, self.kind, self.paths, launch, p12, inner, unroll, stage)
-        check_variant(self.T, self.R, 8 if self.kind == "gen64" else 4, **self.variant)
+        itemsize = 8 if self.kind == "gen64" else 4
+        check_variant(self.T, self.R, itemsize, **self.variant)
         self.phase2 = phase2_mode(self.kind, launch, phase2)
         if launch == "persistent" and self.variant["p12"] == "shared":
             raise SolverError("p12=shared runs with host launches only (the persistent kernel would hold both "
                               "phases' shared memory)")
         if self.launch == "persistent":
-            check_persistent(self.T, 8 if self.kind == "gen64" else 4, self.variant)
+            check_persistent(self.T, itemsize, self.variant)
         self.d = self.p = self.d0 = self.p0 = self.flag = None
         self.launches = 0
         self.grid = 0
