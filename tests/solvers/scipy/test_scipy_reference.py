@@ -1,6 +1,8 @@
 """The SciPy reference (scipy_dijkstra, scipy_apsp) on the awkward cases, negative weights and negative cycles, and
 scipy_apsp's rows split over forked workers."""
 
+import os
+
 import pytest
 from cases import assert_apsp_ok, assert_sssp_ok, negative_cycle_graph, sssp_cases
 
@@ -33,6 +35,29 @@ def test_apsp_workers_split_the_sources(label, graph, source):
     res = gpusp.solve(graph, "scipy_apsp", workers=3)
     assert_apsp_ok(graph, res)
     assert res.counters["workers"] == min(3, graph.n)
+
+
+def test_apsp_workers_are_forked_with_the_stop_signals_blocked(tmp_path, monkeypatch):
+    """A stop signal that reached a new worker before it took the default handlers back ran the parent's handler;
+    after Pool.terminate() that worker waited forever for the queue's lock (a CI run hung on the negative-cycle test
+    below). The workers start with the stop signals blocked, and the parent's mask is given back."""
+    import signal
+
+    from gpusp.solvers.scipy import reference
+
+    real = reference._default_signals
+
+    def recording():
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        (tmp_path / str(os.getpid())).write_text(" ".join(str(int(s)) for s in blocked))
+        real()
+
+    monkeypatch.setattr(reference, "_default_signals", recording)
+    graph = dict((c[0], c[1]) for c in CASES)["random-13"]
+    assert_apsp_ok(graph, gpusp.solve(graph, "scipy_apsp", workers=2))
+    masks = [set(map(int, f.read_text().split())) for f in tmp_path.iterdir()]
+    assert len(masks) >= 2 and all({int(s) for s in reference._STOP_SIGNALS} <= mask for mask in masks)
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, []) & set(reference._STOP_SIGNALS)
 
 
 def test_apsp_workers_negative_cycle():

@@ -77,11 +77,16 @@ def _scipy_rows(bounds):
     return hi - lo
 
 
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
 def _default_signals():
     """A forked worker dies of the stop signals: the parent's handlers (a job's forwarding handler, say) would keep a
-    worker blocked on the pool's queue alive through Pool.terminate()."""
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    worker blocked on the pool's queue alive through Pool.terminate(). They arrive blocked (see
+    :func:`scipy_rows_parallel`), so one sent before this point is taken by the default action too."""
+    for signum in _STOP_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
 def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predecessors: bool = True):
@@ -96,7 +101,14 @@ def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predec
               if predecessors else None)
     step = max(1, -(-k // (8 * workers)))  # 8 chunks per worker even out the rows' costs
     _ROWS.update(graph=graph, matrix=matrix, sources=sources, dist=dist, parent=parent)
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
+    # the stop signals stay blocked from before the fork until a worker has taken the default handlers back: one that
+    # came in between would run the parent's handler, and a worker that lived on would wait forever for the queue's
+    # lock, which Pool.terminate() keeps (the pool's own threads, which fork replacements, keep the mask blocked)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
     try:
         done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(k, lo + step)) for lo in range(0, k, step)]))
         pool.close()  # the workers leave when the queue is drained: none is killed while it holds the queue's lock
