@@ -504,6 +504,32 @@ def r39t3(c, part):
     return ["in_process: true", FIVE, "only " + ", ".join(f"{n} on {g}" for g, n in sorted(R39T3[part])) + f" ({done})",
             "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
 
+def r39t1pc(c):
+    c["graphs"] = {k: c["graphs"][k] for k in ("powerlaw-4677", "complete-4677")}
+    five(c)
+    both = ["powerlaw-4677", "complete-4677"]
+    c["solvers"] = [{"name": "nsssp_global", "params": HARISH, "graphs": list(both)},
+                    *({"name": name, "params": dict(PROPOSED), "graphs": list(both)}
+                      for name in ("nsssp_global", "nsssp_shared")),
+                    {"name": "scipy_apsp", "params": {"workers": 4}, "graphs": ["powerlaw-4677"]}]
+    return ["in_process: true", FIVE, "powerlaw-4677 and complete-4677 only (random-4677 and the ring: r39ring)",
+            "scipy_apsp on the power-law graph only (the complete graph's 21.9M arcs from every source: minutes); "
+            "dijkstra_cputhreads left out (SciPy on 4 workers is the CPU column here)"]
+
+
+SEC52_ROWS = ((32, 4), (32, 8), (64, 4), (128, 4))  # (N, B): the settings finding 1.22 compares
+
+
+def r39sec52(c):
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if k == "random-n4096-k4-w4096"}
+    five(c)
+    c["solvers"] = [{"name": "nsssp_shared", "params": {"sources_per_launch": n, "groups_per_block": b,
+                                                        "paths": False}} for n, b in SEC52_ROWS]
+    return ["in_process: true", FIVE, "|V| = 4K only",
+            "nsssp_shared at the four (N, B) that finding 1.22 compares only: " +
+            ", ".join(f"N {n} B {b}" for n, b in SEC52_ROWS) + " (every setting at 1 trial: n001sec52)"]
+
+
 ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
            "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
            "r39t1": ("paper000-table1", r39t1), "r39t1bay": ("paper000-table1", functools.partial(r39t1, graph="BAY")),
@@ -512,7 +538,8 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
            "r39fwloop": ("paper000-table3", r39fwloop), "r39t3a": ("paper000-table3", functools.partial(r39t3, part="a")),
            "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b")),
            "r39fig12": ("paper001-fig12", r39five), "r39fig13": ("paper001-fig13", r39five),
-           "r39fig14": ("paper001-fig14", r39five)}
+           "r39fig14": ("paper001-fig14", r39five), "r39t1pc": ("paper001-table1", r39t1pc),
+           "r39sec52": ("paper001-sec52-n-b", r39sec52)}
 
 
 def issue39() -> dict:
