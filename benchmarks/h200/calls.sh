@@ -119,6 +119,7 @@ for st in "$@"; do
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
         scalehubs) step scale-hubs ${CAP_scalehubs:-300} 60 "$(bench scale-hubs config/sweeps/sssp-scale-hubs.yaml)" ;;
         scaleunroll) step scale-unroll ${CAP_scaleunroll:-300} 60 "$(bench scale-unroll config/sweeps/sssp-scale-unroll.yaml)" ;;
+        scalepaths) step scale-paths ${CAP_scalepaths:-300} 60 "$(bench scale-paths config/sweeps/sssp-scale-paths.yaml)" ;;
         scaleregs) step scale-registers ${CAP_scaleregs:-240} 60 "$(bench scale-registers config/sweeps/sssp-scale-registers.yaml)" ;;
         # NEARFARPROF_RUNS: one profile a word, its --param assignments joined by + (e.g. registers=64+grid=528)
         nearfarprof) step nearfar-ncu ${CAP_nearfarprof:-240} 60 "mkdir -p $O/prof && g=/tmp/kron-22.npz; [ -f \$g ] || $GPUSP generate kron \$g scale=22 --seed 1 || exit 1; for r in ${NEARFARPROF_RUNS:-unroll=1 unroll=4}; do ncu --clock-control none --kernel-name regex:nearfar --launch-skip 1 --launch-count 1 $NCU_SECTIONS --section SourceCounters $GPUSP solve --graph \$g --solver deltastep_gpu --param \${r//+/ --param } --num-sources 1 --seed 1 --warmup 1 --trials 1 > $O/prof/ncu-kron22-\${r//[=+]/-}.txt 2>&1; tail -80 $O/prof/ncu-kron22-\${r//[=+]/-}.txt; done" ;;

@@ -2,7 +2,7 @@
 cooperative kernel per source. The kernel (:func:`nearfar_kernel`) runs the reset, every near round, every far split and
 the tight-arc tree with grid barriers between its steps; its options are hub splitting (``split``), path-following
 chains (``chain``), block-local fusion of small rounds (``fuse='block'``), arcs loaded together (``unroll``),
-warp-aggregated queue claims (``push``) and register caps.
+warp-aggregated queue claims (``push``), register caps and distances without the tree (``paths``).
 :class:`DeltaStepSolver` is the host side: one launch per source, replayed from a CUDA graph on a GPU.
 Algorithm, design, correctness, complexity and counters: docs/solvers/deltastep.md.
 """
@@ -402,10 +402,10 @@ class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, *, delta, lanes, chain, block, grid, fuse, fuse_limit, fuse_queue, fuse_lanes, split,
-                 unroll, push, launch, registers):
+                 unroll, push, launch, registers, paths):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split,
-                         unroll=unroll, push=push, launch=launch, registers=registers)
+                         unroll=unroll, push=push, launch=launch, registers=registers, paths=paths)
         self.chain = chain
         self.delta = nearfar_delta(delta, graph)
         self.block = block
@@ -421,6 +421,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.split = nearfar_split(split, self.lanes, max_degree, fuse == "block", graph.m / max(graph.n, 1))
         self.push = push
         self.registers = registers
+        self.paths = paths
         self.unroll = unroll
         self.kernel = nearfar_kernel(unroll, registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
@@ -451,7 +452,7 @@ class DeltaStepSolver(PersistentSSSP):
         dg = self.dg
         queues = (self.d_near, self.d_chunk, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
         search = (np.int64(self.delta), self.inf, np.int64(self.lanes), np.int64(self.chain),
-                  np.int64(not dg.nonpositive))
+                  np.int64(self.paths and not dg.nonpositive))
         modes = (np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
                  np.int64(self.push == "warp"))
         return ((dg.indptr, dg.indices, dg.weights), self.d_dist, self.d_parent, queues, self.d_source, search,
@@ -483,7 +484,7 @@ class DeltaStepSolver(PersistentSSSP):
         else:
             self._launch()
         self.launched()
-        launches = 1 + self.host_tree(source, self.block)
+        launches = 1 + (self.host_tree(source, self.block) if self.paths else 0)
 
         def counters():
             ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
@@ -493,7 +494,10 @@ class DeltaStepSolver(PersistentSSSP):
                     "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
                     "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
                     "fuse_lanes": self.fuse_lanes, "split": self.split, "unroll": self.unroll, "push": self.push,
-                    "launch": self.launch, "registers": self.registers}
+                    "launch": self.launch, "registers": self.registers, "paths": self.paths}
 
         return counters
+
+    def download(self):
+        return super().download() if self.paths else (self.d_dist.copy_to_host(), None)
 

@@ -337,7 +337,10 @@ NEARFAR = SolverSpec(
                   choices=("auto", "graph", "direct")),
             Param("registers", 0, "registers per thread the kernel is compiled for (0: as the compiler "
                   "chooses; 80 and 64 let three and four 256-thread blocks share a multiprocessor "
-                  "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80))),
+                  "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80)),
+            Param("paths", True, "build the shortest-path tree (parents) after the distances, inside the timed "
+                  "kernel (a pass over every arc); false: distances alone, as GAPBS and Gunrock compute them",
+                  choices=(True, False))),
     offsets64=True,
     memory=CSR + note(20 * N, "two near queues, two far piles, stamps")
     + when("fuse = block", lambda p: p["fuse"] == "block", note(8 * par("fuse_queue"), "two block-local queues"))
