@@ -54,18 +54,6 @@ def test_deltastep_matches_reference(cell):
         assert c["split"] >= cell["split"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_deltastep_without_paths_returns_the_same_distances_and_no_tree(case):
-    _, graph, source = case
-    full = _solve(graph, "deltastep_gpu", source)
-    bare = _solve(graph, "deltastep_gpu", source, paths=False)
-    assert bare.parent is None and full.parent is not None
-    assert (bare.counters["paths"], full.counters["paths"]) == (False, True)
-    assert bare.counters["launches"] == 1  # no host-grown tree either, zero weights or not
-    np.testing.assert_array_equal(bare.dist, full.dist)
-    assert_sssp_ok(graph, source, bare)
-
-
 @pytest.mark.parametrize("lanes", [1, 2, 32])
 def test_deltastep_lanes_and_buckets(lanes):
     graph = random_graph(120, 600, seed=7, wmin=0, wmax=40)

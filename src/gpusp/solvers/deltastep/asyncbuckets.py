@@ -185,9 +185,9 @@ MAX_RETRIES = 8
 class DeltaAsyncSolver(PersistentSSSP):
     """deltastep_async: blocks claim bucketed work from a device ring of queues, no grid barrier per round."""
 
-    def __init__(self, graph, *, delta, lanes, block, grid, buckets, window, claim, capacity):
+    def __init__(self, graph, *, delta, lanes, block, grid, buckets, window, claim, capacity, paths):
         super().__init__(graph, delta=delta, lanes=lanes, block=block, grid=grid, buckets=buckets, window=window,
-                         claim=claim, capacity=capacity)
+                         claim=claim, capacity=capacity, paths=paths)
         if graph.has_negative_weights:
             raise SolverError("deltastep_async needs non-negative weights (delta-stepping)")
         if graph.dtype != np.int32:
@@ -223,7 +223,7 @@ class DeltaAsyncSolver(PersistentSSSP):
         dg = self.dg
         return (dg.indptr, dg.indices, dg.weights, self.d_dist, self.d_parent, self.d_q, self.d_ctl,
                 np.int64(source), np.int64(self.delta), self.inf, np.int64(self.buckets), np.int64(self.window),
-                np.int64(self.lanes), np.int64(self.claim), np.int64(not self.dg.nonpositive), np.int64(SPIN_LIMIT))
+                np.int64(self.lanes), np.int64(self.claim), self.tree_flag(), np.int64(SPIN_LIMIT))
 
     def run(self, source):
         retries = 0

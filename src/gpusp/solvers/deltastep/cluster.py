@@ -211,8 +211,9 @@ class ClusterDeltaStepSolver(ClusterSSSP):
 
     label = "deltastep_cluster"
 
-    def __init__(self, graph, *, delta, lanes, cluster, block, queue, owner):
-        super().__init__(graph, delta=delta, lanes=lanes, cluster=cluster, block=block, queue=queue, owner=owner)
+    def __init__(self, graph, *, delta, lanes, cluster, block, queue, owner, paths):
+        super().__init__(graph, delta=delta, lanes=lanes, cluster=cluster, block=block, queue=queue, owner=owner,
+                         paths=paths)
         self.owner = owner
         reason = cluster_limit(graph.n, graph.dtype.itemsize, {"cluster": cluster, "queue": queue})
         if reason:
@@ -238,7 +239,7 @@ class ClusterDeltaStepSolver(ClusterSSSP):
         self.args = (self.dg.indptr, self.dg.indices, self.dg.weights, self.d_dist, self.d_parent, self.d_ctl,
                      self.d_source, self.d_overflow, self.d_store, np.int64(n), np.int64(self.chunk),
                      np.int64(self.ranks), np.int64(self.queue), np.int64(self.delta), np.int32(self.graph.inf),
-                     np.int64(self.lanes), np.int64(not self.dg.nonpositive), np.int64(self.owner == "cyclic"),
+                     np.int64(self.lanes), self.tree_flag(), np.int64(self.owner == "cyclic"),
                      np.int64(self.ranks.bit_length() - 1))
 
     def read_counters(self, ctl):

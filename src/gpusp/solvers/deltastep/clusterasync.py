@@ -304,8 +304,8 @@ class ClusterAsyncSolver(ClusterSSSP):
 
     label = "deltastep_clusterasync"
 
-    def __init__(self, graph, *, delta, stripe, cluster, block):
-        super().__init__(graph, delta=delta, stripe=stripe, cluster=cluster, block=block)
+    def __init__(self, graph, *, delta, stripe, cluster, block, paths):
+        super().__init__(graph, delta=delta, stripe=stripe, cluster=cluster, block=block, paths=paths)
         reason = clusterasync_limit(graph.n, graph.dtype.itemsize, {"cluster": cluster, "stripe": stripe})
         if reason:
             raise SolverError(reason)
@@ -341,7 +341,7 @@ class ClusterAsyncSolver(ClusterSSSP):
         self.args = (self.dg.indptr, self.d_arcs, self.d_ranges, self.d_dist, self.d_parent, self.d_ctl,
                      self.d_source, self.d_store, np.int64(n), np.int64(self.chunk), np.int64(self.ranks),
                      np.int64(shift), np.int64(sshift), np.int64(self.wshift), np.int64(self.delta),
-                     np.int32(self.graph.inf), np.int64(not self.dg.nonpositive), np.int32(0))
+                     np.int32(self.graph.inf), self.tree_flag(), np.int32(0))
 
     def read_counters(self, ctl):
         return {"iterations": int(ctl[PHASES]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),

@@ -301,7 +301,7 @@ class ClustersSolver(PiecesSolver):
 
     label = "deltastep_clusters"
 
-    def __init__(self, graph, *, delta, clusters, cluster, block, stripe, order):
+    def __init__(self, graph, *, delta, clusters, cluster, block, stripe, order, paths):
         ranks, stripe = int(cluster), int(stripe)
         reason = clusters_limit(graph.n, graph.dtype.itemsize, {"clusters": clusters, "cluster": ranks,
                                                                 "stripe": stripe})
@@ -313,7 +313,7 @@ class ClustersSolver(PiecesSolver):
         self.new_id = cluster_ids(position, count, ranks, stripe, self.chunk)
         given, graph = graph, self.renumbered(graph, count * ranks * self.chunk)
         super(PiecesSolver, self).__init__(graph, delta=delta, clusters=clusters, cluster=cluster, block=block,
-                                          stripe=stripe, order=order)
+                                          stripe=stripe, order=order, paths=paths)
         self.clusters, self.per_cluster, self.ranks, self.stripe = count, ranks, count * ranks, stripe
         self.cshift = max(0, (self.chunk - 1).bit_length())  # a block's inbox holds its vertices once each
         self.shared_bytes = 4 * words
@@ -338,7 +338,7 @@ class ClustersSolver(PiecesSolver):
         g = self.graph
         return (np.int64(g.n), np.int64(self.chunk), np.int64(self.ranks), np.int64(self.per_cluster),
                 np.int64(self.wshift), np.int64(self.cshift), np.int64(self.delta), np.int32(g.inf),
-                np.int64(not self.dg.nonpositive), np.int32(0))
+                self.tree_flag(), np.int32(0))
 
     def read_counters(self, ctl):
         counters = super().read_counters(ctl)

@@ -421,7 +421,6 @@ class DeltaStepSolver(PersistentSSSP):
         self.split = nearfar_split(split, self.lanes, max_degree, fuse == "block", graph.m / max(graph.n, 1))
         self.push = push
         self.registers = registers
-        self.paths = paths
         self.unroll = unroll
         self.kernel = nearfar_kernel(unroll, registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
@@ -452,7 +451,7 @@ class DeltaStepSolver(PersistentSSSP):
         dg = self.dg
         queues = (self.d_near, self.d_chunk, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
         search = (np.int64(self.delta), self.inf, np.int64(self.lanes), np.int64(self.chain),
-                  np.int64(self.paths and not dg.nonpositive))
+                  self.tree_flag())
         modes = (np.int64(self.fuse_limit), np.int64(self.fuse_lanes), np.int64(self.split),
                  np.int64(self.push == "warp"))
         return ((dg.indptr, dg.indices, dg.weights), self.d_dist, self.d_parent, queues, self.d_source, search,
@@ -484,7 +483,7 @@ class DeltaStepSolver(PersistentSSSP):
         else:
             self._launch()
         self.launched()
-        launches = 1 + (self.host_tree(source, self.block) if self.paths else 0)
+        launches = 1 + self.host_tree(source, self.block)
 
         def counters():
             ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
@@ -497,7 +496,3 @@ class DeltaStepSolver(PersistentSSSP):
                     "launch": self.launch, "registers": self.registers, "paths": self.paths}
 
         return counters
-
-    def download(self):
-        return super().download() if self.paths else (self.d_dist.copy_to_host(), None)
-

@@ -41,13 +41,26 @@ class PersistentSSSP(Solver):
     def launched(self) -> None:
         self.done.record()
 
+    @property
+    def paths(self) -> bool:
+        """Whether the solver builds the shortest-path tree (parameter ``paths``; false: distances alone)."""
+        return bool(self.params.get("paths", True))
+
+    def tree_flag(self):
+        """The kernel's ``tree`` argument: the in-kernel tight-arc pass runs where parents are asked for and every
+        weight is positive (zero weights: :meth:`host_tree` grows them instead)."""
+        return np.int64(self.paths and not self.dg.nonpositive)
+
     def host_tree(self, source, block: int) -> int:
-        """Parents by tree levels when some weight is zero (launches used), else nothing (0)."""
-        if not self.dg.nonpositive:
+        """Parents by tree levels when parents are asked for and some weight is zero (launches used), else nothing
+        (0)."""
+        if not self.paths or not self.dg.nonpositive:
             return 0
         return build_parents(self.dg, self.d_dist, self.d_parent, source, block)
 
     def download(self):
+        if not self.paths:
+            return self.d_dist.copy_to_host(), None
         return self.d_dist.copy_to_host(), self.d_parent.copy_to_host()
 
 

@@ -516,7 +516,7 @@ class PiecesSolver(ClusterSSSP):
 
     label = "deltastep_pieces"
 
-    def __init__(self, graph, *, delta, grid, block, stripe=0):
+    def __init__(self, graph, *, delta, grid, block, stripe=0, paths):
         ranks = int(grid) or device.multiprocessors()
         reason = pieces_limit(graph.n, graph.dtype.itemsize, {"grid": ranks, "stripe": stripe})
         if reason:
@@ -526,7 +526,7 @@ class PiecesSolver(ClusterSSSP):
         if stripe:  # the kernel's pieces are runs of ids: deal the stripes by renumbering the graph
             self.new_id = striped_ids(graph.n, ranks, int(stripe), self.chunk)
             graph = self.renumbered(graph, ranks * self.chunk)
-        super().__init__(graph, delta=delta, grid=grid, block=block)
+        super().__init__(graph, delta=delta, grid=grid, block=block, paths=paths)
         self.ranks, self.stripe = ranks, int(stripe)
         self.cshift = max(0, (self.chunk - 1).bit_length())  # an inbox holds a piece's vertices: a pending
         # entry per vertex at most
@@ -555,6 +555,8 @@ class PiecesSolver(ClusterSSSP):
         dist, parent = super().download()
         if self.new_id is None:
             return dist, parent
+        if parent is None:
+            return dist[self.new_id], None
         old = np.full(dist.size, -1, dtype=np.int64)  # the padding's ids have no old id and are no vertex's parent
         old[self.new_id] = np.arange(self.new_id.size)
         parent = parent[self.new_id]
@@ -597,7 +599,7 @@ class PiecesSolver(ClusterSSSP):
         """The kernel's arguments after its arrays."""
         g = self.graph
         return (np.int64(g.n), np.int64(self.chunk), np.int64(self.ranks), np.int64(self.wshift),
-                np.int64(self.cshift), np.int64(self.delta), np.int32(g.inf), np.int64(not self.dg.nonpositive),
+                np.int64(self.cshift), np.int64(self.delta), np.int32(g.inf), self.tree_flag(),
                 np.int32(0))
 
     def read_counters(self, ctl):

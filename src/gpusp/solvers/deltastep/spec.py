@@ -289,6 +289,10 @@ def _split_entries(n, m, p, w):
     return m // nearfar_split_bound(p["split"], p["lanes"]) + 1
 
 
+PATHS = Param("paths", True, "build the shortest-path tree (parents) after the distances, inside the timed kernel "
+              "(a pass over every arc; with zero weights the host grows it after the kernel); false: distances "
+              "alone, as GAPBS and Gunrock compute them", choices=(True, False))
+
 NEARFAR = SolverSpec(
     "deltastep_gpu", "sssp", "gpu", "-", "near-far delta-stepping in one persistent cooperative "
     "kernel: a device queue of the vertices whose distance changed, expanded while below the "
@@ -338,9 +342,7 @@ NEARFAR = SolverSpec(
             Param("registers", 0, "registers per thread the kernel is compiled for (0: as the compiler "
                   "chooses; 80 and 64 let three and four 256-thread blocks share a multiprocessor "
                   "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80)),
-            Param("paths", True, "build the shortest-path tree (parents) after the distances, inside the timed "
-                  "kernel (a pass over every arc); false: distances alone, as GAPBS and Gunrock compute them",
-                  choices=(True, False))),
+            PATHS),
     offsets64=True,
     memory=CSR + note(20 * N, "two near queues, two far piles, stamps")
     + when("fuse = block", lambda p: p["fuse"] == "block", note(8 * par("fuse_queue"), "two block-local queues"))
@@ -368,7 +370,8 @@ CLUSTER = SolverSpec(
                   "room); the rest go to global memory", minimum=1),
             Param("owner", "cyclic", "which block keeps a vertex: 'cyclic' - vertex v in block v mod "
                   "cluster, so a round's frontier (a wave of neighbouring ids on a road graph) is spread "
-                  "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range"))),
+                  "over every block; 'range' - consecutive ids per block", choices=("cyclic", "range")),
+            PATHS),
     max_n=cluster_max_n(CLUSTER_BLOCKS, 1), limit=cluster_limit,
     memory=CSR + note(24 * (N + par("cluster")), "the near queues' overflow in global memory"))
 
@@ -388,7 +391,8 @@ CLUSTERASYNC = SolverSpec(
                   f"vertices are shared out among them (n <= {clusterasync_max_n()} at 16, half that "
                   "at 8)", choices=(1, 2, 4, 8, 16)),
             Param("block", 512, "threads per block (each polls its share of the bitmap)",
-                  choices=(128, 256, 512, 1024))),
+                  choices=(128, 256, 512, 1024)),
+            PATHS),
     max_n=clusterasync_max_n(), limit=clusterasync_limit,
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
     + note(4 * (N + par("cluster") * par("stripe")), "the packed arc ranges"))
@@ -413,7 +417,8 @@ PIECES = SolverSpec(
             Param("stripe", 0, "0: each piece a run of consecutive ids; s > 0: stripes of s consecutive ids dealt "
                   "to the pieces in turn, as clusterasync deals them to its blocks (every piece then holds part of "
                   "a road wavefront, and more arcs cross pieces), by renumbering the graph on the host",
-                  minimum=0)),
+                  minimum=0),
+            PATHS),
     max_n=pieces_max_n(), limit=pieces_limit,
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's piece and index")
     + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
@@ -439,7 +444,8 @@ CLUSTERS = SolverSpec(
                   "to the cluster's blocks in turn, as clusterasync's stripe", choices=tuple(2**k for k in range(13))),
             Param("order", "auto", "the vertex order cut into parts: 'ids' - runs of the graph's own ids (road files "
                   "number by place); 'rcm' - runs of SciPy's reverse Cuthill-McKee order; 'auto' - rcm when the "
-                  f"ids' parts cut more than {CLUSTERS_RCM_CUT:.0%} of the arcs", choices=("auto", "ids", "rcm"))),
+                  f"ids' parts cut more than {CLUSTERS_RCM_CUT:.0%} of the arcs", choices=("auto", "ids", "rcm")),
+            PATHS),
     max_n=clusters_max_n(), limit=clusters_limit,
     memory=CSR + note(8 * M, "each arc again as one word: weight, head's block and index")
     + note(20 * N, "packed arc ranges, the global distance words (8 bytes), the inboxes (up to 8 bytes)"))
@@ -463,7 +469,8 @@ ASYNC = SolverSpec(
             Param("claim", MAX_BATCH, "most queued vertices a block claims at once (also <= "
                   "block / lanes)", minimum=1, maximum=MAX_BATCH),
             Param("capacity", 0, "entries per ring slot, a power of two (0: n / 4 rounded up, at least "
-                  "1024; doubled and run again on overflow)", minimum=0)),
+                  "1024; doubled and run again on overflow)", minimum=0),
+            PATHS),
     memory=CSR + note(8 * N, "stamps") + note(8 * par("buckets") * derived(
         "C", lambda n, m, p, w: p["capacity"] or ring_capacity(n), "capacity, or n / 4 as a power of two >= 1024"),
         "the ring of bucket queues"))
