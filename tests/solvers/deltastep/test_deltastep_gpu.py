@@ -26,16 +26,16 @@ def _solve(graph, name, source=0, **kw):
     return gpusp.solve(graph, name, source, **kw)
 
 
-# the grid-round settings: bucket widths, path following, lanes, hub splitting, arcs loaded together, and queue
+# the grid-round settings: bucket widths, path following, lanes, hub splitting, and queue
 # claims with launch modes and register caps (warp-shared claims, graph replays and caps change no answer; on the
 # GPU: the device run of this file; in the simulator every push claims alone and 'graph' launches directly)
 GRID_CELLS = pairwise(case=CASES, delta=[0, 1, 3, 10**9], chain=[0, 3], lanes=[2, 4], split=[-1, 1, 2, 5],
-                      unroll=[1, 2, 4], mode=[("thread", "direct", 0), ("warp", "auto", 64), ("warp", "graph", 80)])
+                      mode=[("thread", "direct", 0), ("warp", "auto", 64), ("warp", "graph", 80)])
 
 
 def _grid_id(c):
     push, launch, registers = c["mode"]
-    return (f"{c['case'][0]}-d{c['delta']}-c{c['chain']}-l{c['lanes']}-s{c['split']}-u{c['unroll']}-{push}-{launch}"
+    return (f"{c['case'][0]}-d{c['delta']}-c{c['chain']}-l{c['lanes']}-s{c['split']}-{push}-{launch}"
             f"-r{registers}")
 
 
@@ -44,10 +44,10 @@ def test_deltastep_matches_reference(cell):
     (_, graph, source), (push, launch, registers) = cell["case"], cell["mode"]
     repeat = dict(trials=2, warmup=1) if launch != "direct" else {}  # a replay after the first, direct launch
     res = _solve(graph, "deltastep_gpu", source, delta=cell["delta"], lanes=cell["lanes"], chain=cell["chain"],
-                 split=cell["split"], unroll=cell["unroll"], push=push, launch=launch, registers=registers, **repeat)
+                 split=cell["split"], push=push, launch=launch, registers=registers, **repeat)
     assert_sssp_ok(graph, source, res)
     c = res.counters
-    assert c["iterations"] >= 1 and (c["chain"], c["unroll"]) == (cell["chain"], cell["unroll"])
+    assert c["iterations"] >= 1 and c["chain"] == cell["chain"]
     assert (c["push"], c["registers"]) == (push, registers)
     assert c["launch"] in (("direct",) if launch == "direct" else ("graph", "direct"))
     if cell["split"] > 0:  # raised only where a vertex would need more than MAX_CHUNKS entries
@@ -91,21 +91,20 @@ def test_deltastep_delta_one_is_work_optimal():
     assert res.counters["relaxations"] == int(np.diff(graph.indptr)[reached].sum())
 
 
-@pytest.mark.parametrize("unroll,lanes,split", [(2, 1, 0), (4, 2, 0), (4, 1, 3), (2, 4, 5)])
-def test_deltastep_unrolled_rounds_examine_every_arc_once(unroll, lanes, split):
-    """Arcs loaded `unroll` at a time, with degrees (and hub chunks) that are no multiple of lanes x unroll,
+@pytest.mark.parametrize("lanes,split", [(1, 0), (2, 0), (1, 3), (4, 5)])
+def test_deltastep_lanes_and_chunks_examine_every_arc_once(lanes, split):
+    """Lane groups and hub chunks over degrees that are no multiple of lanes or of the chunk,
     duplicate arcs, self-loops and zero weights: at delta 1 every reached vertex is still expanded once, so each of
     its arcs is examined exactly once, none skipped at a group's end and none twice."""
     rng = np.random.default_rng(5)
     arcs = [(0, v, int(rng.integers(1, 4))) for v in range(1, 38)]  # a hub of degree 37 (+ duplicates below)
     arcs += [(int(u), int(v), int(rng.integers(0, 6))) for u, v in rng.integers(0, 60, size=(300, 2))]
     arcs += [(0, 5, 1), (0, 5, 2), (7, 7, 0), (9, 9, 3)]
-    graph = _g(60, arcs, "unroll-mix")
-    res = _solve(graph, "deltastep_gpu", 0, delta=1, lanes=lanes, split=split, unroll=unroll)
+    graph = _g(60, arcs, "hub-mix")
+    res = _solve(graph, "deltastep_gpu", 0, delta=1, lanes=lanes, split=split)
     assert_sssp_ok(graph, 0, res)
     reached = res.dist != res.inf
     assert res.counters["relaxations"] == int(np.diff(graph.indptr)[reached].sum())
-    assert res.counters["unroll"] == unroll
 
 
 def test_deltastep_long_chain_one_round_per_hop():

@@ -1,8 +1,8 @@
 """``deltastep_gpu``: near-far delta-stepping (Davidson, Baxter, Garland and Owens, IPDPS'14) in one persistent
 cooperative kernel per source. The kernel (:func:`nearfar_kernel`) runs the reset, every near round, every far split and
 the tight-arc tree with grid barriers between its steps; its options are hub splitting (``split``), path-following
-chains (``chain``), block-local fusion of small rounds (``fuse='block'``), arcs loaded together (``unroll``),
-warp-aggregated queue claims (``push``), register caps and distances without the tree (``paths``).
+chains (``chain``), block-local fusion of small rounds (``fuse='block'``), warp-aggregated queue claims (``push``),
+register caps and distances without the tree (``paths``).
 :class:`DeltaStepSolver` is the host side: one launch per source, replayed from a CUDA graph on a GPU.
 Algorithm, design, correctness, complexity and counters: docs/solvers/deltastep.md.
 """
@@ -19,7 +19,7 @@ from ...errors import SolverError
 from .persistent import PersistentSSSP, block_add, tight_tree
 from ..common.gate import OFFSETS, kernel
 from ..common.launch import TARGET, blocks_per_sm, capture_graph, cooperative_grid
-from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_REGISTERS, UNROLLS, block_fuse_limit, nearfar_delta, nearfar_lanes,
+from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_REGISTERS, block_fuse_limit, nearfar_delta, nearfar_lanes,
                    nearfar_split)
 
 # control array layout (int64): near counts, far counts, far minimum (three slots each), then outputs,
@@ -245,142 +245,110 @@ def _far_split(dist, queues, indptr, fcount, threshold, delta, epoch, tick, wbuf
     return threshold
 
 
-def _nearfar(unroll: int):
-    """The kernel's Python function for ``unroll`` arcs a lane loads together in a grid round (a constant of the
-    compiled kernel: its loops over them are unrolled, their heads and distances kept in registers)."""
+def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
+    """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
+    indptr, indices, weights = graph
+    nearq, chunkq, farq, stamp, infar, ctl = queues
+    delta, inf, lanes, chain, tree = search
+    fuse_limit, fuse_lanes, split, warp = modes
+    grid = cuda.cg.this_grid()
+    tid = cuda.grid(1)
+    nthreads = cuda.gridsize(1)
+    n = dist.size
+    v = tid
+    while v < n:
+        dist[v] = inf
+        parent[v] = -1
+        stamp[v] = -1
+        infar[v] = 0
+        v += nthreads
+    if tid < 3:
+        ctl[NEAR + tid] = 0
+        ctl[FAR + tid] = 0
+        ctl[FMIN + tid] = FMIN_EMPTY
+    if tid == 0:
+        ctl[RELAX] = 0
+    grid.sync()  # barrier: the reset is complete before the source is queued
+    if tid == 0:
+        source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
+        dist[source] = 0
+        _push_near(nearq, chunkq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
+    grid.sync()  # barrier: step 0 sees the source in the near queue
 
-    def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
-        """Persistent grid: reset, near rounds (small ones fused in one block) and far splits, then parents."""
-        indptr, indices, weights = graph
-        nearq, chunkq, farq, stamp, infar, ctl = queues
-        delta, inf, lanes, chain, tree = search
-        fuse_limit, fuse_lanes, split, warp = modes
-        grid = cuda.cg.this_grid()
-        tid = cuda.grid(1)
-        nthreads = cuda.gridsize(1)
-        n = dist.size
-        v = tid
-        while v < n:
-            dist[v] = inf
-            parent[v] = -1
-            stamp[v] = -1
-            infar[v] = 0
-            v += nthreads
-        if tid < 3:
-            ctl[NEAR + tid] = 0
-            ctl[FAR + tid] = 0
-            ctl[FMIN + tid] = FMIN_EMPTY
+    lcnt = cuda.shared.array(3, dtype=np.int32)
+    group = tid // lanes
+    lane = tid % lanes
+    ngroups = nthreads // lanes
+    threshold = delta
+    step = 0
+    tick = 0
+    epoch = 0
+    relaxed = 0
+    block_steps = 0
+    fused_rounds = 0
+    far_scanned = 0
+    while True:
+        count = ctl[NEAR + step % 3]
+        wslot = NEAR + (step + 1) % 3
+        wbuf = (step + 1) % 2
+        fused = count > 0 and count <= fuse_limit
         if tid == 0:
-            ctl[RELAX] = 0
-        grid.sync()  # barrier: the reset is complete before the source is queued
-        if tid == 0:
-            source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
-            dist[source] = 0
-            _push_near(nearq, chunkq, stamp, ctl, source, -1, 0, NEAR, indptr, split, 0)  # stamped 0: step 0 expands it
-        grid.sync()  # barrier: step 0 sees the source in the near queue
+            ctl[NEAR + (step + 2) % 3] = 0  # read last step (before the barrier), written next step
+        if fused:
+            # a small near queue: block 0 settles rounds alone while the others wait at the barrier
+            if cuda.blockIdx.x == 0:
+                rounds, arcs = _fused_rounds(graph, dist, queues, localq, lcnt, count, step % 2, threshold, tick,
+                                             fuse_lanes, fuse_limit, wbuf, wslot, epoch % 2, epoch % 3, warp)
+                relaxed += arcs
+                if tid == 0:
+                    ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
+                    block_steps += 1
+                    fused_rounds += rounds
+        elif count > 0:
+            # near round: expand every queued vertex, lanes threads per vertex
+            rbuf = step % 2
+            fslot = epoch % 3
+            fbuf = epoch % 2
+            i = group
+            while i < count:
+                u, e, end = _arc_range(indptr, nearq, chunkq, rbuf, i, split)
+                du = dist[u]
+                e += lane
+                while e < end:
+                    relaxed += 1
+                    w = indices[e]
+                    cand = du + weights[e]
+                    if cand < dist[w]:
+                        relaxed += _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
+                                          fslot, split, warp)
+                    e += lanes
+                i += ngroups
+        else:
+            # far split: raise the threshold, move what fell below it to the near queue
+            fcount = ctl[FAR + epoch % 3]
+            if fcount == 0:
+                break
+            far_scanned += fcount
+            threshold = _far_split(dist, queues, indptr, fcount, threshold, delta, epoch, tick, wbuf, wslot,
+                                   split, warp)
+            epoch += 1
+        grid.sync()  # barrier: this step's pushes and counters are visible to the next step
+        if fused:
+            tick += ctl[FUSED + step % 2]
+        else:
+            tick += 1
+        step += 1
 
-        lcnt = cuda.shared.array(3, dtype=np.int32)
-        heads = cuda.local.array(unroll, dtype=np.int32)  # unroll > 1: a lane's arcs loaded together (registers)
-        cands = cuda.local.array(unroll, dtype=np.int64)
-        seen = cuda.local.array(unroll, dtype=np.int64)
-        group = tid // lanes
-        lane = tid % lanes
-        ngroups = nthreads // lanes
-        threshold = delta
-        step = 0
-        tick = 0
-        epoch = 0
-        relaxed = 0
-        block_steps = 0
-        fused_rounds = 0
-        far_scanned = 0
-        while True:
-            count = ctl[NEAR + step % 3]
-            wslot = NEAR + (step + 1) % 3
-            wbuf = (step + 1) % 2
-            fused = count > 0 and count <= fuse_limit
-            if tid == 0:
-                ctl[NEAR + (step + 2) % 3] = 0  # read last step (before the barrier), written next step
-            if fused:
-                # a small near queue: block 0 settles rounds alone while the others wait at the barrier
-                if cuda.blockIdx.x == 0:
-                    rounds, arcs = _fused_rounds(graph, dist, queues, localq, lcnt, count, step % 2, threshold, tick,
-                                                 fuse_lanes, fuse_limit, wbuf, wslot, epoch % 2, epoch % 3, warp)
-                    relaxed += arcs
-                    if tid == 0:
-                        ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
-                        block_steps += 1
-                        fused_rounds += rounds
-            elif count > 0:
-                # near round: expand every queued vertex, lanes threads per vertex
-                rbuf = step % 2
-                fslot = epoch % 3
-                fbuf = epoch % 2
-                i = group
-                while i < count:
-                    u, e, end = _arc_range(indptr, nearq, chunkq, rbuf, i, split)
-                    du = dist[u]
-                    e += lane
-                    while e < end:
-                        if unroll == 1:
-                            relaxed += 1
-                            w = indices[e]
-                            cand = du + weights[e]
-                            if cand < dist[w]:
-                                relaxed += _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot,
-                                                  fbuf, fslot, split, warp)
-                        else:
-                            # the lane's next `unroll` arcs: every head's distance is loaded before any is compared,
-                            # so that their loads are in flight together (an arc past the end loads the last again)
-                            for t in range(unroll):
-                                a = min(e + t * lanes, end - 1)
-                                heads[t] = indices[a]
-                                cands[t] = du + weights[a]
-                            for t in range(unroll):
-                                seen[t] = dist[heads[t]]
-                            hits = 0
-                            for t in range(unroll):
-                                if e + t * lanes < end:
-                                    relaxed += 1
-                                    if cands[t] < seen[t]:
-                                        hits |= 1 << t
-                            # the rare arcs that lower a distance are read again, so that only the loops above index
-                            # the arrays: they unroll, and the arrays stay in registers
-                            for t in range(unroll):
-                                if (hits >> t) & 1:
-                                    a = e + t * lanes
-                                    relaxed += _lower(graph, dist, queues, indices[a], du + weights[a], threshold,
-                                                      chain, tick, wbuf, wslot, fbuf, fslot, split, warp)
-                        e += unroll * lanes
-                    i += ngroups
-            else:
-                # far split: raise the threshold, move what fell below it to the near queue
-                fcount = ctl[FAR + epoch % 3]
-                if fcount == 0:
-                    break
-                far_scanned += fcount
-                threshold = _far_split(dist, queues, indptr, fcount, threshold, delta, epoch, tick, wbuf, wslot,
-                                       split, warp)
-                epoch += 1
-            grid.sync()  # barrier: this step's pushes and counters are visible to the next step
-            if fused:
-                tick += ctl[FUSED + step % 2]
-            else:
-                tick += 1
-            step += 1
-
-        block_add(ctl, RELAX, relaxed)
-        if tid == 0:
-            ctl[ROUNDS] = step - epoch - block_steps + fused_rounds  # near rounds, grid-wide or fused
-            ctl[SPLITS] = epoch
-            ctl[GRID_STEPS] = step
-            ctl[BLOCK_STEPS] = block_steps
-            ctl[FUSED_ROUNDS] = fused_rounds
-            ctl[FAR_SCANNED] = far_scanned
-        if tree:
-            tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
-
-    return nearfar
+    block_add(ctl, RELAX, relaxed)
+    if tid == 0:
+        ctl[ROUNDS] = step - epoch - block_steps + fused_rounds  # near rounds, grid-wide or fused
+        ctl[SPLITS] = epoch
+        ctl[GRID_STEPS] = step
+        ctl[BLOCK_STEPS] = block_steps
+        ctl[FUSED_ROUNDS] = fused_rounds
+        ctl[FAR_SCANNED] = far_scanned
+    if tree:
+        tight_tree(indptr, indices, weights, dist, parent, inf, tid, nthreads)
 
 
 # the records: graph = (indptr, indices, weights), queues = (near queue, its chunk indices, far pile, stamps, in-far
@@ -388,24 +356,23 @@ def _nearfar(unroll: int):
 @kernel("void(Tuple(({o}[::1], int32[::1], {w}[::1])), {w}[::1], int32[::1], "
         "Tuple((int32[:, ::1], int32[:, ::1], int32[:, ::1], int32[::1], int32[::1], int64[::1])), int64[::1], "
         "Tuple((int64, {w}, int64, int64, int64)), int32[:, ::1], UniTuple(int64, 4))",
-        cases=[dict(case, unroll=1) for case in OFFSETS] + [dict(w="int64", o="int64", unroll=u) for u in UNROLLS[1:]],
-        registers=NEARFAR_REGISTERS)
+        cases=OFFSETS, registers=NEARFAR_REGISTERS)
 @functools.cache
-def nearfar_kernel(unroll: int = 1, registers: int = 0):
-    """The persistent kernel for ``unroll`` with at most ``registers`` registers per thread (0: as the compiler
+def nearfar_kernel(registers: int = 0):
+    """The persistent kernel (:func:`nearfar`) with at most ``registers`` registers per thread (0: as the compiler
     chooses). A capped build is not cached on disk: the cache would not tell it from the uncapped one."""
     cap = TARGET.register_cap(registers)
-    return cuda.jit(cache=not cap, **cap)(_nearfar(unroll))
+    return cuda.jit(cache=not cap, **cap)(nearfar)
 
 
 class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
     def __init__(self, graph, *, delta, lanes, chain, block, grid, fuse, fuse_limit, fuse_queue, fuse_lanes, split,
-                 unroll, push, launch, registers, paths):
+                 push, launch, registers, paths):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split,
-                         unroll=unroll, push=push, launch=launch, registers=registers, paths=paths)
+                         push=push, launch=launch, registers=registers, paths=paths)
         self.chain = chain
         self.delta = nearfar_delta(delta, graph)
         self.block = block
@@ -421,8 +388,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.split = nearfar_split(split, self.lanes, max_degree, fuse == "block", graph.m / max(graph.n, 1))
         self.push = push
         self.registers = registers
-        self.unroll = unroll
-        self.kernel = nearfar_kernel(unroll, registers)
+        self.kernel = nearfar_kernel(registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
         self.asked = launch
         self.launch = "graph" if launch != "direct" and TARGET.gpu else "direct"
@@ -447,7 +413,7 @@ class DeltaStepSolver(PersistentSSSP):
         self.want_grid = self.want_grid or blocks_per_sm(NEARFAR_BLOCKS_PER_SM)
 
     def _args(self):
-        """The kernel's arguments, grouped in the records of :func:`_nearfar`."""
+        """The kernel's arguments, grouped in the records of :func:`nearfar`."""
         dg = self.dg
         queues = (self.d_near, self.d_chunk, self.d_far, self.d_stamp, self.d_infar, self.d_ctl)
         search = (np.int64(self.delta), self.inf, np.int64(self.lanes), np.int64(self.chain),
@@ -492,7 +458,7 @@ class DeltaStepSolver(PersistentSSSP):
                     "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
                     "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
                     "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
-                    "fuse_lanes": self.fuse_lanes, "split": self.split, "unroll": self.unroll, "push": self.push,
+                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push,
                     "launch": self.launch, "registers": self.registers, "paths": self.paths}
 
         return counters

@@ -26,7 +26,6 @@ NEARFAR_REGISTERS = 64 * 1024 // (NEARFAR_BLOCKS_PER_SM * 256)  # ... of sm_90's
 HUB_WALK = 8  # split -1 cuts hubs into chunks when the largest out-degree exceeds this many x lanes
 HUB_SPREAD = 8  # ... and this many x the mean out-degree: a few vertices hold up a round, not all of them alike
 MAX_CHUNKS = 1024  # near-queue entries per vertex with split: the lone thread that pushes a hub writes them all
-UNROLLS = (1, 2, 4)  # arcs a lane loads together in a grid round (each value its own compiled kernel)
 
 
 def nearfar_delta(delta: int, graph) -> int:
@@ -329,9 +328,6 @@ NEARFAR = SolverSpec(
                   f"{MAX_CHUNKS} entries per vertex; not with fuse=block; -1: 2 x lanes when the "
                   f"largest out-degree is over {HUB_WALK} x lanes and {HUB_SPREAD} x the mean, else 0)",
                   minimum=-1),
-            Param("unroll", 1, "arcs a lane loads together in a grid round: the heads' distances of its "
-                  "next unroll arcs are read before any is compared, so that their loads overlap (more "
-                  "registers; fused rounds and followed paths load one at a time)", choices=UNROLLS),
             Param("push", "warp", "queue slots: 'warp' - the lanes of a warp that push at once share one "
                   "atomic on the queue counter; 'thread' - one atomic per pushed vertex (a hub of several "
                   "entries and the simulator: always 'thread')", choices=("warp", "thread")),
