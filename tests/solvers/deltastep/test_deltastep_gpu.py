@@ -107,6 +107,17 @@ def test_deltastep_lanes_and_chunks_examine_every_arc_once(lanes, split):
     assert res.counters["relaxations"] == int(np.diff(graph.indptr)[reached].sum())
 
 
+@pytest.mark.parametrize("fuse,chain", [("off", 0), ("block", 0), ("off", 3)])
+def test_deltastep_splits_jump_over_empty_buckets(fuse, chain):
+    """Heavy arcs (1,000) at delta 1: each split raises the threshold to the far pile's lowest bucket, whose bound
+    the blocks fold in at the end of every step, so there is one split per distance reached, not one per empty
+    bucket (5,000 of them here); grid rounds, fused rounds and followed paths push to the pile alike."""
+    graph = _g(7, [(0, 1, 1000), (1, 2, 1000), (2, 3, 1000), (0, 4, 1000), (4, 5, 1000), (3, 6, 2000)], "heavy")
+    res = _solve(graph, "deltastep_gpu", 0, delta=1, fuse=fuse, chain=chain)
+    assert_sssp_ok(graph, 0, res)
+    assert res.counters["buckets"] <= 6
+
+
 def test_deltastep_long_chain_one_round_per_hop():
     graph = _chain(150)
     res = _solve(graph, "deltastep_gpu", 0, delta=10**6)

@@ -84,16 +84,19 @@ def _arc_range(indptr, nearq, chunkq, buf, i, split):
 
 
 @cuda.jit(device=True)
-def _push_far(farq, infar, ctl, w, d, fbuf, fslot, warp):
-    """Put w (now at distance d >= threshold) on the far pile unless it is there already."""
-    if d < ctl[FMIN + fslot]:  # the bound only falls during an epoch: most pushes need no atomic on it
-        cuda.atomic.min(ctl, FMIN + fslot, d)  # atomic: the pile's lower bound
+def _push_far(farq, infar, ctl, bound, w, d, fbuf, fslot, warp):
+    """Put w (now at distance d >= threshold) on the far pile unless it is there already. The pile's lower bound is
+    kept per block in shared memory (``bound``) and folded into ``ctl[FMIN + fslot]`` once per block and step (the
+    kernel's loop): one global address that every far push read and most lowered held a tenth of the rounds'
+    stalls."""
+    if d < bound[0]:  # the bound only falls during a step: most pushes need no atomic on it
+        cuda.atomic.min(bound, 0, d)  # atomic: the block's threads lower it at once
     if cuda.atomic.exch(infar, w, 1) == 0:  # atomic: w enters the pile once until a split takes it out
         farq[fbuf, _claim(ctl, FAR + fslot, warp)] = w
 
 
 @cuda.jit(device=True)
-def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf, fslot, split, warp):
+def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf, fslot, bound, split, warp):
     """Expand x (just lowered to dx) at once, then the first near vertex that lowers, up to ``hops``
     vertices; the others it lowers are queued, and so is the last one when the budget runs out.
     Returns the arcs examined. Correct with stale dx: whoever lowers x further queues it again."""
@@ -114,7 +117,7 @@ def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf
                 old = cuda.atomic.min(dist, y, cand)  # atomic: the old value says whether this won
                 if cand < old:
                     if cand >= threshold:
-                        _push_far(farq, infar, ctl, y, cand, fbuf, fslot, warp)
+                        _push_far(farq, infar, ctl, bound, y, cand, fbuf, fslot, warp)
                     elif nxt < 0:
                         nxt = y
                         dn = cand
@@ -130,7 +133,7 @@ def _follow(graph, dist, queues, x, dx, threshold, hops, tick, wbuf, wslot, fbuf
 
 
 @cuda.jit(device=True)
-def _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, split, warp):
+def _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, bound, split, warp):
     """A grid round's arc into w offers ``cand``, below the distance read a moment ago: lower w unless another tail
     got lower first, then queue it far or near (or, with ``chain``, follow the path from it). Returns the arcs a
     followed path examined."""
@@ -138,9 +141,10 @@ def _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fb
     old = cuda.atomic.min(dist, w, cand)  # atomic: several tails may lower w at once; the old value says who won
     if cand < old:
         if cand >= threshold:
-            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+            _push_far(farq, infar, ctl, bound, w, cand, fbuf, fslot, warp)
         elif chain > 0:
-            return _follow(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, split, warp)
+            return _follow(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf, fslot, bound, split,
+                           warp)
         else:
             _push_near(nearq, chunkq, stamp, ctl, w, tick, wbuf, wslot, graph[0], split, warp)
     return 0
@@ -159,7 +163,7 @@ def _push_local(localq, lcnt, nearq, stamp, ctl, w, tick, lbuf, lslot, wbuf, wsl
 
 @cuda.jit(device=True)
 def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tick, lanes, limit, wbuf, wslot, fbuf,
-                  fslot, warp):
+                  fslot, bound, warp):
     """Block-local near rounds while the queue stays small, then hand it back; returns (rounds, arcs)."""
     indptr, indices, weights = graph
     nearq, chunkq, farq, stamp, infar, ctl = queues
@@ -196,7 +200,7 @@ def _fused_rounds(graph, dist, queues, localq, lcnt, count, rbuf, threshold, tic
                     old = cuda.atomic.min(dist, w, cand)  # atomic: the old value says whether this won
                     if cand < old:
                         if cand >= threshold:
-                            _push_far(farq, infar, ctl, w, cand, fbuf, fslot, warp)
+                            _push_far(farq, infar, ctl, bound, w, cand, fbuf, fslot, warp)
                         else:
                             _push_local(localq, lcnt, nearq, stamp, ctl, w, tick + r, lbuf, lslot, wbuf, wslot, warp)
                 e += lanes
@@ -268,6 +272,9 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
         ctl[FMIN + tid] = FMIN_EMPTY
     if tid == 0:
         ctl[RELAX] = 0
+    bound = cuda.shared.array(1, dtype=np.int64)  # the far pushes' lowest distance in this block and step
+    if cuda.threadIdx.x == 0:
+        bound[0] = FMIN_EMPTY
     grid.sync()  # barrier: the reset is complete before the source is queued
     if tid == 0:
         source = srcbuf[0]  # host memory mapped into the device: a replayed graph reads each trial's source
@@ -298,7 +305,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
             # a small near queue: block 0 settles rounds alone while the others wait at the barrier
             if cuda.blockIdx.x == 0:
                 rounds, arcs = _fused_rounds(graph, dist, queues, localq, lcnt, count, step % 2, threshold, tick,
-                                             fuse_lanes, fuse_limit, wbuf, wslot, epoch % 2, epoch % 3, warp)
+                                             fuse_lanes, fuse_limit, wbuf, wslot, epoch % 2, epoch % 3, bound, warp)
                 relaxed += arcs
                 if tid == 0:
                     ctl[FUSED + step % 2] = rounds  # read after this barrier, rewritten two steps on
@@ -320,7 +327,7 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
                     cand = du + weights[e]
                     if cand < dist[w]:
                         relaxed += _lower(graph, dist, queues, w, cand, threshold, chain, tick, wbuf, wslot, fbuf,
-                                          fslot, split, warp)
+                                          fslot, bound, split, warp)
                     e += lanes
                 i += ngroups
         else:
@@ -332,7 +339,11 @@ def nearfar(graph, dist, parent, queues, srcbuf, search, localq, modes):
             threshold = _far_split(dist, queues, indptr, fcount, threshold, delta, epoch, tick, wbuf, wslot,
                                    split, warp)
             epoch += 1
-        grid.sync()  # barrier: this step's pushes and counters are visible to the next step
+        cuda.syncthreads()  # barrier: the block's far pushes of this step have lowered its bound
+        if cuda.threadIdx.x == 0 and bound[0] != FMIN_EMPTY:
+            cuda.atomic.min(ctl, FMIN + epoch % 3, bound[0])  # atomic: the blocks fold their bounds into the pile's
+            bound[0] = FMIN_EMPTY
+        grid.sync()  # barrier: this step's pushes, bounds and counters are visible to the next step
         if fused:
             tick += ctl[FUSED + step % 2]
         else:
