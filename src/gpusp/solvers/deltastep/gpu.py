@@ -87,8 +87,7 @@ def _arc_range(indptr, nearq, chunkq, buf, i, split):
 def _push_far(farq, infar, ctl, bound, w, d, fbuf, fslot, warp):
     """Put w (now at distance d >= threshold) on the far pile unless it is there already. The pile's lower bound is
     kept per block in shared memory (``bound``) and folded into ``ctl[FMIN + fslot]`` once per block and step (the
-    kernel's loop): one global address that every far push read and most lowered held a tenth of the rounds'
-    stalls."""
+    kernel's loop), so that no push waits on a global word the whole grid lowers."""
     if d < bound[0]:  # the bound only falls during a step: most pushes need no atomic on it
         cuda.atomic.min(bound, 0, d)  # atomic: the block's threads lower it at once
     if cuda.atomic.exch(infar, w, 1) == 0:  # atomic: w enters the pile once until a split takes it out
