@@ -504,6 +504,7 @@ def r39t3(c, part):
     return ["in_process: true", FIVE, "only " + ", ".join(f"{n} on {g}" for g, n in sorted(R39T3[part])) + f" ({done})",
             "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
 
+
 def r39t1pc(c):
     c["graphs"] = {k: c["graphs"][k] for k in ("powerlaw-4677", "complete-4677")}
     five(c)

@@ -121,6 +121,13 @@ def resources(ptx: str, max_registers: int = 0) -> dict:
             "spill_loads": sum(f[1] for f in spills), "stack": stack, "shared": shared}
 
 
+def compile_and_measure(kernel, sig, assemble: bool = False) -> tuple[str, dict | None]:
+    """(sm_90 PTX, :func:`resources` of it or None): with ``assemble`` the PTX is made under the kernel's launch
+    bounds and linked under its register cap, as the driver would load it."""
+    ptx = compile_one(kernel, sig, bounds=assemble)
+    return ptx, resources(ptx, launch_options(kernel)[1]) if assemble else None
+
+
 def compile_share(share: int, shares: int, only=(), assemble=False) -> tuple[int, list[str], list[str]]:
     """Compile every ``shares``-th target from the ``share``-th on (all modules' targets in one sequence, so that a
     module of many kernels is spread over the workers); with ``assemble`` each line also gives :func:`resources`.
@@ -141,11 +148,10 @@ def compile_share(share: int, shares: int, only=(), assemble=False) -> tuple[int
                 continue
             t0 = time.perf_counter()
             try:
-                ptx = compile_one(kernel, sig, bounds=assemble)
+                ptx, r = compile_and_measure(kernel, sig, assemble)
                 count += 1
                 machine = ""
-                if assemble:
-                    r = resources(ptx, launch_options(kernel)[1])
+                if r:
                     machine = f", {r['registers']} registers, {r['spill_stores']} bytes spilled, {r['stack']} stack"
                 lines.append(f"ok   {name}:{label} ({len(ptx)} chars PTX{machine}, {time.perf_counter() - t0:.2f} s)")
             except Exception as exc:  # report every failure, not just the first
@@ -183,10 +189,8 @@ def serve(requests=None) -> int:
                 if name not in made:
                     made[name] = {lab: (kernel, sig) for lab, kernel, sig in module_targets(name)}
                 kernel, sig = made[name][label]
-                ptx = compile_one(kernel, sig, bounds=bool(request.get("resources")))
-                reply = {"ok": True, "chars": len(ptx), "seconds": time.perf_counter() - t0}
-                if request.get("resources"):
-                    reply.update(resources(ptx, launch_options(kernel)[1]))
+                ptx, r = compile_and_measure(kernel, sig, bool(request.get("resources")))
+                reply = {"ok": True, "chars": len(ptx), "seconds": time.perf_counter() - t0, **(r or {})}
             except Exception as exc:  # the test shows the whole error: Numba's typing errors name the line
                 text = "".join(traceback.format_exception_only(type(exc), exc))
                 reply = {"ok": False, "error": text[-8000:]}
