@@ -6,7 +6,7 @@ cut short still says how far it got. Write-up: benchmarks/sssp-scale-h200.md.
 
 usage (device, repo root, after `. benchmarks/h200/env.sh`):
     python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--gapbs-trials 2]
-    [--threads 16] [--gcsr]
+    [--threads 16] [--gcsr] [--variants - paths=false]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from gpusp.data.generate import generate
 from gpusp.measure.harness import solve_many
 from gpusp.measure.sources import pick_sources
 from gpusp.measure.validate import check_certificate
+from gpusp.plan import parse_assignments
 from gpusp.solvers.peers import build as peers
 
 
@@ -87,6 +88,9 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--work", type=Path, default=Path("/tmp/scale-probe"))
     ap.add_argument("--gcsr", action="store_true", help="also write and map back the workflow's .gcsr cache")
+    ap.add_argument("--variants", nargs="+", default=["-"],
+                    help="deltastep_gpu's settings, one run of every source each, KEY=VALUE[,KEY=VALUE] ('-': the "
+                         "defaults; the first variant's record keeps the key deltastep_gpu)")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     record = {"kind": args.kind, "scale": args.scale, "threads": args.threads}
@@ -113,23 +117,29 @@ def main(argv=None) -> int:
     record["hop_depth"] = depth
     save()
     ours = {}
-    started = time.perf_counter()
-    for r in solve_many(graph, "deltastep_gpu", sources, trials=args.trials, warmup=1):
-        if r.source == sources[0]:
-            record["first_answer_s"] = time.perf_counter() - started  # set-up, upload, compile, warm-up, trials
-        ours[r.source] = r.dist
-        answer = {"source": r.source, "samples_ms": r.timings.samples_ms,
-                  "median_ms": float(np.median(r.timings.samples_ms)), "compile_s": r.timings.compile_s,
-                  "h2d_ms": r.timings.h2d_ms, "relaxations": r.counters.get("relaxations"),
-                  "reached": int((r.dist != graph.inf).sum())}
-        record.setdefault("deltastep_gpu", []).append(answer)
-        save()
-        try:
-            verdict = check_certificate(graph, r.source, r.dist, r.parent)
-            answer.update(certificate_ok=verdict.ok, certificate_s=verdict.seconds, checks=verdict.checks)
-        except Exception as exc:  # recorded, so that GAPBS's part still runs
-            answer["certificate_error"] = f"{type(exc).__name__}: {exc}"[:2000]
-        save()
+    for i, variant in enumerate(args.variants):
+        params = parse_assignments(variant.split(",")) if variant != "-" else {}
+        key = "deltastep_gpu" if i == 0 else f"deltastep_gpu+{variant}"
+        started = time.perf_counter()
+        for r in solve_many(graph, "deltastep_gpu", sources, trials=args.trials, warmup=1, **params):
+            if r.source == sources[0]:
+                record[f"{key}_first_answer_s" if i else "first_answer_s"] = time.perf_counter() - started
+            ours.setdefault(r.source, r.dist)
+            answer = {"source": r.source, "samples_ms": r.timings.samples_ms,
+                      "median_ms": float(np.median(r.timings.samples_ms)), "compile_s": r.timings.compile_s,
+                      "h2d_ms": r.timings.h2d_ms, "relaxations": r.counters.get("relaxations"),
+                      "reached": int((r.dist != graph.inf).sum()), "params": params,
+                      "same_as_first": bool(np.array_equal(r.dist, ours[r.source]))}
+            record.setdefault(key, []).append(answer)
+            save()
+            try:
+                verdict = check_certificate(graph, r.source, r.dist, r.parent)
+                answer.update(certificate_ok=verdict.ok, certificate_s=verdict.seconds, checks=verdict.checks)
+            except Exception as exc:  # recorded, so that GAPBS's part still runs
+                answer["certificate_error"] = f"{type(exc).__name__}: {exc}"[:2000]
+            save()
+        medians = [a["median_ms"] for a in record[key]]
+        print(f"{graph.name} {key}: median {np.median(medians):.1f} ms a source ({medians})", flush=True)
     delta = GAP_DELTA.get(args.kind) or min(graph.default_delta(), 2**30 - 1)
     record["gapbs"] = gapbs(wsg, sources, delta, args.threads, args.gapbs_trials, args.work)
     record["gapbs"]["delta"] = delta
@@ -153,7 +163,7 @@ def main(argv=None) -> int:
         record["read_gcsr_GBps"] = record["gcsr_bytes"] / record["read_gcsr_s"] / 1e9
         cache.unlink()
         save()
-    print(json.dumps({k: v for k, v in record.items() if k not in ("deltastep_gpu", "gapbs")}, default=str))
+    print(json.dumps({k: v for k, v in record.items() if not k.startswith(("deltastep_gpu", "gapbs"))}, default=str))
     return 0
 
 

@@ -531,6 +531,24 @@ def r39sec52(c):
             ", ".join(f"N {n} B {b}" for n, b in SEC52_ROWS) + " (every setting at 1 trial: n001sec52)"]
 
 
+def r39t2(c):
+    local_graphs(c)
+    five(c)
+    c["solvers"] = [{"name": "dijkstra_gpunaive", "params": {"block": 1024}}]
+    return ["in_process: true", FIVE, "dijkstra_gpunaive at the paper's block 1024 only (about 53 s a run: 6 runs "
+            "fill a device step); no end_to_end (kernel time dominates); the heap's and SciPy's rows: n000t2, the "
+            "paper's CPU loop: benchmarks/papers/native/cpu/"]
+
+
+def r39fig10b(c):
+    c["graphs"] = {k: v for k, v in c["graphs"].items() if k == "random-n8192-k4-w8192"}
+    five(c)
+    c["solvers"] = [{"name": "scipy_apsp", "params": {"workers": 4}},
+                    {"name": "nsssp_shared", "params": dict(PROPOSED)}]
+    return ["in_process: true", FIVE, "|V| = 8K only: SciPy on 4 workers (r39fig10 runs it to 4K) beside the "
+            "proposed method in the same job list (finding 1.4a's |V| = 8K cell)"]
+
+
 ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10", r39fig10),
            "r39minplus": ("paper004-apsp-minplus", r39minplus), "r39fig4": ("paper002-fig4", r39fig4),
            "r39t1": ("paper000-table1", r39t1), "r39t1bay": ("paper000-table1", functools.partial(r39t1, graph="BAY")),
@@ -540,7 +558,8 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
            "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b")),
            "r39fig12": ("paper001-fig12", r39five), "r39fig13": ("paper001-fig13", r39five),
            "r39fig14": ("paper001-fig14", r39five), "r39t1pc": ("paper001-table1", r39t1pc),
-           "r39sec52": ("paper001-sec52-n-b", r39sec52)}
+           "r39sec52": ("paper001-sec52-n-b", r39sec52), "r39t2": ("paper000-table2", r39t2),
+           "r39fig10b": ("paper001-fig10", r39fig10b)}
 
 
 def issue39() -> dict:
