@@ -11,6 +11,9 @@ scaled to |V| - 1.
 usage (device): python3 benchmarks/h200/round_floor.py GRAPH C_CSV > OUT.csv
 GRAPH is a DIMACS .gr(.gz); C_CSV is launch_micro.cu's output. Early-stop rounds with both launchers (5 timed runs
 after a warm-up), then the paper's |V| - 1 fixed rounds with the native launcher (one run).
+       python3 benchmarks/h200/round_floor.py GRAPH --device-repeats N > OUT.csv
+the fixed rounds' device time alone, N times a variant (one row each, the wall and floor columns empty): the
+samples a verdict on device time needs (benchmarks/papers/findings.yaml, "device time" cells).
 """
 
 import sys
@@ -67,8 +70,27 @@ def device_ms(solver, source, rounds, fixed):
     return early + (solver.graph.n - rounds) * per_round
 
 
+def device_repeats(graph, source, repeats: int):
+    """The fixed rounds' device time, ``repeats`` times a variant, after a warm-up run that compiles the kernels."""
+    print("solver,rounds,launcher,iterations,wall_median_ms,wall_min_ms,device_ms,c_host_us_per_round,c_floor_ms,"
+          "wall_over_floor", flush=True)
+    for name in VARIANTS:
+        early = get(name).build(graph, launcher="native", rounds="early")
+        early.upload()
+        rounds = early.run(source)["iterations"]
+        solver = get(name).build(graph, launcher="native", rounds="fixed")
+        solver.upload()
+        iterations = solver.run(source)["iterations"]  # the native launches prepared before a capture
+        for _ in range(repeats):
+            device = device_ms(solver, source, rounds, True)
+            print(f"{name},fixed,native,{iterations},,,{device:.3f},,,", flush=True)
+
+
 def main():
     graph = gpusp.read_graph(sys.argv[1])
+    if sys.argv[2] == "--device-repeats":
+        device_repeats(graph, int(np.random.default_rng(1).integers(graph.n)), int(sys.argv[3]))
+        return
     c = {row[1]: float(row[2]) for row in (line.split(",") for line in open(sys.argv[2]).read().split())}
     host_us = {"early": c["launch"] + c["launch+readback"], "fixed": 2 * c["launch"]}
     source = int(np.random.default_rng(1).integers(graph.n))
