@@ -34,8 +34,8 @@ FINDINGS_YAML = "benchmarks/papers/findings.yaml"
 FINDINGS_MD = "benchmarks/papers/findings.md"
 NATIVE = "benchmarks/papers/native"
 FORMULAS = "benchmarks/papers"  # scripts whose functions compute a figure without a device (experiment 'formula')
-ARCHIVES = {"native": "benchmarks/archive/papers-native-h200.tar.xz",
-            "launch": "benchmarks/archive/launch-h200.tar.xz"}
+ARCHIVES = {"native": "benchmarks/archive/papers-native-h200.tar.xz"}
+DEVICE_TABLE = "papers/native/r39device/round-device.csv"  # in the native archive
 HOLDS, NOT_HOLD, INCONCLUSIVE, NOT_RUN, NOT_SCORED = (
     "holds", "does not hold", "inconclusive", "not run", "not scored")
 VERDICTS = (HOLDS, NOT_HOLD, INCONCLUSIVE, NOT_RUN, NOT_SCORED)
@@ -197,8 +197,8 @@ def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rul
         record = json.loads(store.member("native", f"papers/native/cpu/{keys[0]}"))
         values = np.array([s for run in record["runs"] for s in run["timings"]["samples_ms"]], float)
         strata = np.zeros(len(values))
-    elif experiment == "device":  # device time of replayed CUDA graphs (launch-h200.md), one figure each
-        table = pd.read_csv(io.BytesIO(store.member("launch", "launch-h200-raw/l3-round-floor.csv")))
+    elif experiment == "device":  # device time of replayed CUDA graphs (round_floor.py --device-repeats), a row a sample
+        table = pd.read_csv(io.BytesIO(store.member("native", DEVICE_TABLE)))
         solver, rounds = keys
         hit = table[(table["solver"] == solver) & (table["rounds"] == rounds) & (table["launcher"] == "native")]
         values, strata = hit["device_ms"].to_numpy(float), np.zeros(len(hit))
@@ -596,8 +596,8 @@ def render(rule: Rule, rows: list[Row], root: Path = Path(".")) -> str:
            f"**Generated** by `{COMMAND}` from `{FINDINGS_YAML}` (every statement of the five reports) and the",
            "committed data; do not edit it by hand: `tests/report/test_findings.py` fails when it differs from a",
            "fresh run. Every figure is an H200's (`benchmarks/papers/native/README.md`): the summaries in",
-           f"`{NATIVE}/<experiment>/summary.csv`, the samples in `{ARCHIVES['native']}`, device time of",
-           f"replayed CUDA graphs in `{ARCHIVES['launch']}` (`launch-h200.md`), serial CPU records in the first;",
+           f"`{NATIVE}/<experiment>/summary.csv`, the samples in `{ARCHIVES['native']}`, with device time of",
+           f"replayed CUDA graphs (`{DEVICE_TABLE}`) and serial CPU records;",
            f"figures of experiment `formula` are arithmetic without a device, by a script of `{FORMULAS}/`.",
            "Figures are in ms unless a row says otherwise; [a, b] is the interval; n the trials.", "",
            "## The rule", "", rule_text(rule), "", "## Tally", "",
