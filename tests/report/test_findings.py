@@ -123,6 +123,20 @@ def test_a_trend_needs_its_ends_resolved_and_no_step_back():
     assert f.judge_trend([q(SLOW), q(FAST)], RULE)[0] == f.NOT_HOLD
 
 
+def test_no_one_best_everywhere_holds_on_two_resolved_winners_and_fails_on_one():
+    def group(fast, label):
+        points = [q(FAST if name == fast else SLOW, label=name, seed=i) for i, name in enumerate(("a", "b"))]
+        return label, points
+
+    verdict, why, shown = f.judge_winners([group("a", "B = 8"), group("b", "B = 16")], RULE)
+    assert (verdict, shown) == (f.HOLDS, ["B = 8: a", "B = 16: b"])
+    assert f.judge_winners([group("a", "B = 8"), group("a", "B = 16")], RULE)[0] == f.NOT_HOLD
+    tied = ("B = 24", [q(FAST, label="a", seed=1), q(FAST[::-1] + 0.001, label="b", seed=2)])
+    assert f.judge_winners([group("a", "B = 8"), tied], RULE)[:2] == (f.INCONCLUSIVE, "intervals overlap")
+    assert f.judge_winners([group("a", "B = 8"), ("B = 32", [q(FAST[:1], label="a"), q(SLOW, label="b")])],
+                           RULE)[:2] == (f.INCONCLUSIVE, "1 trial")
+
+
 def test_the_word_bands_and_an_overhead_band():
     assert f.band({"words": "slight"}, RULE) == (1.0, RULE.slight)
     assert f.band({"paper": [1.03, 1.077], "excess": True}, RULE) == pytest.approx((1.015, 1.154))

@@ -339,6 +339,24 @@ def judge_spread(points: list[Quantity], test: dict, rule: Rule) -> tuple[str, s
     return INCONCLUSIVE, f"interval straddles {_band_text(lo, hi)}", spread
 
 
+def judge_winners(groups: list[tuple[str, list[Quantity]]], rule: Rule) -> tuple[str, str, list[str]]:
+    """"No one is best everywhere": each group's winner is the point resolved below every other in it; holds when
+    two groups have different resolved winners, does not hold when every group resolves the same one."""
+    if (few := _few([q for _, points in groups for q in points], rule)) is not None:
+        return INCONCLUSIVE, _trials(few), []
+    winners = []
+    for _, points in groups:
+        best = [q for q in points if all(_resolved(q, o, rule) == -1 for o in points if o is not q)]
+        winners.append(best[0].label if best else None)
+    resolved = {w for w in winners if w is not None}
+    shown = [f"{label}: {w or 'none resolved'}" for (label, _), w in zip(groups, winners)]
+    if len(resolved) >= 2:
+        return HOLDS, f"{len(resolved)} different resolved winners", shown
+    if len(resolved) == 1 and None not in winners:
+        return NOT_HOLD, f"{next(iter(resolved))} resolved fastest in every group", shown
+    return INCONCLUSIVE, "intervals overlap", shown
+
+
 def _trials(n: int) -> str:
     return f"{n} trial{'s' * (n != 1)}"
 
@@ -367,17 +385,26 @@ def _fill(value, names: dict):
     return value
 
 
+def _combos(grid: dict, divides: list | None) -> list[dict]:
+    """Every combination of the grid's variables (``divides: [a, b]`` keeps those where a divides b)."""
+    combos = [dict(zip(grid, c)) for c in itertools.product(*grid.values())]
+    if divides:
+        a, b = divides
+        combos = [c for c in combos if c[b] % c[a] == 0]
+    return combos
+
+
+def _label(combo: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in combo.items())
+
+
 def expand_cells(test: dict) -> list[dict]:
     """The test's cells, each a complete test: explicit ``cells`` (each overriding fields and naming ``vars``)
     or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b)."""
-    base = {k: v for k, v in test.items() if k not in ("cells", "grid", "divides")}
+    base = {k: v for k, v in test.items() if k not in ("cells", "grid") and (k != "divides" or "grid" not in test)}
     if "grid" in test:
-        keys = list(test["grid"])
-        combos = [dict(zip(keys, c)) for c in itertools.product(*test["grid"].values())]
-        if "divides" in test:
-            a, b = test["divides"]
-            combos = [c for c in combos if c[b] % c[a] == 0]
-        cells = [{"label": ", ".join(f"{k} = {v}" for k, v in c.items()), "vars": c} for c in combos]
+        combos = _combos(test["grid"], test.get("divides"))
+        cells = [{"label": _label(c), "vars": c} for c in combos]
     else:
         cells = test.get("cells") or [{"label": ""}]
     out = []
@@ -400,6 +427,9 @@ def _named(spec: str) -> tuple[str, str]:
 
 def cell_specs(cell: dict) -> list[str]:
     """Every configuration a cell names (for the resolution test)."""
+    if "over" in cell:  # a winners cell: its points in every combination
+        return [spec for c in _combos(cell["over"], cell.get("divides"))
+                for spec in cell_specs({"points": _fill(cell["points"], c)})]
     specs = []
     for key in ("num", "den", "points", "others"):
         for item in cell.get(key, []):
@@ -468,6 +498,11 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
             verdict, why = judge_fastest(target, others, rule, negate=kind == "not_fastest")
         text = _show(target, rule, unit) + " vs " + "; ".join(_show(q, rule, unit) for q in others)
         return Cell(cell["label"], verdict, why, text, min(q.trials for q in [target, *others]))
+    if kind == "winners":  # the same points in every combination of ``over`` (``divides`` as a grid's)
+        groups = [(_label(c), get(_fill(cell["points"], c))) for c in _combos(cell["over"], cell.get("divides"))]
+        verdict, why, shown = judge_winners(groups, rule)
+        return Cell(cell["label"], verdict, why, "; ".join(shown),
+                    min(q.trials for _, points in groups for q in points))
     if kind == "value":  # our figure against the paper's, in the same unit: paper / factor .. paper x factor
         q = get([cell["point"]])[0]
         paper = float(cell.get("paper", cell.get("at_least", 0)))
@@ -556,7 +591,10 @@ comes from the same resamples, numerator over denominator.
   pair is resolved the other way; **fastest / slowest** the same against every other; **trend** (rises along a
   parameter): the first and last points decide, a resolved step back leaves it inconclusive; **spread** (worst over
   best of a set) is a ratio with the band above; a **value** (ours against the paper's figure, one unit) holds when
-  ours / paper lies within [1 / {rule.factor:g}, {rule.factor:g}] (a bound "at least b": ours / b at least 1).
+  ours / paper lies within [1 / {rule.factor:g}, {rule.factor:g}] (a bound "at least b": ours / b at least 1);
+  **winners** ("no one is best everywhere", over groups of settings): a group's winner is the point resolved below
+  every other in it; holds when two groups resolve different winners, does not hold when every group resolves the
+  same one.
 * Overlapping intervals: **inconclusive**. A statement whose cells (graphs, sizes) get different verdicts is split
   into one row per verdict. **Not run**: no data, with the reason."""
 
