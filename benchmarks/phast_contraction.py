@@ -4,11 +4,14 @@ build: seconds (wall, and the process's CPU seconds, which a loaded host inflate
 load before it.
 
 usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR] [--core-degree -1]
+    [--spaces K]
 GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K,
 weights 1..100). Each build runs in a child process of its own, so that its peak resident memory is its own (the graph
 read in the child too; that is the "before" figure); a compile on a 10 x 10 grid comes first in each child and is not
 timed. --core-degree: as phast_gpu's parameter; -1 (the default) picks what phast_gpu picks (0, contract
-everything, on road-like graphs; a core elsewhere, e.g. on delaunay-K, whose mean out-degree is 6)."""
+everything, on road-like graphs; a core elsewhere, e.g. on delaunay-K, whose mean out-degree is 6). --spaces K: after
+the build, the upward searches of K seeded sources on one thread, plain and with stall-on-demand (the downward arcs):
+entries and microseconds a source, what a one-source query pays on the host before its sweep."""
 
 from __future__ import annotations
 
@@ -36,7 +39,24 @@ def load(name: str, mirror: str | None):
     return read_graph(next(Path(mirror or os.environ.get("GPUSP_MIRROR", "../shared/data")).glob(f"{name}.gr*")))
 
 
-def one(name: str, threads: int, mirror: str | None, core_degree: int, queue) -> None:
+def spaces(h, n: int, k: int) -> dict:
+    """Mean entries and host microseconds a source of k seeded upward searches, plain and stalled (one thread)."""
+    import numpy as np
+
+    from gpusp.solvers.phast import contraction
+
+    new = h.position[np.random.default_rng(1).choice(n, size=min(k, n), replace=False)].astype(np.int64)
+    out = {}
+    for label, down in (("plain", ()), ("stalled", (h.down_ptr, h.down_tail, h.down_w))):
+        contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, new[:1], *down)  # compiles (or loads the cache)
+        t0 = time.perf_counter()
+        ptr = contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, new, *down)[0]
+        out[f"{label}_us"] = round((time.perf_counter() - t0) * 1e6 / new.size, 1)
+        out[f"{label}_entries"] = round(float(ptr[-1]) / new.size, 1)
+    return out
+
+
+def one(name: str, threads: int, mirror: str | None, core_degree: int, k: int, queue) -> None:
     import numba
 
     from gpusp.data.generate import generate
@@ -61,7 +81,7 @@ def one(name: str, threads: int, mirror: str | None, core_degree: int, queue) ->
                "core_degree": core_degree, "core": h.core,
                "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
                "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2),
-               "threading_layer": numba.threading_layer()})
+               "threading_layer": numba.threading_layer(), **(spaces(h, graph.n, k) if k else {})})
 
 
 def main(argv=None) -> int:
@@ -70,12 +90,13 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, nargs="+", default=[multiprocessing.cpu_count()])
     ap.add_argument("--mirror", default=None)
     ap.add_argument("--core-degree", type=int, default=-1)
+    ap.add_argument("--spaces", type=int, default=0, help="seeded sources whose upward searches are timed")
     args = ap.parse_args(argv)
     ctx = multiprocessing.get_context("spawn")
     for name in args.graphs:
         for threads in args.threads:
             queue = ctx.Queue()
-            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, queue))
+            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, args.spaces, queue))
             child.start()
             child.join()
             if child.exitcode != 0:

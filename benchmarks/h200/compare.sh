@@ -3,8 +3,8 @@
 # change is judged against its own baseline (benchmarks/README.md).
 # usage (on the device, repo root): GPUSP_COMMIT=<sha> BASE_COMMIT=<sha> benchmarks/h200/compare.sh CONFIG BASE_DIR
 #   [GRAPH ...]   (only these graphs of CONFIG, on both sides)
-#   BASE_DIR holds the baseline's checkout (Snakefile, src/, workflow/, config/) (here: `git archive <sha> Snakefile src workflow config | tar -x -C .old`, carried
-#   as .old).
+#   BASE_DIR holds the baseline's checkout, Snakefile, src/, workflow/ and config/ (here: `git archive <sha> Snakefile
+#   src workflow config | tar -x -C .old`, carried as .old).
 # Needs, carried along: .whl/ (numpy 2.4.6 cp312: the image's NumPy 2.5 breaks numba-cuda 0.30.4; Snakemake 9 and its
 # dependencies, which `gpusp bench` runs and the image lacks) and .devdata/ (the graphs of the config).
 # Writes to $OUT: gpu.txt, <side>-log.txt, <side>-summary.csv, <side>-samples.csv for side = base, new (in the order

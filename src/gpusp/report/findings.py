@@ -340,8 +340,8 @@ def judge_spread(points: list[Quantity], test: dict, rule: Rule) -> tuple[str, s
 
 
 def judge_winners(groups: list[tuple[str, list[Quantity]]], rule: Rule) -> tuple[str, str, list[str]]:
-    """"No one is best everywhere": each group's winner is the point resolved below every other in it; holds when
-    two groups have different resolved winners, does not hold when every group resolves the same one."""
+    """A claim that no one is best everywhere: each group's winner is the point resolved below every other in it;
+    holds when two groups have different resolved winners, does not hold when every group resolves the same one."""
     if (few := _few([q for _, points in groups for q in points], rule)) is not None:
         return INCONCLUSIVE, _trials(few), []
     winners = []
