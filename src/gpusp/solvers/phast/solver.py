@@ -370,6 +370,12 @@ class PhastSolver(Solver):
                 np.int64(last), np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill,
                 not out.on_device, self.rounds, self.graph.dtype.type(self.graph.inf))
 
+    def _search(self, part: np.ndarray):
+        """The upward searches from ``part`` (new ids) with stall-on-demand over the downward arcs: about a third of
+        a plain search's entries on NY, in under half its time."""
+        h = self.h
+        return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w)
+
     def _upward(self, sources: np.ndarray):
         """The upward searches of every source on the host, copied to the device: (sources, ptr, row, vertex,
         distance) device arrays and the number of settled vertices."""
@@ -377,12 +383,11 @@ class PhastSolver(Solver):
         new = h.position[sources].astype(np.int64)
         parts = np.array_split(new, min(len(new), self.threads))
         if len(parts) == 1:
-            found = [contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, new)]
+            found = [self._search(new)]
         else:  # the searches release the GIL: one chunk of sources per host core
             if self.pool is None:
                 self.pool = ThreadPoolExecutor(self.threads)
-            found = list(self.pool.map(lambda part: contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part),
-                                       parts))
+            found = list(self.pool.map(self._search, parts))
         sizes = np.concatenate([np.diff(f[0]) for f in found])
         ptr = np.zeros(len(new) + 1, dtype=np.int64)
         np.cumsum(sizes, out=ptr[1:])
@@ -498,9 +503,7 @@ class PhastSolver(Solver):
             def search(part):
                 return contraction.gather_spaces(*self.closures, part)
         else:
-            def search(part):
-                return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail,
-                                                 h.down_w)
+            search = self._search
 
         def spaces(b):
             return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, threads)
