@@ -130,6 +130,8 @@ for st in "$@"; do
         deltascale) step delta-scale ${CAP_deltascale:-300} 60 "mkdir -p $O/deltascale && for k in ${DELTA_KINDS:-kron urand}; do timeout ${DELTA_EACH:-150} python3 benchmarks/h200/delta_scale.py \$k ${DELTA_SCALE:-26} --out $O/deltascale --deltas ${DELTAS:-0 8} --certify ${DELTA_CERTIFY:-8} --variants ${DELTA_VARIANTS:--} 2>&1 | tee -a $O/deltascale/delta-log.txt; done" ;;
         # issue 38: the far pile's bound per block (1e5bb3e) against its baseline c8c172a, carried as .old
         farbound) step far-bound ${CAP_farbound:-330} 120 "mkdir -p $O/farbound && OUT=$O/farbound BASE_COMMIT=c8c172a benchmarks/h200/compare.sh config/sweeps/sssp-scale-farbound.yaml .old" ;;
+        # issue 38: phast_gpu's one-source queries with stall-on-demand (48b107f) against f9b6d0c, carried as .old
+        phastone) step phast-one ${CAP_phastone:-330} 120 "mkdir -p $O/phastone && OUT=$O/phastone BASE_COMMIT=f9b6d0c benchmarks/h200/compare.sh config/sweeps/sssp-phast-one.yaml .old" ;;
         # issue 38 at scale 26: deltastep_gpu with and without its tree beside GAPBS-16t from one .wsg, every answer certified
         scale26) step scale-26 ${CAP_scale26:-560} 200 "mkdir -p $O/scale26 && python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline > $O/scale26/build.txt 2>&1; for k in ${SCALE26_KINDS:-kron urand}; do timeout ${SCALE26_EACH:-280} python3 benchmarks/h200/scale_probe.py \$k 26 --out $O/scale26 --threads \$(nproc) --variants - paths=false > $O/scale26/probe-\$k.log 2>&1; echo \"probe \$k exit \$?\"; tail -4 $O/scale26/probe-\$k.log; done" ;;
         # issue 39: the fixed rounds' device time of paper 000's three Bellman-Ford kernels on NY, ROUNDEV_REPEATS times each
