@@ -41,6 +41,9 @@ bench() {  # name config [graphs...]
     shift 2
     echo "OUT=$O benchmarks/h200/run.sh $cfg $name $*"
 }
+compare() {  # dir base_commit config: CONFIG timed with this tree and with .old (BASE_COMMIT's checkout) in one call
+    echo "mkdir -p $O/$1 && OUT=$O/$1 BASE_COMMIT=$2 benchmarks/h200/compare.sh $3 .old"
+}
 snap_npz() {  # name: the command that writes /tmp/NAME.npz, a SNAP graph of .devdata with weights 1..100 (seed 1) added
     echo "$GPUSP weights add .devdata/$1.txt.gz /tmp/$1.npz --min 1 --max 100 --seed 1"
 }
@@ -129,9 +132,9 @@ for st in "$@"; do
         clustersprof) step clusters-ncu ${CAP_clustersprof:-240} 60 "mkdir -p $O/prof && for run in ${CLUSTERSPROF_RUNS:-'NY deltastep_clusters clusters_wave_py' 'NY deltastep_clusterasync cluster_wave_py' 'D20 deltastep_clusters clusters_wave_py'}; do set -- \$run; g=.devdata/USA-road-d.NY.gr.gz; if [ \$1 = D20 ]; then g=/tmp/delaunay-20.npz; [ -f \$g ] || $GPUSP generate delaunay \$g scale=20 --seed 1 || exit 1; fi; ncu --clock-control none --kernel-name regex:\$3 --launch-skip 1 --launch-count 1 ${CLUSTERSPROF_NCU:-$NCU_SECTIONS --section ComputeWorkloadAnalysis --section InstructionStats --section SourceCounters} $GPUSP solve --graph \$g --solver \$2 --num-sources 1 --seed 1 --warmup 1 --trials 1 > $O/prof/ncu-\$1-\$2.txt 2>&1; tail -60 $O/prof/ncu-\$1-\$2.txt; done" ;;
         deltascale) step delta-scale ${CAP_deltascale:-300} 60 "mkdir -p $O/deltascale && for k in ${DELTA_KINDS:-kron urand}; do timeout ${DELTA_EACH:-150} python3 benchmarks/h200/delta_scale.py \$k ${DELTA_SCALE:-26} --out $O/deltascale --deltas ${DELTAS:-0 8} --certify ${DELTA_CERTIFY:-8} --variants ${DELTA_VARIANTS:--} 2>&1 | tee -a $O/deltascale/delta-log.txt; done" ;;
         # issue 38: the far pile's bound per block (1e5bb3e) against its baseline c8c172a, carried as .old
-        farbound) step far-bound ${CAP_farbound:-330} 120 "mkdir -p $O/farbound && OUT=$O/farbound BASE_COMMIT=c8c172a benchmarks/h200/compare.sh config/sweeps/sssp-scale-farbound.yaml .old" ;;
+        farbound) step far-bound ${CAP_farbound:-330} 120 "$(compare farbound c8c172a config/sweeps/sssp-scale-farbound.yaml)" ;;
         # issue 38: phast_gpu's one-source queries with stall-on-demand (48b107f) against f9b6d0c, carried as .old
-        phastone) step phast-one ${CAP_phastone:-330} 120 "mkdir -p $O/phastone && OUT=$O/phastone BASE_COMMIT=f9b6d0c benchmarks/h200/compare.sh config/sweeps/sssp-phast-one.yaml .old" ;;
+        phastone) step phast-one ${CAP_phastone:-330} 120 "$(compare phastone f9b6d0c config/sweeps/sssp-phast-one.yaml)" ;;
         # issue 38 at GAP scale (PROBE_SCALE, default 26): deltastep_gpu with and without its tree beside GAPBS-16t from
         # one .wsg, every answer certified
         scale26) P=${PROBE_SCALE:-26}; step scale-$P ${CAP_scale26:-560} 200 "mkdir -p $O/scale$P && python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline > $O/scale$P/build.txt 2>&1; for k in ${SCALE26_KINDS:-kron urand}; do timeout ${SCALE26_EACH:-280} python3 benchmarks/h200/scale_probe.py \$k $P --out $O/scale$P --threads \$(nproc) --variants - paths=false > $O/scale$P/probe-\$k.log 2>&1; echo \"probe \$k exit \$?\"; tail -4 $O/scale$P/probe-\$k.log; done" ;;

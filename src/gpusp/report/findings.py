@@ -401,7 +401,8 @@ def _label(combo: dict) -> str:
 def expand_cells(test: dict) -> list[dict]:
     """The test's cells, each a complete test: explicit ``cells`` (each overriding fields and naming ``vars``)
     or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b)."""
-    base = {k: v for k, v in test.items() if k not in ("cells", "grid") and (k != "divides" or "grid" not in test)}
+    grid_keys = ("cells", "grid", "divides") if "grid" in test else ("cells",)  # a winners test keeps its divides
+    base = {k: v for k, v in test.items() if k not in grid_keys}
     if "grid" in test:
         combos = _combos(test["grid"], test.get("divides"))
         cells = [{"label": _label(c), "vars": c} for c in combos]

@@ -292,7 +292,7 @@ class PhastSolver(Solver):
         self.host_compile_s = contraction.warm()  # the host's JIT apart: the build's time is the build's
         self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
         self.threads = threads or os.cpu_count() or 1
-        self.pool = None
+        self.pool = None  # the host threads of the upward searches (_host_pool)
         if upward == "closures" and self.h.core:
             raise SolverError(f"phast_gpu upward=closures needs a hierarchy without a core ({self.h.core} core "
                               "vertices are left: their arcs run both ways, so spaces cannot be composed in rank "
@@ -370,6 +370,13 @@ class PhastSolver(Solver):
                 np.int64(last), np.int64(out.rows), np.int64(self.S.bit_length() - 1), np.int64(self.fused), fill,
                 not out.on_device, self.rounds, self.graph.dtype.type(self.graph.inf))
 
+    def _host_pool(self) -> ThreadPoolExecutor | None:
+        """The host threads of the upward searches, made at first use (None on one thread); the searches release
+        the GIL, so each takes a chunk of a batch's sources."""
+        if self.pool is None and self.threads > 1:
+            self.pool = ThreadPoolExecutor(self.threads)
+        return self.pool
+
     def _search(self, part: np.ndarray):
         """The upward searches from ``part`` (new ids) with stall-on-demand over the downward arcs: about a third of
         a plain search's entries on NY, in under half its time."""
@@ -381,20 +388,11 @@ class PhastSolver(Solver):
         distance) device arrays and the number of settled vertices."""
         h, g = self.h, self.graph
         new = h.position[sources].astype(np.int64)
-        parts = np.array_split(new, min(len(new), self.threads))
-        if len(parts) == 1:
-            found = [self._search(new)]
-        else:  # the searches release the GIL: one chunk of sources per host core
-            if self.pool is None:
-                self.pool = ThreadPoolExecutor(self.threads)
-            found = list(self.pool.map(self._search, parts))
-        sizes = np.concatenate([np.diff(f[0]) for f in found])
+        (rows, verts, dists), _ = sweep.batch_spaces(self._search, new, int(g.inf), g.dtype, self._host_pool(),
+                                                      self.threads)
         ptr = np.zeros(len(new) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=ptr[1:])
-        verts = np.concatenate([f[1] for f in found])
-        dists = np.concatenate([f[2] for f in found])
-        rows = np.repeat(np.arange(len(sources), dtype=np.int32), np.diff(ptr))
-        space = (new.astype(np.int32), ptr, rows, verts, np.minimum(dists, int(g.inf)).astype(g.dtype))
+        np.cumsum(np.bincount(rows, minlength=len(new)), out=ptr[1:])
+        space = (new.astype(np.int32), ptr, rows, verts, dists)
         return tuple(cuda.to_device(a) for a in space), int(verts.size)
 
     def run(self, sources):
@@ -492,9 +490,7 @@ class PhastSolver(Solver):
         new = h.position[host].astype(np.int64)
         kern = sweep.sweep_kernel(g.dtype.name)
         fused, inf = self._fused(S), g.dtype.type(g.inf)
-        if self.pool is None and self.threads > 1:
-            self.pool = ThreadPoolExecutor(self.threads)
-
+        pool = self._host_pool()
         threads, closed = self.threads, self.uses_closures(k)
         if closed:
             self.prepare_sweep(k)
@@ -506,7 +502,7 @@ class PhastSolver(Solver):
             search = self._search
 
         def spaces(b):
-            return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, self.pool, threads)
+            return sweep.batch_spaces(search, new[b * S:(b + 1) * S], int(g.inf), g.dtype, pool, threads)
 
         def args(space, ns):
             return ((*self.d_down, self.d_level_ptr), space, (self.dist, *self.marks), np.int64(ns),
