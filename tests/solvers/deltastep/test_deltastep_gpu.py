@@ -336,3 +336,31 @@ def test_int64_offsets_give_the_int32_graphs_answers(case):
         result = _solve(wide, "deltastep_gpu", source, split=split)
         assert_sssp_ok(wide, source, result)
         assert np.array_equal(result.dist, _solve(graph, "deltastep_gpu", source, split=split).dist)
+
+
+@pytest.mark.parametrize("split", [0, -1, 3])
+@pytest.mark.parametrize("paths", [True, False])
+def test_memory_formula_bounds_what_upload_allocates(split, paths):
+    """The spec's memory (what `fits` and the workflow's refusals read) covers the device arrays one solver
+    allocates. With a given split it is exact but for the family's generic share (a second distance-sized word and a
+    stamp a vertex: W + 4 bytes) and the few fixed words it leaves out; the automatic split it bounds from the lanes
+    alone. Beyond the graph a vertex costs its distance, its parent and 24 bytes of queues, stamps and flags."""
+    from gpusp.solvers import registry
+
+    spec = registry.get("deltastep_gpu")
+    graph = random_graph(300, 2400, seed=3, wmin=1, wmax=50)
+    params = spec.resolve({"block": 32, "split": split, "paths": paths})
+    solver = spec.build(graph, **params)
+    solver.upload()
+    arrays = {k: v for k, v in vars(solver).items() if k.startswith("d_") and k != "d_source"}
+    allocated = sum(a.nbytes for a in arrays.values()) + sum(
+        a.nbytes for a in (solver.dg.indptr, solver.dg.indices, solver.dg.weights))
+    w, fixed = graph.weights.itemsize, arrays["d_ctl"].nbytes + arrays["d_local"].nbytes
+    need = spec.memory(graph.n, graph.m, params, w)
+    assert allocated <= need
+    if split == 0:
+        fixed += arrays["d_chunk"].nbytes  # two placeholder words without split
+        graph_bytes = graph.indptr.nbytes + graph.indices.nbytes + graph.weights.nbytes
+        assert allocated - graph_bytes - fixed == (w + 4 + 24) * graph.n
+    if split >= 0:
+        assert need - allocated == (w + 4) * graph.n - fixed

@@ -340,7 +340,7 @@ NEARFAR = SolverSpec(
                   "(set grid to match), at the price of spills to local memory)", choices=(0, 64, 80)),
             PATHS),
     offsets64=True,
-    memory=CSR + note(20 * N, "two near queues, two far piles, stamps")
+    memory=CSR + note(24 * N, "two near queues, two far piles, stamps, far-pile flags")
     + when("fuse = block", lambda p: p["fuse"] == "block", note(8 * par("fuse_queue"), "two block-local queues"))
     + when("split != 0", lambda p: p["split"] != 0,
            note(16 * derived("E", _split_entries, "m / split + 1 chunk entries (split -1 counted as 2 x lanes, "
