@@ -522,8 +522,7 @@ def g30_run_s(solver: str) -> tuple[float, str]:
     rows = {(r["graph"], r["solver"]): r for r in csv.DictReader(FW_MEDIANS.open())}
     if (G30, solver) in rows:
         return float(rows[G30, solver]["median_ms"]) / 1000, "paper000-table3's one G30 run"
-    g25 = [r for path in R39T3_MEDIANS for r in csv.DictReader(path.open()) if (r["graph"], r["solver"]) == (G25, solver)]
-    (r,) = g25
+    (r,) = [r for path in R39T3_MEDIANS for r in csv.DictReader(path.open()) if (r["graph"], r["solver"]) == (G25, solver)]
     n30 = float(rows[G30, "floydwarshall_tiledshared"]["n"])
     return float(r["median_ms"]) / 1000 * (n30 / float(r["n"])) ** 3, "G25's 5-trial median x (n30 / n25)^3"
 
