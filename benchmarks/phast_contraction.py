@@ -4,14 +4,18 @@ build: seconds (wall, and the process's CPU seconds, which a loaded host inflate
 load before it.
 
 usage: python benchmarks/phast_contraction.py GRAPH [GRAPH ...] [--threads 16 4 1] [--mirror DIR] [--core-degree -1]
-    [--spaces K]
+    [--spaces K] [--core-floor K]
 GRAPH: a DIMACS file of the mirror (--mirror, else $GPUSP_MIRROR: USA-road-d.NY), `delaunay-K` or `gridK` (K x K,
 weights 1..100). Each build runs in a child process of its own, so that its peak resident memory is its own (the graph
 read in the child too; that is the "before" figure); a compile on a 10 x 10 grid comes first in each child and is not
 timed. --core-degree: as phast_gpu's parameter; -1 (the default) picks what phast_gpu picks (0, contract
 everything, on road-like graphs; a core elsewhere, e.g. on delaunay-K, whose mean out-degree is 6). --spaces K: after
 the build, the upward searches of K seeded sources on one thread, plain and with stall-on-demand (the downward arcs):
-entries and microseconds a source, what a one-source query pays on the host before its sweep."""
+entries and microseconds a source, what a one-source query pays on the host before its sweep. --core-floor K: where a
+core is left, what a query that searched the core on the device instead of the host would pay: the core's vertices
+and arcs, its hop depth (the median over K seeded core vertices of the most breadth-first hops to another core vertex,
+the rounds a round-synchronous search of the core needs), the sweep's levels outside it, and the upward search up to
+the core (mean entries a source of K seeded sources, core vertices counted where reached, not expanded)."""
 
 from __future__ import annotations
 
@@ -56,7 +60,40 @@ def spaces(h, n: int, k: int) -> dict:
     return out
 
 
-def one(name: str, threads: int, mirror: str | None, core_degree: int, k: int, queue) -> None:
+def core_floor(h, k: int) -> dict:
+    """The core's size, hop depth and the upward searches' entries up to it (module docstring, --core-floor)."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    n, rng = h.n, np.random.default_rng(1)
+    in_core = h.rank >= n - h.core
+    tails = np.repeat(np.arange(n), np.diff(h.up_ptr))
+    both = in_core[tails] & in_core[h.up_head]
+    ids = np.cumsum(in_core) - 1  # new id -> index among the core's vertices
+    out = {"core_arcs": int(both.sum()), "outside_levels": h.levels - 1}
+    if h.core:
+        core = csr_matrix((np.ones(int(both.sum())), (ids[tails[both]], ids[h.up_head[both]])), shape=(h.core, h.core))
+        starts = rng.choice(h.core, size=min(k, h.core), replace=False)
+        hops = shortest_path(core, unweighted=True, indices=starts)
+        out["core_hops"] = float(np.median([row[np.isfinite(row)].max() for row in hops]))
+    entries = []
+    for s in rng.choice(np.flatnonzero(~in_core), size=min(k, int((~in_core).sum())), replace=False):
+        seen, stack = {int(s)}, [int(s)]
+        while stack:
+            x = stack.pop()
+            if in_core[x]:
+                continue
+            for y in h.up_head[h.up_ptr[x]:h.up_ptr[x + 1]]:
+                if int(y) not in seen:
+                    seen.add(int(y))
+                    stack.append(int(y))
+        entries.append(len(seen))
+    out["up_to_core_entries"] = round(float(np.mean(entries)), 1) if entries else 0.0
+    return out
+
+
+def one(name: str, threads: int, mirror: str | None, core_degree: int, k: int, floor: int, queue) -> None:
     import numba
 
     from gpusp.data.generate import generate
@@ -81,7 +118,8 @@ def one(name: str, threads: int, mirror: str | None, core_degree: int, k: int, q
                "core_degree": core_degree, "core": h.core,
                "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
                "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2),
-               "threading_layer": numba.threading_layer(), **(spaces(h, graph.n, k) if k else {})})
+               "threading_layer": numba.threading_layer(), **(spaces(h, graph.n, k) if k else {}),
+               **(core_floor(h, floor) if floor else {})})
 
 
 def main(argv=None) -> int:
@@ -91,12 +129,14 @@ def main(argv=None) -> int:
     ap.add_argument("--mirror", default=None)
     ap.add_argument("--core-degree", type=int, default=-1)
     ap.add_argument("--spaces", type=int, default=0, help="seeded sources whose upward searches are timed")
+    ap.add_argument("--core-floor", type=int, default=0, help="seeded sources of the core's figures (docstring)")
     args = ap.parse_args(argv)
     ctx = multiprocessing.get_context("spawn")
     for name in args.graphs:
         for threads in args.threads:
             queue = ctx.Queue()
-            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, args.spaces, queue))
+            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, args.spaces, args.core_floor,
+                                                               queue))
             child.start()
             child.join()
             if child.exitcode != 0:
