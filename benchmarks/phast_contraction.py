@@ -60,36 +60,64 @@ def spaces(h, n: int, k: int) -> dict:
     return out
 
 
-def core_floor(h, k: int) -> dict:
-    """The core's size, hop depth and the upward searches' entries up to it (module docstring, --core-floor)."""
+def tree_depth(pred, root: int) -> int:
+    """Arcs on the longest root path of the shortest-path tree ``pred`` (SciPy's predecessors, -9999: none)."""
+    import numpy as np
+
+    children = np.flatnonzero(pred >= 0)
+    order = np.argsort(pred[children], kind="stable")
+    kids, ptr = children[order], np.searchsorted(pred[children][order], np.arange(pred.size + 1))
+    frontier, depth = np.array([root]), 0
+    while True:
+        frontier = np.concatenate([kids[ptr[v]:ptr[v + 1]] for v in frontier]) if frontier.size else frontier
+        if frontier.size == 0:
+            return depth
+        depth += 1
+
+
+def core_floor(graph, h, k: int) -> dict:
+    """What a query that searched the core on the device would pay (module docstring, --core-floor): the core's
+    size and breadth-first depth; from K seeded sources, the upward search up to the core (Dijkstra over the arcs up
+    from vertices outside it) and the shortest-path tree of the core search started from its entries (a virtual
+    source with an arc to each, weighted by its upward distance), whose depth is the rounds a round-synchronous
+    search needs at least; and, to scale that to a solver's rounds, the same tree's depth on the whole graph."""
     import numpy as np
     from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import shortest_path
+    from scipy.sparse.csgraph import dijkstra, shortest_path
 
-    n, rng = h.n, np.random.default_rng(1)
-    in_core = h.rank >= n - h.core
+    n, c, rng = h.n, h.core, np.random.default_rng(1)
+    if graph.m and int(graph.weights.min()) <= 0:
+        raise SystemExit("--core-floor needs weights > 0 (SciPy's sparse graphs drop explicit zeros)")
+    in_core = h.rank >= n - c
     tails = np.repeat(np.arange(n), np.diff(h.up_ptr))
     both = in_core[tails] & in_core[h.up_head]
+    out = {"core_arcs": int(both.sum()), "outside_levels": h.levels - (1 if c else 0)}
     ids = np.cumsum(in_core) - 1  # new id -> index among the core's vertices
-    out = {"core_arcs": int(both.sum()), "outside_levels": h.levels - 1}
-    if h.core:
-        core = csr_matrix((np.ones(int(both.sum())), (ids[tails[both]], ids[h.up_head[both]])), shape=(h.core, h.core))
-        starts = rng.choice(h.core, size=min(k, h.core), replace=False)
-        hops = shortest_path(core, unweighted=True, indices=starts)
+    if c:
+        core = csr_matrix((np.ones(int(both.sum())), (ids[tails[both]], ids[h.up_head[both]])), shape=(c, c))
+        hops = shortest_path(core, unweighted=True, indices=rng.choice(c, size=min(k, c), replace=False))
         out["core_hops"] = float(np.median([row[np.isfinite(row)].max() for row in hops]))
-    entries = []
+    up = ~in_core[tails]  # the upward search expands no core vertex
+    upward = csr_matrix((h.up_w[up].astype(float), (tails[up], h.up_head[up])), shape=(n, n))
+    full = csr_matrix((graph.weights.astype(float), graph.indices, graph.indptr), shape=(n, n))
+    entries, core_depth, depth = [], [], []
     for s in rng.choice(np.flatnonzero(~in_core), size=min(k, int((~in_core).sum())), replace=False):
-        seen, stack = {int(s)}, [int(s)]
-        while stack:
-            x = stack.pop()
-            if in_core[x]:
-                continue
-            for y in h.up_head[h.up_ptr[x]:h.up_ptr[x + 1]]:
-                if int(y) not in seen:
-                    seen.add(int(y))
-                    stack.append(int(y))
-        entries.append(len(seen))
+        reach = np.isfinite(dijkstra(upward, indices=s))
+        entries.append(int(reach.sum()))
+        depth.append(tree_depth(dijkstra(full, indices=h.order[s], return_predecessors=True)[1], h.order[s]))
+        if c:
+            dist = dijkstra(upward, indices=s)
+            enter = np.flatnonzero(reach & in_core)
+            virtual = csr_matrix((np.concatenate([h.up_w[both], dist[enter]]),
+                                  (np.concatenate([ids[tails[both]], np.full(enter.size, c)]),
+                                   np.concatenate([ids[h.up_head[both]], ids[enter]]))), shape=(c + 1, c + 1))
+            if virtual.nnz != both.sum() + enter.size:  # SciPy sums parallel arcs: the tree would be wrong
+                raise SystemExit("--core-floor: the core has parallel arcs")
+            core_depth.append(tree_depth(dijkstra(virtual, indices=c, return_predecessors=True)[1], c))
     out["up_to_core_entries"] = round(float(np.mean(entries)), 1) if entries else 0.0
+    out["sp_depth"] = float(np.median(depth)) if depth else 0.0
+    if core_depth:
+        out["core_sp_depth"] = float(np.median(core_depth))
     return out
 
 
@@ -119,7 +147,7 @@ def one(name: str, threads: int, mirror: str | None, core_degree: int, k: int, f
                "hierarchy_mb": round(h.nbytes / 2**20, 1), "peak_rss_mb": round(after.ru_maxrss / 1024),
                "rss_before_build_mb": round(usage.ru_maxrss / 1024), "load_1min_before": round(load_1min, 2),
                "threading_layer": numba.threading_layer(), **(spaces(h, graph.n, k) if k else {}),
-               **(core_floor(h, floor) if floor else {})})
+               **(core_floor(graph, h, floor) if floor else {})})
 
 
 def main(argv=None) -> int:
