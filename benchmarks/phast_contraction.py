@@ -12,10 +12,8 @@ timed. --core-degree: as phast_gpu's parameter; -1 (the default) picks what phas
 everything, on road-like graphs; a core elsewhere, e.g. on delaunay-K, whose mean out-degree is 6). --spaces K: after
 the build, the upward searches of K seeded sources on one thread, plain and with stall-on-demand (the downward arcs):
 entries and microseconds a source, what a one-source query pays on the host before its sweep. --core-floor K: where a
-core is left, what a query that searched the core on the device instead of the host would pay: the core's vertices
-and arcs, its hop depth (the median over K seeded core vertices of the most breadth-first hops to another core vertex,
-the rounds a round-synchronous search of the core needs), the sweep's levels outside it, and the upward search up to
-the core (mean entries a source of K seeded sources, core vertices counted where reached, not expanded)."""
+core is left, what a query that searched the core on the device instead of the host would pay, from K seeded vertices
+(`core_floor`; weights > 0)."""
 
 from __future__ import annotations
 
@@ -69,18 +67,19 @@ def tree_depth(pred, root: int) -> int:
     kids, ptr = children[order], np.searchsorted(pred[children][order], np.arange(pred.size + 1))
     frontier, depth = np.array([root]), 0
     while True:
-        frontier = np.concatenate([kids[ptr[v]:ptr[v + 1]] for v in frontier]) if frontier.size else frontier
+        frontier = np.concatenate([kids[ptr[v]:ptr[v + 1]] for v in frontier])
         if frontier.size == 0:
             return depth
         depth += 1
 
 
 def core_floor(graph, h, k: int) -> dict:
-    """What a query that searched the core on the device would pay (module docstring, --core-floor): the core's
-    size and breadth-first depth; from K seeded sources, the upward search up to the core (Dijkstra over the arcs up
-    from vertices outside it) and the shortest-path tree of the core search started from its entries (a virtual
-    source with an arc to each, weighted by its upward distance), whose depth is the rounds a round-synchronous
-    search needs at least; and, to scale that to a solver's rounds, the same tree's depth on the whole graph."""
+    """What a query that searched the core on the device would pay: the core's size and breadth-first depth (the median
+    over K seeded core vertices of the most hops to another core vertex) and the sweep's levels outside it; from K
+    seeded sources, the upward search up to the core (Dijkstra over the arcs up from vertices outside it) and the
+    shortest-path tree of the core search started from its entries (a virtual source with an arc to each, weighted by
+    its upward distance), whose depth is the rounds a round-synchronous search needs at least; and, to scale that to
+    a solver's rounds, the same tree's depth on the whole graph."""
     import numpy as np
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra, shortest_path
@@ -102,11 +101,11 @@ def core_floor(graph, h, k: int) -> dict:
     full = csr_matrix((graph.weights.astype(float), graph.indices, graph.indptr), shape=(n, n))
     entries, core_depth, depth = [], [], []
     for s in rng.choice(np.flatnonzero(~in_core), size=min(k, int((~in_core).sum())), replace=False):
-        reach = np.isfinite(dijkstra(upward, indices=s))
+        dist = dijkstra(upward, indices=s)
+        reach = np.isfinite(dist)
         entries.append(int(reach.sum()))
         depth.append(tree_depth(dijkstra(full, indices=h.order[s], return_predecessors=True)[1], h.order[s]))
         if c:
-            dist = dijkstra(upward, indices=s)
             enter = np.flatnonzero(reach & in_core)
             virtual = csr_matrix((np.concatenate([h.up_w[both], dist[enter]]),
                                   (np.concatenate([ids[tails[both]], np.full(enter.size, c)]),
@@ -163,8 +162,8 @@ def main(argv=None) -> int:
     for name in args.graphs:
         for threads in args.threads:
             queue = ctx.Queue()
-            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, args.spaces, args.core_floor,
-                                                               queue))
+            child = ctx.Process(target=one, args=(name, threads, args.mirror, args.core_degree, args.spaces,
+                                                  args.core_floor, queue))
             child.start()
             child.join()
             if child.exitcode != 0:

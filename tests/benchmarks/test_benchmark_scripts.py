@@ -360,6 +360,21 @@ def test_phast_contraction_prints_one_build_a_graph_and_thread_count():
     assert all(r["threading_layer"] in ("tbb", "omp", "workqueue") for r in rows)
 
 
+def test_phast_contraction_core_floor_measures_the_core_a_device_search_would_take():
+    env = {"NUMBA_DISABLE_JIT": "1"}
+    cored, = (json.loads(x) for x in script("phast_contraction.py", "grid16", "--threads", "1", "--core-degree", "5",
+                                             "--core-floor", "4", env=env).stdout.splitlines())
+    assert 0 < cored["core"] < cored["n"] and cored["core_arcs"] >= cored["core"]
+    assert 1 <= cored["core_hops"] < 30 and cored["outside_levels"] == cored["levels"] - 1  # the core is level 0
+    assert 1 <= cored["up_to_core_entries"] < cored["n"] - cored["core"]
+    # a vertex's farthest corner is at least 15 hops away
+    assert 1 <= cored["core_sp_depth"] <= cored["core"] and 15 <= cored["sp_depth"] < cored["n"]
+    full, = (json.loads(x) for x in script("phast_contraction.py", "grid16", "--threads", "1", "--core-degree", "0",
+                                           "--core-floor", "4", env=env).stdout.splitlines())
+    assert full["core"] == full["core_arcs"] == 0 and "core_hops" not in full and "core_sp_depth" not in full
+    assert full["outside_levels"] == full["levels"] and 15 <= full["sp_depth"] < full["n"]
+
+
 def test_parse_speed_says_when_there_is_no_graph(tmp_path):
     proc = script("parse_speed.py", "--graph", tmp_path / "none.gr", check=False)
     assert proc.returncode == 2 and "no graph at" in proc.stderr
