@@ -9,6 +9,7 @@ import pytest
 from cases import _g, pairwise, random_graph, sssp_cases
 
 import gpusp
+from gpusp.data.generate import generate
 from gpusp.errors import SolverError
 from gpusp.measure.harness import solve_many
 from gpusp.measure.validate import check_rows
@@ -139,6 +140,91 @@ def test_phast_core_left_to_the_upward_search():
     dist, parent, c = _run(graph, [0, 5, 39], core_degree=3)
     assert c["core"] > 0
     _assert_rows_ok(graph, [0, 5, 39], dist, parent)
+
+
+# --- core_search=device: the core searched by deltastep_gpu from each query's entries ---------------------------------
+def _awkward_grid(side: int, seed: int, negative: bool = False):
+    """A side x side grid with weights 0..5 (zero-weight arcs and cycles; with ``negative`` the rightward arcs -1..5
+    and the others 1..5, so no cycle is negative), duplicated arcs, self-loops, and a ring of 5 vertices with arcs
+    into the grid that no arc enters (unreachable from the grid)."""
+    rng = np.random.default_rng(seed)
+    n, edges = side * side, []
+    for v in range(n):
+        r, c = divmod(v, side)
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            if 0 <= r + dr < side and 0 <= c + dc < side:
+                low = (-1 if dc == 1 else 1) if negative else 0
+                edges.append((v, (r + dr) * side + c + dc, int(rng.integers(low, 6))))
+    for i in range(8):
+        a, b, w = edges[int(rng.integers(len(edges)))]
+        edges += [(a, b, w + i % 3), (int(rng.integers(n)),) * 2 + (i % 4,)]  # a duplicate, a self-loop
+    edges += [(n + i, n + (i + 1) % 5, 1 + i) for i in range(5)] + [(n + i, i, 2) for i in range(5)]
+    return _g(n + 5, edges, f"awkward-grid-{side}{'-negative' if negative else ''}")
+
+
+CORE_CASES = [("grid-9x7", generate("grid", rows=9, cols=7, wmin=1, wmax=20, seed=3), 5),
+              ("awkward", _awkward_grid(9, 4), 4), ("awkward-negative", _awkward_grid(9, 4, negative=True), 4),
+              ("random-120", random_graph(120, 600, seed=5, wmin=1, wmax=20), 7)]
+
+
+@pytest.mark.parametrize("label,graph,core_degree", CORE_CASES, ids=[c[0] for c in CORE_CASES])
+def test_phast_core_searched_on_the_device_gives_the_host_search_rows(label, graph, core_degree):
+    """Graphs that keep a core beside contracted vertices (the awkward grid's zero weights and zero-weight cycles,
+    duplicates, self-loops, unreachable vertices, negative weights through Johnson's reweighting) give the rows of the
+    upward Dijkstra crossing the core on the host, from a source outside the grid's reach too."""
+    sources = [0, graph.n // 2, graph.n - 1, graph.n - 3]
+    dist, parent, c = _run(graph, sources, core_degree=core_degree, core_search="device")
+    assert 0 < c["core"] < graph.n and c["core_search"] == "device"
+    _assert_rows_ok(graph, sources, dist, parent)
+    host, host_parent, h = _run(graph, sources, core_degree=core_degree)
+    assert np.array_equal(dist, host) and c["core"] == h["core"] and "core_search" not in h
+    assert c["batch"] == 1 and c["launches"] == len(sources) and c["core_entries"] >= 1
+    assert c["settled"] < h["settled"]  # the upward searches stop at the core
+
+
+def test_phast_core_search_without_a_core_is_the_host_path():
+    """n = 1, a few vertices, a fully contracted graph: no core is left, nothing is searched on the device."""
+    for label, graph, source in sssp_cases()[:6]:
+        dist, parent, c = _run(graph, [source], core_degree=0, core_search="device")
+        _assert_rows_ok(graph, [source], dist, parent)
+        assert c["core"] == 0 and "core_search" not in c, label
+
+
+def test_phast_core_on_the_device_rewrites_its_entries_each_query():
+    """Repeated runs over sources whose upward searches reach the core at different numbers of vertices (the virtual
+    source's range shrinks and grows), through the harness as the workflow runs it, staged rows included."""
+    graph = generate("grid", rows=12, cols=12, wmin=1, wmax=20, seed=0)
+    solver = SPEC.build(graph, block=32, core_degree=5, core_search="device")
+    solver.upload()
+    assert solver.h.core > 0
+    entries = []
+    for sources in ([0, 143, 70], [12], [5, 5, 100, 131]):
+        c = counters_of(solver.run(np.array(sources, dtype=np.int64)))
+        dist, parent = solver.download()
+        _assert_rows_ok(graph, sources, dist, parent)
+        entries.append(c["core_entries"] / len(sources))
+    assert len(set(entries)) > 1
+    results = list(solve_many(graph, "phast_gpu", [3, 44], trials=2, warmup=1, block=32, core_degree=5,
+                              core_search="device"))
+    _assert_rows_ok(graph, [3, 44], np.array([r.dist for r in results]), np.array([r.parent for r in results]))
+
+
+def test_phast_core_on_the_device_staged_rows_and_int64(monkeypatch):
+    monkeypatch.setattr(dense, "RESULT_ON_DEVICE", False)
+    graph = random_graph(40, 260, seed=8, wmin=2**28, wmax=2**29)
+    assert graph.dtype == np.int64
+    dist, parent, c = _run(graph, [0, 17, 39], core_degree=3, core_search="device")
+    _assert_rows_ok(graph, [0, 17, 39], dist, parent)
+    assert c["core"] > 0 and c["result_on_device"] == 0
+
+
+def test_phast_core_on_the_device_refuses_batches_and_sweeps():
+    graph = random_graph(40, 300, seed=14, wmin=1, wmax=20)
+    with pytest.raises(SolverError, match="batch must be 0 or 1"):
+        SPEC.build(graph, core_search="device", batch=4, core_degree=3)
+    solver = SPEC.build(graph, core_search="device", core_degree=3)
+    with pytest.raises(SolverError, match="every-tree sweep searches the core on the host"):
+        solver.sweep_batch(8)
 
 
 def test_phast_refuses_negative_weights_with_reweight_never():

@@ -196,11 +196,13 @@ def _stalled(x, key, i, seen, dist, down_ptr, down_tail, down_w):
 
 
 @njit(cache=True, nogil=True)
-def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None, down_w=None):
+def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None, down_w=None, stop=None):
     """Dijkstra from each source (new ids) over the upward graph: (ptr [K + 1], vertex, distance) of the vertices
     each search settles (its search space), in settling order. Given the downward arcs, with stall-on-demand: a popped
     vertex x that a settled vertex y above it reaches shorter (dist[y] + w(y, x) < dist[x] over the downward arcs into
-    x) is neither expanded nor kept, since its shortest path runs down from y and the sweep finds it."""
+    x) is neither expanded nor kept, since its shortest path runs down from y and the sweep finds it. Given ``stop``
+    (a flag per vertex: the core searched elsewhere), a flagged vertex is kept with the distance it is reached at but
+    not expanded."""
     n = up_ptr.size - 1
     dist = np.zeros(n, np.int64)
     seen = np.full(n, -1, np.int64)
@@ -224,6 +226,8 @@ def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None,
                 out_v, out_d = _bigger(out_v, 2 * k), _bigger(out_d, 2 * k)
             out_v[k], out_d[k] = x, key
             k += 1
+            if stop is not None and stop[x]:
+                continue
             for a in range(up_ptr[x], up_ptr[x + 1]):
                 y = up_head[a]
                 nd = key + up_w[a]

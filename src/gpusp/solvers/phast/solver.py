@@ -19,6 +19,7 @@ from numba import cuda
 
 from ...errors import SolverError
 from . import contraction, sweep
+from .core import CoreSearch
 from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import DISTANCES, kernel
@@ -277,13 +278,16 @@ class PhastSolver(Solver):
     device = "gpu"
 
     def __init__(self, graph, *, batch, block, grid, fuse, parents, settle, hops, core_degree, threads, reweight,
-                 upward="auto", gpus=1):
+                 upward="auto", core_search="host", gpus=1):
         refuse_split("phast_gpu", gpus)  # an every-tree sweep builds it with gpus=1 and splits the sources itself
         # negative weights: the hierarchy (witness searches, upward Dijkstra: w >= 0) is built on reduced ones
         self.johnson = reweighting(graph, reweight, "phast_gpu")
         graph = self.johnson.reduced if self.johnson else graph
         super().__init__(graph, batch=batch, block=block, grid=grid, fuse=fuse, parents=parents, settle=settle,
-                         hops=hops, core_degree=core_degree, threads=threads, reweight=reweight, upward=upward)
+                         hops=hops, core_degree=core_degree, threads=threads, reweight=reweight, upward=upward,
+                         core_search=core_search)
+        if core_search == "device" and batch > 1:
+            raise SolverError("phast_gpu core_search=device answers one source a launch: batch must be 0 or 1")
         positive = graph.m == 0 or int(graph.weights.min()) > 0
         if parents == "tight" and not positive:
             raise SolverError("phast_gpu parents=tight needs every weight > 0 (a zero-weight cycle is all tight, "
@@ -298,6 +302,10 @@ class PhastSolver(Solver):
                               "vertices are left: their arcs run both ways, so spaces cannot be composed in rank "
                               "order); use core_degree=0 or upward=search")
         self.upward = upward
+        # the core searched by deltastep_gpu from each query's entries (.core), where there is one
+        self.core = CoreSearch(self.h, graph, block) if core_search == "device" and self.h.core else None
+        if self.core:
+            batch = 1
         self.closures = None  # every vertex's upward space (contraction.upward_closures): see prepare_sweep
         self.closures_ms = 0.0
         self.preprocess_s = self.h.seconds + (self.johnson.seconds if self.johnson else 0.0)
@@ -323,6 +331,9 @@ class PhastSolver(Solver):
         :mod:`gpusp.measure.alltrees_ranks`) before upload; the compiled kernel and the host threads stay behind."""
         if getattr(self, "d_down", None) is not None:
             raise SolverError("phast_gpu: a solver ships to another process before its upload, not after")
+        if self.core:
+            raise SolverError("phast_gpu core_search=device answers sources one at a time (run); an every-tree sweep "
+                              "searches the core on the host (core_search=host)")
         return {key: value for key, value in vars(self).items() if key not in ("kernel", "pool")}
 
     def __setstate__(self, state):
@@ -337,6 +348,8 @@ class PhastSolver(Solver):
         self.d_order = cuda.to_device(h.order)
         self.d_position = cuda.to_device(h.position)
         self.ctl = cuda.device_array(CTL_SIZE, dtype=np.int64)
+        if self.core:
+            self.core.upload()
 
     def _setup(self, k: int):
         """Working arrays, result and grid for K sources (kept while K and S stay the same)."""
@@ -381,6 +394,9 @@ class PhastSolver(Solver):
         """The upward searches from ``part`` (new ids) with stall-on-demand over the downward arcs: about a third of
         a plain search's entries on NY, in under half its time."""
         h = self.h
+        if self.core:  # the core is searched on the device: its vertices are kept, not expanded
+            return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w,
+                                             self.core.in_core)
         return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w)
 
     def _upward(self, sources: np.ndarray):
@@ -402,6 +418,8 @@ class PhastSolver(Solver):
         k = sources.size
         self.sources = sources
         self._setup(k)
+        if self.core:
+            return self._run_core(sources)
         t0 = time.perf_counter()
         space, settled = self._upward(sources)
         upward_ms = (time.perf_counter() - t0) * 1e3
@@ -432,9 +450,68 @@ class PhastSolver(Solver):
 
         return read_back
 
+    def _run_core(self, sources):
+        """core_search=device: per source, the upward search on the host up to the core, the core searched from its
+        entries on the device, the core's distances and the search space placed as the launch's space, the sweep."""
+        h, g, core = self.h, self.graph, self.core
+        k = sources.size
+        t0 = time.perf_counter()
+        (rows, verts, dists), _ = sweep.batch_spaces(self._search, h.position[sources].astype(np.int64), int(g.inf),
+                                                      g.dtype, self._host_pool(), self.threads)
+        upward_ms = (time.perf_counter() - t0) * 1e3
+        entry = core.in_core[verts]
+        outside = np.bincount(rows[~entry], minlength=k)
+        size = int(outside.max(initial=0)) + core.core_new.size
+        d_v, d_d = cuda.device_array(size, dtype=np.int32), cuda.device_array(size, dtype=g.dtype)
+        d_row, d_ptr = cuda.device_array(size, dtype=np.int32), cuda.device_array(k + 1, dtype=np.int64)
+        d_sources = cuda.to_device(h.position[sources].astype(np.int32))
+        self.ctl.copy_to_device(np.zeros(CTL_SIZE, dtype=np.int64))
+        first = np.searchsorted(rows, np.arange(k + 1))
+        core_rounds, entries = 0, 0
+        for b in range(k):
+            part = slice(first[b], first[b + 1])
+            mine = entry[part]
+            found = core.search(verts[part][mine], dists[part][mine])
+            core_rounds += int(found.get("iterations", 0))
+            entries += int(mine.sum())
+            e = int((~mine).sum())
+            if e:
+                d_v[:e].copy_to_device(verts[part][~mine])
+                d_d[:e].copy_to_device(dists[part][~mine])
+                d_row[:e].copy_to_device(np.full(e, b, dtype=np.int32))
+            core.place_into(d_v, d_d, d_row, e, b)
+            ptr = np.zeros(k + 1, dtype=np.int64)
+            ptr[b + 1:] = e + core.core_new.size  # the launch reads ptr[b] .. ptr[b + 1]
+            d_ptr.copy_to_device(ptr)
+            space = (d_sources, d_ptr, d_row, d_v, d_d)
+            if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+                largest = int(np.diff(h.level_ptr).max(initial=1))
+                want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
+                self.grid = cooperative_grid(self.kernel, self._args(space, b, b + 1, True), self.block, want)
+            self.kernel[self.grid, self.block](*self._args(space, b, b + 1, b == 0))
+            self.out.keep(b, 1)
+        grid_levels = h.levels - 1 - self.fused
+        counters = {"iterations": (h.levels - 1) * k, "levels": h.levels, "grid_levels": grid_levels,
+                    "block_levels": self.fused, "shortcuts": h.shortcuts, "core": h.core, "core_search": "device",
+                    "core_arcs": core.arcs, "core_rounds": core_rounds, "core_entries": entries,
+                    "settled": int(verts.size), "upward_ms": upward_ms, "preprocess_s": self.preprocess_s,
+                    "host_compile_s": self.host_compile_s, "preprocess_bytes": self.preprocess_bytes, "batches": k,
+                    "batch": 1, "grid": self.grid, "launches": k, "zero_weight_parents": int(self.rounds),
+                    **self.out.counters(), **(self.johnson.counters() if self.johnson else {})}
+
+        def read_back():
+            zero_rounds = int(self.ctl.copy_to_host()[ZERO_ROUNDS])
+            return {**counters, "zero_rounds": zero_rounds,
+                    "barriers": k * (4 + grid_levels + (1 if self.fused else 0)) + zero_rounds}
+
+        return read_back
+
     def sweep_batch(self, k: int) -> int:
         """Sources per launch of a sweep of K sources (``batch``, or the rule for distances alone); sizes the
         working arrays."""
+        if self.core:
+            raise SolverError("phast_gpu core_search=device answers sources one at a time (run); an every-tree sweep "
+                              "searches the core on the host (core_search=host)")
         g, n = self.graph, self.graph.n
         S = self.batch or phast_batch(k, n, g.dtype.itemsize, sweep=True)
         _fits_int32(n, S)

@@ -68,6 +68,11 @@ SPECS = (
                              "space composed once from its upward neighbours' in rank order, then gathered per "
                              "batch; needs no core), 'auto' (closures from n / 8 sources up where there is no core)",
                              choices=("auto", "search", "closures")),
+                       Param("core_search", "host", "where a query crosses the core that core_degree leaves: 'host' "
+                             "(its upward Dijkstra goes on through the core), 'device' (the upward search stops at "
+                             "the core, deltastep_gpu searches the core from the vertices it reached, through a "
+                             "virtual source whose arcs are rewritten each query; one source a launch, batch 1; not "
+                             "for every-tree sweeps)", choices=("host", "device")),
                        REWEIGHT, SWEEP_GPUS),
                memory=note(note((4 + W) * 4 * M + 24 * N, "the hierarchy, about 3 m arcs up and down, and the "
                                 "original in-arcs")
