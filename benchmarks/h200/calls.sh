@@ -135,6 +135,10 @@ for st in "$@"; do
         farbound) step far-bound ${CAP_farbound:-330} 120 "$(compare farbound c8c172a config/sweeps/sssp-scale-farbound.yaml)" ;;
         # issue 38: phast_gpu's one-source queries with stall-on-demand (48b107f) against f9b6d0c, carried as .old
         phastone) step phast-one ${CAP_phastone:-330} 120 "$(compare phastone f9b6d0c config/sweeps/sssp-phast-one.yaml)" ;;
+        # issue 38: phast_gpu with its core searched on the device (PHASTCORE_GRAPHS: the config's graphs to run), and its
+        # simulator tests on the real GPU
+        phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core.yaml ${PHASTCORE_GRAPHS:-})" ;;
+        coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/phast/test_phast_gpu.py -k core > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
         # issue 38 at GAP scale (PROBE_SCALE, default 26): deltastep_gpu with and without its tree beside GAPBS-16t from
         # one .wsg, every answer certified
         scale26) P=${PROBE_SCALE:-26}; step scale-$P ${CAP_scale26:-560} 200 "mkdir -p $O/scale$P && python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline > $O/scale$P/build.txt 2>&1; for k in ${SCALE26_KINDS:-kron urand}; do timeout ${SCALE26_EACH:-280} python3 benchmarks/h200/scale_probe.py \$k $P --out $O/scale$P --threads \$(nproc) --variants - paths=false > $O/scale$P/probe-\$k.log 2>&1; echo \"probe \$k exit \$?\"; tail -4 $O/scale$P/probe-\$k.log; done" ;;

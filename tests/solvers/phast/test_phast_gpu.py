@@ -10,6 +10,7 @@ from cases import _g, pairwise, random_graph, sssp_cases
 
 import gpusp
 from gpusp.data.generate import generate
+from gpusp.data.graph import Graph
 from gpusp.errors import SolverError
 from gpusp.measure.harness import solve_many
 from gpusp.measure.validate import check_rows
@@ -197,6 +198,9 @@ def test_phast_core_on_the_device_rewrites_its_entries_each_query():
     solver = SPEC.build(graph, block=32, core_degree=5, core_search="device")
     solver.upload()
     assert solver.h.core > 0
+    core = solver.core.graph  # its landmarks are the core's own, not the virtual source's self-loops
+    alone = Graph(core.n - 1, core.indptr[:-1], core.indices[:solver.core.arcs], core.weights[:solver.core.arcs])
+    assert core.hop_landmarks()[0] == alone.hop_landmarks()[0] > 0
     entries = []
     for sources in ([0, 143, 70], [12], [5, 5, 100, 131]):
         c = counters_of(solver.run(np.array(sources, dtype=np.int64)))

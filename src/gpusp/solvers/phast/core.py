@@ -64,6 +64,10 @@ class CoreSearch:
         indptr = np.concatenate([np.searchsorted(index[tails[both]][order], np.arange(c + 1)), [self.arcs + c]])
         self.graph = Graph(c + 1, indptr, np.concatenate([heads, np.full(c, c)]),
                            np.concatenate([weights, pad]), name=f"{graph.name}-core")
+        # the hop landmarks that set deltastep_gpu's lanes and delta are the core's own: from the virtual source, the
+        # vertex of largest out-degree, a breadth-first search sees its self-loops alone (a depth of 0)
+        depth, hops_a, hops_b = Graph(c, indptr[:c + 1], heads, weights).hop_landmarks()
+        self.graph._landmarks = (depth, np.append(hops_a, -1), np.append(hops_b, -1))
         self.solver = registry.get("deltastep_gpu").build(self.graph, block=block, launch="direct", paths=False)
         self.place = _place(graph.dtype.name, self.graph.dtype.name)
         self.inf, self.core_inf = graph.dtype.type(graph.inf), self.graph.dtype.type(self.graph.inf)
