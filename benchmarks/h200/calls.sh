@@ -138,7 +138,7 @@ for st in "$@"; do
         # issue 38: phast_gpu with its core searched on the device (PHASTCORE_GRAPHS: the config's graphs to run), and its
         # simulator tests on the real GPU
         phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core.yaml ${PHASTCORE_GRAPHS:-})" ;;
-        coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/phast/test_phast_gpu.py -k core > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
+        coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py tests/solvers/phast/test_phast_gpu.py -k 'core or launch' > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
         # issue 38 at GAP scale (PROBE_SCALE, default 26): deltastep_gpu with and without its tree beside GAPBS-16t from
         # one .wsg, every answer certified
         scale26) P=${PROBE_SCALE:-26}; step scale-$P ${CAP_scale26:-560} 200 "mkdir -p $O/scale$P && python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline > $O/scale$P/build.txt 2>&1; for k in ${SCALE26_KINDS:-kron urand}; do timeout ${SCALE26_EACH:-280} python3 benchmarks/h200/scale_probe.py \$k $P --out $O/scale$P --threads \$(nproc) --variants - paths=false > $O/scale$P/probe-\$k.log 2>&1; echo \"probe \$k exit \$?\"; tail -4 $O/scale$P/probe-\$k.log; done" ;;

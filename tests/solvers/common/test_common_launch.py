@@ -15,7 +15,9 @@ import pytest
 from numba import cuda
 
 from gpusp.errors import SolverError
-from gpusp.solvers.common.launch import TARGET, Launch
+from numba import types
+
+from gpusp.solvers.common.launch import TARGET, Launch, _members
 
 gpu_only = pytest.mark.skipif(not TARGET.gpu, reason="the native launch path exists only on a real GPU")
 
@@ -36,6 +38,16 @@ def grid_sum(out, x):
     cuda.cg.this_grid().sync()  # every add is visible before the read below
     if i == 0:
         out[1] = out[0]
+
+
+@cuda.jit
+def axpy_records(out, xy, coef):
+    """axpy with its inputs and its scalars in records (tuples), as the solvers' kernels take them."""
+    x, y = xy
+    scale, shift = coef
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * scale + y[i] + shift
 
 
 def _expected(x, y, scale, shift):
@@ -140,3 +152,33 @@ def test_simulated_atomics_of_different_kinds_on_one_word_are_indivisible():
     poll.join(10)
     setter.join(10)
     assert int(word[0]) == 5
+
+
+def test_tuple_members_in_numbas_order():
+    """A tuple argument's members are parameters in turn, as Numba's launch flattens them."""
+    pair = types.Tuple((types.int32[::1], types.int64))
+    assert _members((types.int64[::1], pair, types.int64, types.UniTuple(types.int64, 3))) == [
+        (0, None), (1, 0), (1, 1), (2, None), (3, 0), (3, 1), (3, 2)]
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_records_of_arrays_and_scalars_change_between_calls(native):
+    """Tuples of arrays and of scalars launch natively on a GPU: members rewritten, swapped and replaced."""
+    n = 37
+    rng = np.random.default_rng(5)
+    x, y = rng.integers(-50, 50, n).astype(np.int64), rng.integers(-50, 50, n).astype(np.int64)
+    dx, dy, out = cuda.to_device(x), cuda.to_device(y), cuda.device_array(n, np.int64)
+    launch = Launch(axpy_records, 2, 32, native=native)
+    for scale, shift in ((1, 0), (3, -7), (-2, 11)):
+        launch(out, (dx, dy), (np.int64(scale), np.int64(shift)))
+        np.testing.assert_array_equal(out.copy_to_host(), _expected(x, y, scale, shift))
+        launch(out, (dy, dx), (np.int64(scale), np.int64(shift)))
+        np.testing.assert_array_equal(out.copy_to_host(), _expected(y, x, scale, shift))
+    if native and TARGET.gpu:
+        assert launch._function is not None and launch._members is not None  # the driver's launch, not Numba's
+    for k in range(10):
+        dz = cuda.to_device(np.full(n, k, np.int64))
+        launch(out, (dz, dy), (np.int64(2), np.int64(1)))
+        np.testing.assert_array_equal(out.copy_to_host(), 2 * k + y + 1)
+        del dz
+        gc.collect()

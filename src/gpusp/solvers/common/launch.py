@@ -161,13 +161,14 @@ class Launch:
     calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a
     grid-synchronising kernel), as C does. A block is kept per set of array arguments (a ping-pong pair costs two),
     so arrays must be device arrays and a new array object costs one rebuild; scalars are written into the block in
-    place and keep the type of their first call. ``native=False``, the simulator (whose ``kernel[...]`` changes the
+    place and keep the type of their first call; a tuple of arrays and scalars (a kernel's record) is taken apart
+    into its members, as Numba passes them. ``native=False``, the simulator (whose ``kernel[...]`` changes the
     kernel object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call:
     the path the per-round variants are compared with. Why: docs/solvers/common.md.
     """
 
     __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
-                 "_blocks", "_last")
+                 "_blocks", "_last", "_members")
 
     def __init__(self, kernel, griddim, blockdim, stream=0, sharedmem=0, *, native=True):
         self.kernel, self.config = kernel, (griddim, blockdim, stream, sharedmem)
@@ -177,7 +178,8 @@ class Launch:
 
     def __call__(self, *args):
         if self._function is not None:
-            self._native(args)
+            self._native(args if self._members is None else tuple(
+                args[i] if j is None else args[i][j] for i, j in self._members))
         elif self.bound is None:
             self.kernel[self.config](*args)
         elif self.native:
@@ -195,7 +197,9 @@ class Launch:
         finally:
             callbacks.pop()
         compiled = seen[-1]
-        types = tuple(compiled.argument_types)
+        arguments = compiled.argument_types
+        members = _members(arguments)
+        types = tuple(arguments[i] if j is None else arguments[i][j] for i, j in members)
         if not all(_is_array(t) or _scalar_kind(t) for t in types):
             self.native = False  # an argument kind without a fixed parameter layout: Numba's launch every call
             return
@@ -212,6 +216,7 @@ class Launch:
             (lambda a, i=arrays[0]: (a[i],)) if len(arrays) == 1 else operator.itemgetter(*arrays))
         self._scalars = [(i, _scalar_kind(t)) for i, t in enumerate(types) if not _is_array(t)]
         self._last = ((), None, ())
+        self._members = None if all(j is None for _, j in members) else members
         self._function = compiled
 
     def _native(self, args) -> None:
@@ -260,6 +265,13 @@ def _parameters(compiled, types, args, stream, name):
 
 
 _BLOCKS_KEPT = 8  # parameter blocks a Launch keeps (sets of array arguments seen); more start over
+
+
+def _members(types) -> list[tuple[int, int | None]]:
+    """Where each parameter's value is among a launch's arguments: (i, None) an argument, (i, j) member j of a tuple
+    argument i, in the order Numba flattens them."""
+    return [(i, j) for i, ty in enumerate(types)
+            for j in (range(len(ty)) if isinstance(ty, numba_types.BaseTuple) else (None,))]
 
 
 def _is_array(ty) -> bool:

@@ -378,6 +378,8 @@ def nearfar_kernel(registers: int = 0):
 class DeltaStepSolver(PersistentSSSP):
     """deltastep_gpu: near-far delta-stepping, every round inside one cooperative kernel."""
 
+    ROUNDS_AT = ROUNDS  # the word of ``d_ctl`` that counts a run's rounds (read on the device by phast_gpu's core)
+
     def __init__(self, graph, *, delta, lanes, chain, block, grid, fuse, fuse_limit, fuse_queue, fuse_lanes, split,
                  push, launch, registers, paths):
         super().__init__(graph, delta=delta, lanes=lanes, chain=chain, block=block, grid=grid, fuse=fuse,

@@ -24,7 +24,7 @@ from ..common.base import Solver
 from ..common.dense import Result
 from ..common.gate import DISTANCES, kernel
 from ..common.johnson import reweighting
-from ..common.launch import blocks_per_sm, cooperative_grid
+from ..common.launch import Launch, blocks_per_sm, cooperative_grid
 from ..common.spec import refuse_split
 from .spec import (CORE_DEGREE, PHAST_BLOCKS_PER_SM, ROAD_MAX_DEGREE, ROAD_MEAN_DEGREE,
                     phast_batch)
@@ -451,8 +451,9 @@ class PhastSolver(Solver):
         return read_back
 
     def _run_core(self, sources):
-        """core_search=device: per source, the upward search on the host up to the core, the core searched from its
-        entries on the device, the core's distances and the search space placed as the launch's space, the sweep."""
+        """core_search=device: the upward searches on the host up to the core, then per source the core searched from
+        its entries on the device, the core's distances placed beside the search space outside the core, the sweep:
+        four launches a source, nothing copied or read back between them (core.py)."""
         h, g, core = self.h, self.graph, self.core
         k = sources.size
         t0 = time.perf_counter()
@@ -460,48 +461,36 @@ class PhastSolver(Solver):
                                                       g.dtype, self._host_pool(), self.threads)
         upward_ms = (time.perf_counter() - t0) * 1e3
         entry = core.in_core[verts]
-        outside = np.bincount(rows[~entry], minlength=k)
-        size = int(outside.max(initial=0)) + core.core_new.size
-        d_v, d_d = cuda.device_array(size, dtype=np.int32), cuda.device_array(size, dtype=g.dtype)
-        d_row, d_ptr = cuda.device_array(size, dtype=np.int32), cuda.device_array(k + 1, dtype=np.int64)
-        d_sources = cuda.to_device(h.position[sources].astype(np.int32))
+        core.stage(verts[~entry], dists[~entry], verts[entry], dists[entry])
+        outside = np.searchsorted(rows[~entry], np.arange(k + 1))  # the rows come in source order
+        entries = np.searchsorted(rows[entry], np.arange(k + 1))
+        size = int(np.diff(outside).max(initial=0)) + core.core_new.size
+        space = (cuda.to_device(h.position[sources].astype(np.int32)), cuda.to_device(np.zeros(k + 1, np.int64)),
+                 cuda.device_array(size, dtype=np.int32), cuda.device_array(size, dtype=np.int32),
+                 cuda.device_array(size, dtype=g.dtype))  # sources, ptr, row, vertex, distance
         self.ctl.copy_to_device(np.zeros(CTL_SIZE, dtype=np.int64))
-        first = np.searchsorted(rows, np.arange(k + 1))
-        core_rounds, entries = 0, 0
+        if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
+            largest = int(np.diff(h.level_ptr).max(initial=1))
+            want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
+            self.grid = cooperative_grid(self.kernel, self._args(space, 0, 1, True), self.block, want)
+            self.launch_sweep = Launch(self.kernel, self.grid, self.block)
         for b in range(k):
-            part = slice(first[b], first[b + 1])
-            mine = entry[part]
-            found = core.search(verts[part][mine], dists[part][mine])
-            core_rounds += int(found.get("iterations", 0))
-            entries += int(mine.sum())
-            e = int((~mine).sum())
-            if e:
-                d_v[:e].copy_to_device(verts[part][~mine])
-                d_d[:e].copy_to_device(dists[part][~mine])
-                d_row[:e].copy_to_device(np.full(e, b, dtype=np.int32))
-            core.place_into(d_v, d_d, d_row, e, b)
-            ptr = np.zeros(k + 1, dtype=np.int64)
-            ptr[b + 1:] = e + core.core_new.size  # the launch reads ptr[b] .. ptr[b + 1]
-            d_ptr.copy_to_device(ptr)
-            space = (d_sources, d_ptr, d_row, d_v, d_d)
-            if self.grid is None:  # compiles once; the co-resident limit depends on the kernel's registers
-                largest = int(np.diff(h.level_ptr).max(initial=1))
-                want = self.want_grid or min(blocks_per_sm(PHAST_BLOCKS_PER_SM), -(-largest // self.block))
-                self.grid = cooperative_grid(self.kernel, self._args(space, b, b + 1, True), self.block, want)
-            self.kernel[self.grid, self.block](*self._args(space, b, b + 1, b == 0))
+            core.query(b, (outside[b], outside[b + 1] - outside[b]), (entries[b], entries[b + 1] - entries[b]),
+                       (space[3], space[4], space[2], space[1]))
+            self.launch_sweep(*self._args(space, b, b + 1, b == 0))
             self.out.keep(b, 1)
         grid_levels = h.levels - 1 - self.fused
         counters = {"iterations": (h.levels - 1) * k, "levels": h.levels, "grid_levels": grid_levels,
                     "block_levels": self.fused, "shortcuts": h.shortcuts, "core": h.core, "core_search": "device",
-                    "core_arcs": core.arcs, "core_rounds": core_rounds, "core_entries": entries,
-                    "settled": int(verts.size), "upward_ms": upward_ms, "preprocess_s": self.preprocess_s,
-                    "host_compile_s": self.host_compile_s, "preprocess_bytes": self.preprocess_bytes, "batches": k,
-                    "batch": 1, "grid": self.grid, "launches": k, "zero_weight_parents": int(self.rounds),
-                    **self.out.counters(), **(self.johnson.counters() if self.johnson else {})}
+                    "core_arcs": core.arcs, "core_entries": int(entry.sum()), "settled": int(verts.size),
+                    "upward_ms": upward_ms, "preprocess_s": self.preprocess_s, "host_compile_s": self.host_compile_s,
+                    "preprocess_bytes": self.preprocess_bytes, "batches": k, "batch": 1, "grid": self.grid,
+                    "launches": 4 * k, "zero_weight_parents": int(self.rounds), **self.out.counters(),
+                    **(self.johnson.counters() if self.johnson else {})}
 
         def read_back():
             zero_rounds = int(self.ctl.copy_to_host()[ZERO_ROUNDS])
-            return {**counters, "zero_rounds": zero_rounds,
+            return {**counters, "core_rounds": core.rounds(), "zero_rounds": zero_rounds,
                     "barriers": k * (4 + grid_levels + (1 if self.fused else 0)) + zero_rounds}
 
         return read_back
