@@ -125,7 +125,7 @@ def test_int32_scalar_keeps_its_type():
     assert out.copy_to_host().tolist() == [-3] * n
 
 
-@pytest.mark.skipif(TARGET.gpu, reason="the simulator's atomics (tests/conftest.py's lock) only")
+@pytest.mark.skipif(TARGET.gpu, reason="the simulator's atomics (launch.py's one lock, set on the simulator) only")
 def test_simulated_atomics_of_different_kinds_on_one_word_are_indivisible():
     """A poll by ``atomic.add(a, i, 0)`` and an ``atomic.exch`` on the same word: the exchange lands before or after
     the add, never inside it (where the add would write the old value back over it). The add is held inside its write
