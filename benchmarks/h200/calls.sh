@@ -135,9 +135,9 @@ for st in "$@"; do
         farbound) step far-bound ${CAP_farbound:-330} 120 "$(compare farbound c8c172a config/sweeps/sssp-scale-farbound.yaml)" ;;
         # issue 38: phast_gpu's one-source queries with stall-on-demand (48b107f) against f9b6d0c, carried as .old
         phastone) step phast-one ${CAP_phastone:-330} 120 "$(compare phastone f9b6d0c config/sweeps/sssp-phast-one.yaml)" ;;
-        # issue 38: phast_gpu with its core searched on the device (PHASTCORE_GRAPHS: the config's graphs to run), and its
+        # issue 38: phast_gpu with its core searched on the device (PHASTCORE_GRAPHS: the config's graphs to run; PHASTCORE_CONFIG=-g4096: the grid alone beside deltastep_gpu), and its
         # simulator tests on the real GPU
-        phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core.yaml ${PHASTCORE_GRAPHS:-})" ;;
+        phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core${PHASTCORE_CONFIG:-}.yaml ${PHASTCORE_GRAPHS:-})" ;;
         coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py tests/solvers/phast/test_phast_gpu.py -k 'core or launch' > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
         # issue 38 at GAP scale (PROBE_SCALE, default 26): deltastep_gpu with and without its tree beside GAPBS-16t from
         # one .wsg, every answer certified

@@ -207,6 +207,24 @@ def test_upward_closures_answer_like_searches(graph, threads):
     assert np.array_equal(gd, np.concatenate([dists[ptr[p]:ptr[p + 1]] for p in picks]))
 
 
+def test_upward_searches_with_kept_scratch_answer_like_fresh_ones():
+    """Searches that keep their scratch between calls (a thread's, stamped by its clock) give what searches with
+    fresh arrays give, call after call, with the core kept and not expanded too."""
+    graph = generate("grid", rows=30, cols=30, wmin=0, wmax=9, seed=2)
+    h = contraction.build(graph, core_degree=8)
+    assert h.core > 0
+    down = (h.down_ptr, h.down_tail, h.down_w)
+    stop = h.rank >= h.n - h.core
+    scratch = contraction.search_scratch(h.n)
+    for part in (np.arange(0, 900, 37), np.array([5]), np.arange(899, 0, -101)):
+        part = part.astype(np.int64)
+        for flags in (None, stop):
+            fresh = contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, *down, flags)
+            kept = contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, *down, flags, scratch)
+            assert all(np.array_equal(a, b) for a, b in zip(fresh, kept))
+    assert scratch[2][0] == 2 * (25 + 1 + 9)  # one stamp a search
+
+
 @pytest.mark.needs_mirror("p2p-Gnutella04")
 def test_hierarchy_of_gnutella04(mirror):
     graph = add_weights(read_graph(mirror / "p2p-Gnutella04.txt.gz"), 1, 100, 1)
@@ -269,4 +287,8 @@ def test_after_the_warm_up_a_solver_compiles_no_host_function(scale, dtype):
     assert graph.dtype == dtype
     solver = registry.get("phast_gpu").build(graph, threads=1)
     solver.prepare_sweep(graph.n)
+    for core_search in ("host", "device"):  # a query's upward searches, the core kept for the device or crossed
+        query = registry.get("phast_gpu").build(graph, threads=1, core_degree=3, core_search=core_search)
+        query.upload()
+        query.run(np.array([0, 7]))
     assert {f.py_func.__name__: len(f.signatures) - before[f] for f in host if len(f.signatures) > before[f]} == {}

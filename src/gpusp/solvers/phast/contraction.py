@@ -195,32 +195,44 @@ def _stalled(x, key, i, seen, dist, down_ptr, down_tail, down_w):
     return False
 
 
+def search_scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A thread's scratch for :func:`upward_spaces` on n vertices: distances, marks (none yet) and the clock."""
+    return np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(1, np.int64)
+
+
 @njit(cache=True, nogil=True)
-def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None, down_w=None, stop=None):
+def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None, down_w=None, stop=None,
+                  scratch=None):
     """Dijkstra from each source (new ids) over the upward graph: (ptr [K + 1], vertex, distance) of the vertices
     each search settles (its search space), in settling order. Given the downward arcs, with stall-on-demand: a popped
     vertex x that a settled vertex y above it reaches shorter (dist[y] + w(y, x) < dist[x] over the downward arcs into
     x) is neither expanded nor kept, since its shortest path runs down from y and the sweep finds it. Given ``stop``
     (a flag per vertex: the core searched elsewhere), a flagged vertex is kept with the distance it is reached at but
-    not expanded."""
+    not expanded. Given ``scratch`` (distances and marks of n words each, and a one-word clock, kept between calls by
+    one thread), nothing of size n is allocated or cleared: a search marks with the clock's next stamp, so a call of
+    a few sources on a graph of millions costs what its searches touch."""
     n = up_ptr.size - 1
-    dist = np.zeros(n, np.int64)
-    seen = np.full(n, -1, np.int64)
+    if scratch is None:
+        dist, seen, base = np.zeros(n, np.int64), np.full(n, -1, np.int64), 0
+    else:
+        dist, seen, clock = scratch
+        base = clock[0]
+        clock[0] += sources.size
     hk, hv, hh = np.empty(16, np.int64), np.empty(16, np.int32), np.empty(16, np.int32)
     ptr = np.zeros(sources.size + 1, np.int64)
     out_v, out_d = np.empty(64, np.int32), np.empty(64, np.int64)
     k = 0
     for i in range(sources.size):
-        s = sources[i]
-        seen[s] = 2 * i
+        s, t = sources[i], base + i  # t: the search's stamp
+        seen[s] = 2 * t
         dist[s] = 0
         size = _push(hk, hv, hh, 0, 0, s, 0)
         while size > 0:
             key, x, _, size = _pop(hk, hv, hh, size)
-            if seen[x] == 2 * i + 1 or key > dist[x]:
+            if seen[x] == 2 * t + 1 or key > dist[x]:
                 continue
-            seen[x] = 2 * i + 1  # settled (or stalled)
-            if down_ptr is not None and _stalled(x, key, i, seen, dist, down_ptr, down_tail, down_w):
+            seen[x] = 2 * t + 1  # settled (or stalled)
+            if down_ptr is not None and _stalled(x, key, t, seen, dist, down_ptr, down_tail, down_w):
                 continue
             if k == out_v.size:
                 out_v, out_d = _bigger(out_v, 2 * k), _bigger(out_d, 2 * k)
@@ -231,8 +243,8 @@ def upward_spaces(up_ptr, up_head, up_w, sources, down_ptr=None, down_tail=None,
             for a in range(up_ptr[x], up_ptr[x + 1]):
                 y = up_head[a]
                 nd = key + up_w[a]
-                if seen[y] < 2 * i or (seen[y] == 2 * i and nd < dist[y]):
-                    seen[y] = 2 * i
+                if seen[y] < 2 * t or (seen[y] == 2 * t and nd < dist[y]):
+                    seen[y] = 2 * t
                     dist[y] = nd
                     if size == hk.size:
                         hk, hv, hh = _bigger(hk, 2 * size), _bigger(hv, 2 * size), _bigger(hh, 2 * size)
@@ -392,5 +404,8 @@ def warm() -> float:
     closures = upward_closures(h.up_ptr, h.up_head, h.up_w, h.down_ptr, h.down_tail, h.down_w, h.rank, 1)
     gather_spaces(*closures, np.arange(2, dtype=np.int64))
     cpu_query(h, 0)  # the stalled upward search and the host sweep
+    sources, down, scratch = np.arange(2, dtype=np.int64), (h.down_ptr, h.down_tail, h.down_w), search_scratch(h.n)
+    for stop in (None, np.zeros(h.n, np.bool_)):  # phast_gpu's searches, with and without a core on the device
+        upward_spaces(h.up_ptr, h.up_head, h.up_w, sources, *down, stop, scratch)
     _WARM[0] = True
     return time.perf_counter() - t0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -297,6 +298,7 @@ class PhastSolver(Solver):
         self.h = contraction.build(graph, settle=settle, hops=hops, core_degree=auto_core_degree(graph, core_degree))
         self.threads = threads or os.cpu_count() or 1
         self.pool = None  # the host threads of the upward searches (_host_pool)
+        self.scratch = threading.local()  # each host thread's upward-search scratch (_search), made at first use
         if upward == "closures" and self.h.core:
             raise SolverError(f"phast_gpu upward=closures needs a hierarchy without a core ({self.h.core} core "
                               "vertices are left: their arcs run both ways, so spaces cannot be composed in rank "
@@ -334,10 +336,10 @@ class PhastSolver(Solver):
         if self.core:
             raise SolverError("phast_gpu core_search=device answers sources one at a time (run); an every-tree sweep "
                               "searches the core on the host (core_search=host)")
-        return {key: value for key, value in vars(self).items() if key not in ("kernel", "pool")}
+        return {key: value for key, value in vars(self).items() if key not in ("kernel", "pool", "scratch")}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, pool=None)
+        self.__dict__.update(state, pool=None, scratch=threading.local())
         self.kernel = _kernel(self.graph.dtype.name)
 
     def upload(self):
@@ -394,10 +396,12 @@ class PhastSolver(Solver):
         """The upward searches from ``part`` (new ids) with stall-on-demand over the downward arcs: about a third of
         a plain search's entries on NY, in under half its time."""
         h = self.h
-        if self.core:  # the core is searched on the device: its vertices are kept, not expanded
-            return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w,
-                                             self.core.in_core)
-        return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w)
+        scratch = getattr(self.scratch, "arrays", None)
+        if scratch is None:  # 16 bytes a vertex a thread, kept: clearing them for each search costs more than it
+            scratch = self.scratch.arrays = contraction.search_scratch(h.n)
+        # with the core searched on the device its vertices are kept, not expanded
+        return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w,
+                                         self.core.in_core if self.core else None, scratch)
 
     def _upward(self, sources: np.ndarray):
         """The upward searches of every source on the host, copied to the device: (sources, ptr, row, vertex,
