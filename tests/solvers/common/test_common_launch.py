@@ -12,11 +12,9 @@ import gc
 
 import numpy as np
 import pytest
-from numba import cuda
+from numba import cuda, types
 
 from gpusp.errors import SolverError
-from numba import types
-
 from gpusp.solvers.common.launch import TARGET, Launch, _members
 
 gpu_only = pytest.mark.skipif(not TARGET.gpu, reason="the native launch path exists only on a real GPU")

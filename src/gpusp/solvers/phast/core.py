@@ -6,8 +6,8 @@ whose arcs are rewritten for each query to the core vertices its upward search r
 their upward distances; ``deltastep_gpu`` from that vertex gives every core vertex its distance, and :func:`_place`
 writes them into the sweep's search-space arrays beside the upward search's vertices outside the core. A run's
 entries and outside vertices go to the device at once; per query, :func:`_prepare` copies the query's own into place,
-so that a query is launches alone (no copies, no read-back). Design and floor: docs/solvers/phast.md ("Core on the
-device").
+so that a query is four launches and nothing else (no copies, no read-back). Design and floor:
+docs/solvers/phast.md ("Core on the device").
 """
 
 from __future__ import annotations

@@ -397,7 +397,7 @@ class PhastSolver(Solver):
         a plain search's entries on NY, in under half its time."""
         h = self.h
         scratch = getattr(self.scratch, "arrays", None)
-        if scratch is None:  # 16 bytes a vertex a thread, kept: clearing them for each search costs more than it
+        if scratch is None:  # 16 bytes a vertex a thread, kept: clearing them costs more than a search's few hundred
             scratch = self.scratch.arrays = contraction.search_scratch(h.n)
         # with the core searched on the device its vertices are kept, not expanded
         return contraction.upward_spaces(h.up_ptr, h.up_head, h.up_w, part, h.down_ptr, h.down_tail, h.down_w,
