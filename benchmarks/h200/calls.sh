@@ -121,6 +121,8 @@ for st in "$@"; do
         clusterscount) step clusters-count-${COUNT_GRAPHS:-all} ${CAP_clusterscount:-300} 60 "$(bench clusters-count-${COUNT_GRAPHS:-all} config/sweeps/sssp-clusters-count.yaml ${COUNT_GRAPHS:-})" ;;
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
         scalehubs) step scale-hubs ${CAP_scalehubs:-300} 60 "$(bench scale-hubs config/sweeps/sssp-scale-hubs.yaml)" ;;
+        lean) step scale-lean ${CAP_lean:-360} 60 "$(bench scale-lean config/sweeps/sssp-scale-lean.yaml)" ;;
+        leantest) step lean-device-tests ${CAP_leantest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/deltastep/test_deltastep_lean.py tests/solvers/deltastep/test_deltastep_paths.py -k 'lean or deltastep_gpu' > $O/dtest/lean-pytest-log.txt 2>&1; tail -8 $O/dtest/lean-pytest-log.txt" ;;
         scalepaths) step scale-paths ${CAP_scalepaths:-300} 60 "$(bench scale-paths config/sweeps/sssp-scale-paths.yaml)" ;;
         scaleregs) step scale-registers ${CAP_scaleregs:-240} 60 "$(bench scale-registers config/sweeps/sssp-scale-registers.yaml)" ;;
         # NEARFARPROF_RUNS: one profile a word, its --param assignments joined by + (e.g. registers=64+grid=528)

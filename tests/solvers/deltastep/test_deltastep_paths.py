@@ -12,7 +12,7 @@ from cases import assert_sssp_ok, sssp_cases
 import gpusp
 
 # each solver at the small settings its own tests use in the simulator
-SETTINGS = {"deltastep_gpu": dict(block=32), "deltastep_async": dict(block=32),
+SETTINGS = {"deltastep_gpu": dict(block=32), "deltastep_lean": dict(block=32, queue=2), "deltastep_async": dict(block=32),
             "deltastep_cluster": dict(cluster=4), "deltastep_clusterasync": dict(cluster=4),
             "deltastep_pieces": dict(grid=3, block=128),
             "deltastep_clusters": dict(clusters=2, cluster=2, stripe=2, order="ids", block=128)}

@@ -161,6 +161,8 @@ NOTHING = lift(0)
 # Bytes of one arc offset: int32 offsets while they address every arc, int64 past that.
 OFFSET = derived("o", lambda n, m, p, w: 8 if m > MAX_INT32_ARCS else 4, "bytes per arc offset (8 past 2^31 - 1 arcs)")
 CSR = named("CSR", OFFSET * (N + 1) + (4 + W) * M + (2 * W + 8) * N)
+# The graph's arrays alone: arc offsets, heads and weights.
+GRAPH = named("G", OFFSET * (N + 1) + (4 + W) * M)
 # The n x n distance matrix and its int32 predecessor matrix.
 MATRIX = (W + 4) * (N * N)
 

@@ -463,14 +463,14 @@ class DeltaStepSolver(PersistentSSSP):
         self.launched()
         launches = 1 + self.host_tree(source, self.block)
 
-        def counters():
-            ctl = self.d_ctl.copy_to_host()  # after the trial's clock: the counters are not its work
-            return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                    "far_scanned": int(ctl[FAR_SCANNED]),
-                    "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
-                    "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
-                    "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
-                    "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push,
-                    "launch": self.launch, "registers": self.registers, "paths": self.paths}
+        return lambda: self._counters(self.d_ctl.copy_to_host(), launches)  # after the trial's clock
 
-        return counters
+    def _counters(self, ctl, launches) -> dict:
+        """A run's counters from its control words and the settings used."""
+        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                "far_scanned": int(ctl[FAR_SCANNED]),
+                "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
+                "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
+                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
+                "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push,
+                "launch": self.launch, "registers": self.registers, "paths": self.paths}

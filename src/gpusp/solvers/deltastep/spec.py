@@ -7,7 +7,7 @@ benchmarks/sssp-fast-h200.md, benchmarks/sssp-cluster-h200.md, benchmarks/sssp-c
 from __future__ import annotations
 
 from ...data.graph import DAVIDSON_WIDTH
-from ..common.spec import BLOCK, CSR, WARP, M, N, Param, SolverSpec, derived, note, par, when
+from ..common.spec import BLOCK, CSR, GRAPH, WARP, M, N, W, Param, SolverSpec, derived, lift, note, par, when
 
 # --- deltastep_gpu --------------------------------------------------------------------------------------------------
 # Rounds, not arcs, bound the road and social graphs: a whole warp per queued vertex and wide buckets shorten each
@@ -76,6 +76,25 @@ def nearfar_split(split: int, lanes: int, max_degree: int, fused: bool, mean_deg
 def nearfar_split_bound(split: int, lanes: int) -> int:
     """The smallest arcs per entry ``split`` may come to, for the memory bound before the graph is known."""
     return split if split > 0 else 2 * (lanes or min(NEARFAR_LANES, NEARFAR_WIDE_LANES, NEARFAR_NARROW_LANES))
+
+
+# --- deltastep_lean -------------------------------------------------------------------------------------------------
+# deltastep_gpu in at most 16 bytes a vertex beside the graph: membership in bits, queues of a fraction of n.
+LEAN_QUEUE_SHARE = 8  # queue 0: entries of each near queue and far pile = n / this
+LEAN_HUB_MIN = 32  # arcs of a bitmap round's hub chunk at least: a warp's pass
+LEAN_FIXED = 256  # bytes of control words and placeholders
+
+
+def lean_queue(queue: int, n: int) -> int:
+    """Entries of each near queue and far pile: ``queue``, or for 0 n / LEAN_QUEUE_SHARE rounded up; at least 1."""
+    return max(1, int(queue) or -(-int(n) // LEAN_QUEUE_SHARE))
+
+
+def lean_hub(m: int, queue: int) -> int:
+    """Arcs per chunk of a hub met by a bitmap round: at least 2 m / ``queue``, so that every hub's chunks fit the
+    round's idle queue (a vertex of degree d > h takes ceil(d / h) <= d / h + 1 entries and at most m / h vertices
+    have d > h), and at least LEAN_HUB_MIN."""
+    return max(LEAN_HUB_MIN, -(-2 * int(m) // max(1, int(queue))))
 
 
 def block_fuse_limit(limit: int, block: int, lanes: int) -> int:
@@ -347,6 +366,25 @@ NEARFAR = SolverSpec(
                                      "lanes 0 as the fewest automatic)")
                 + 8 * N, "chunk entries and the chunk index of every entry")))
 
+LEAN = SolverSpec(
+    "deltastep_lean", "sssp", "gpu", "-", "deltastep_gpu's near-far delta-stepping in at most 16 bytes a vertex "
+    "beside the graph (distances and parents included): near and far membership as bits, queues of n / "
+    f"{LEAN_QUEUE_SHARE} entries; a round whose queue overflowed reads the near bitmap, a split whose pile "
+    "overflowed the far bitmap; for graphs whose size the memory decides (GAP's kron and urand at scale 27 and past)",
+    "gpusp.solvers.deltastep.lean:LeanSolver",
+    params=(*(p for p in NEARFAR.params if p.name in ("delta", "lanes", "block", "grid", "split", "push", "launch")),
+            Param("queue", 0, f"entries of each near queue and far pile (0: n / {LEAN_QUEUE_SHARE}); a round or "
+                  "split past them reads its bitmap", minimum=0),
+            PATHS),
+    offsets64=True,
+    memory=GRAPH + W * N + when("paths", lambda p: p["paths"], note(4 * N, "parents"))
+    + note(16 * derived("Q", lambda n, m, p, w: lean_queue(p["queue"], n), f"queue, or n / {LEAN_QUEUE_SHARE}"),
+           "two near queues, two far piles")
+    + note(8 * derived("Q", lambda n, m, p, w: lean_queue(p["queue"], n), f"queue, or n / {LEAN_QUEUE_SHARE}"),
+           "two chunk-index queues (with split or hubs)")
+    + note(16 * derived("B", lambda n, m, p, w: -(-n // 32), "words of a bitmap, n / 32"),
+           "three near bitmaps, the far bitmap") + note(lift(LEAN_FIXED), "control words"))
+
 CLUSTER = SolverSpec(
     "deltastep_cluster", "sssp", "gpu", "-", "near-far delta-stepping in one thread-block cluster "
     "(Hopper, sm_90): distances, marks and near queues in the blocks' shared memory, updated across blocks "
@@ -471,4 +509,4 @@ ASYNC = SolverSpec(
         "C", lambda n, m, p, w: p["capacity"] or ring_capacity(n), "capacity, or n / 4 as a power of two >= 1024"),
         "the ring of bucket queues"))
 
-SPECS = (NEARFAR, CLUSTER, CLUSTERASYNC, PIECES, CLUSTERS, ASYNC)
+SPECS = (NEARFAR, LEAN, CLUSTER, CLUSTERASYNC, PIECES, CLUSTERS, ASYNC)
