@@ -123,6 +123,7 @@ for st in "$@"; do
         scalehubs) step scale-hubs ${CAP_scalehubs:-300} 60 "$(bench scale-hubs config/sweeps/sssp-scale-hubs.yaml)" ;;
         lean) step scale-lean ${CAP_lean:-360} 60 "$(bench scale-lean config/sweeps/sssp-scale-lean.yaml)" ;;
         leanqueue) step scale-lean-queue ${CAP_leanqueue:-300} 60 "$(bench scale-lean-queue config/sweeps/sssp-scale-lean-queue.yaml)" ;;
+        leanroad) step scale-lean-road ${CAP_leanroad:-240} 60 "$(bench scale-lean-road config/sweeps/sssp-scale-lean-road.yaml)" ;;
         leantest) step lean-device-tests ${CAP_leantest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/deltastep/test_deltastep_lean.py tests/solvers/deltastep/test_deltastep_paths.py -k 'lean or deltastep_gpu' > $O/dtest/lean-pytest-log.txt 2>&1; tail -8 $O/dtest/lean-pytest-log.txt" ;;
         scalepaths) step scale-paths ${CAP_scalepaths:-300} 60 "$(bench scale-paths config/sweeps/sssp-scale-paths.yaml)" ;;
         scaleregs) step scale-registers ${CAP_scaleregs:-240} 60 "$(bench scale-registers config/sweeps/sssp-scale-registers.yaml)" ;;
