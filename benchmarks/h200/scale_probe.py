@@ -1,12 +1,12 @@
 """One GAP-scale graph end to end on the device: made by gpusp's generator, written as GAPBS's .wsg, mapped back by
-gpusp, solved by deltastep_gpu and by GAPBS's driver from that same file, every answer checked by the certificate and
+gpusp, solved by deltastep_gpu (or another solver of ours, ``--variants``) and by GAPBS's driver from that same file, every answer checked by the certificate and
 GAPBS's distances compared with ours (its driver saves them after each source's timed trials), and with ``--gcsr``
 the workflow's mapped cache written and read back. One JSON record per graph, rewritten after every step, so a run
 cut short still says how far it got. Write-up: benchmarks/sssp-scale-h200.md.
 
 usage (device, repo root, after `. benchmarks/h200/env.sh`):
     python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--gapbs-trials 2]
-    [--threads 16] [--gcsr] [--variants - paths=false]
+    [--threads 16] [--gcsr] [--variants - paths=false deltastep_lean:paths=false]
 """
 
 from __future__ import annotations
@@ -89,8 +89,9 @@ def main(argv=None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/scale-probe"))
     ap.add_argument("--gcsr", action="store_true", help="also write and map back the workflow's .gcsr cache")
     ap.add_argument("--variants", nargs="+", default=["-"],
-                    help="deltastep_gpu's settings, one run of every source each, KEY=VALUE[,KEY=VALUE] ('-': the "
-                         "defaults; the first variant's record keeps the key deltastep_gpu)")
+                    help="runs of every source, each [SOLVER:]KEY=VALUE[,KEY=VALUE] (SOLVER: deltastep_gpu where "
+                         "not named; '-' or 'SOLVER:-': its defaults); the first variant's record keeps the key of "
+                         "its solver, the others SOLVER+SETTINGS")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     record = {"kind": args.kind, "scale": args.scale, "threads": args.threads}
@@ -118,10 +119,12 @@ def main(argv=None) -> int:
     save()
     ours = {}
     for i, variant in enumerate(args.variants):
-        params = parse_assignments(variant.split(",")) if variant != "-" else {}
-        key = "deltastep_gpu" if i == 0 else f"deltastep_gpu+{variant}"
+        solver, _, settings = variant.rpartition(":")
+        solver = solver or "deltastep_gpu"
+        params = parse_assignments(settings.split(",")) if settings != "-" else {}
+        key = solver if i == 0 else f"{solver}+{settings}"
         started = time.perf_counter()
-        for r in solve_many(graph, "deltastep_gpu", sources, trials=args.trials, warmup=1, **params):
+        for r in solve_many(graph, solver, sources, trials=args.trials, warmup=1, **params):
             if r.source == sources[0]:
                 record[f"{key}_first_answer_s" if i else "first_answer_s"] = time.perf_counter() - started
             ours.setdefault(r.source, r.dist)
@@ -163,7 +166,7 @@ def main(argv=None) -> int:
         record["read_gcsr_GBps"] = record["gcsr_bytes"] / record["read_gcsr_s"] / 1e9
         cache.unlink()
         save()
-    print(json.dumps({k: v for k, v in record.items() if not k.startswith(("deltastep_gpu", "gapbs"))}, default=str))
+    print(json.dumps({k: v for k, v in record.items() if not k.startswith(("deltastep", "gapbs"))}, default=str))
     return 0
 
 

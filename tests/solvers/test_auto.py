@@ -55,6 +55,21 @@ def test_a_power_law_graph_gets_the_near_far_solver():
     assert chosen.passed == ()
 
 
+def test_large_shallow_graphs_get_the_lean_solver_and_so_do_graphs_past_the_near_far_memory():
+    """GAP's kron and urand (>= 2^26 arcs, a few hops deep) go to deltastep_lean, measured faster there; a graph whose
+    deltastep_gpu state does not fit the free memory but deltastep_lean's does goes to it before the host."""
+    kron = Features(n=1 << 22, m=128_305_846, max_degree=162_916, weight_min=1, weight_max=255, hop_depth=9)
+    assert pick(kron).solver == "deltastep_lean" and pick(kron).rule.name == "large and shallow"
+    assert pick(Features(**{**kron.__dict__, "hop_depth": 64})).solver == "deltastep_gpu"
+    assert pick(Features(**{**kron.__dict__, "m": (1 << 26) - 1})).solver == "deltastep_gpu"
+    road = Features(**{**ROAD.__dict__, "n": 4_000_000, "m": 10_000_000, "itemsize": 8})
+    gpu, lean = (registry.get(s).memory(road.n, road.m, registry.get(s).defaults(), 8)
+                 for s in ("deltastep_gpu", "deltastep_lean"))
+    chosen = pick(road, free_bytes=(gpu + lean) // 2)
+    assert chosen.solver == "deltastep_lean" and chosen.rule.name == "fallback: past deltastep_gpu's memory"
+    assert [name for name, _ in chosen.passed] == ["deltastep_clusterasync", "deltastep_gpu"]
+
+
 def test_negative_weights_get_a_solver_that_takes_them():
     grid = generate("grid", rows=8, cols=8, seed=1)
     negative = grid.with_weights(np.where(np.arange(grid.m) % 5 == 0, -1, grid.weights))
@@ -91,7 +106,7 @@ def test_a_road_graph_past_the_clusters_limit_falls_through_to_the_next_row():
 def test_device_memory_is_respected_and_the_host_is_the_last_resort():
     chosen = pick(ROAD, free_bytes=1 << 20)
     assert chosen.solver == "dijkstra_cpu" and chosen.rule.name == "fallback: on the host"
-    assert [name for name, _ in chosen.passed] == ["deltastep_clusterasync", "deltastep_gpu"]
+    assert [name for name, _ in chosen.passed] == ["deltastep_clusterasync", "deltastep_gpu", "deltastep_lean"]
     assert all("GiB of device memory" in why for _, why in chosen.passed)
     with pytest.raises(SolverError, match="no row of the table"):
         pick(ROAD, candidates=())

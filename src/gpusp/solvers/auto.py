@@ -23,6 +23,7 @@ TINY_ARCS = 4096  # ring-4096: a CPU search of 4,096 arcs takes 0.05-0.07 ms, un
 THIN_LEVEL = 32  # vertices per hop level below which a search is a chain: one vertex a round on the GPU
 DEEP_HOPS = 64  # road graphs measured 300-1,000 hops deep, the SNAP graphs 10-30
 EVEN_SPREAD = 16  # largest / mean out-degree of the road graphs measured: about 3 (a social graph's: hundreds)
+LARGE_ARCS = 1 << 26  # GAP's kron and urand from scale 22 up: 128-134M arcs at 22, deltastep_lean measured there
 
 OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq}
 
@@ -121,11 +122,20 @@ RULES: tuple[Rule, ...] = (
          evidence="sssp-clusterasync-h200 and house-two-h200, USA-road-d.NY and BAY: 2.68 / 3.77 ms against "
                   "deltastep_cluster 3.74 / 5.67 and deltastep_gpu 5.69 / 9.18 ms; its limit (n <= 454,656, int32 "
                   "distances) passes larger graphs on"),
+    Rule("large and shallow", (NONNEGATIVE, ("m", ">=", LARGE_ARCS), ("hop_depth", "<=", DEEP_HOPS - 1)),
+         "deltastep_lean",
+         evidence="sssp-scale-h200-solvers, calls l1 and l2: kron-22 and urand-22 8.82 / 8.65 ms distances alone, "
+                  "11.23 / 11.42 with the tree, against deltastep_gpu 10.73 / 12.25 ms (distances alone) in the same "
+                  "run; within the graph's arrays + 16 bytes a vertex"),
     Rule("the rest", (NONNEGATIVE,), "deltastep_gpu",
          evidence="sssp-clusterasync-h200, sssp-peers-h200, workflow-h100: p2p-Gnutella30 and email-Enron 0.20 / "
                   "0.29 ms, the fastest; sssp-scale-h200: kron, urand and delaunay of 1-16M vertices, and "
                   "grid-1024 / delaunay-20 at 11.1 / 8.6 ms against deltastep_clusters 18.9 / 14.2 (the solvers "
                   "past one cluster); sssp-fast-h200: grid-4096 (16.8M vertices)"),
+    Rule("fallback: past deltastep_gpu's memory", (NONNEGATIVE,), "deltastep_lean",
+         evidence="where deltastep_gpu's 36-44 bytes a vertex beside the graph do not fit the device and "
+                  "deltastep_lean's 15.5 do; on road-like graphs as fast (sssp-scale-h200-solvers, call l3: "
+                  "delaunay-20 8.23 against 8.51 ms, grid-1024 11.25 against 11.03)"),
     Rule("fallback: on the host", (NONNEGATIVE,), "dijkstra_cpu",
          evidence="where deltastep_gpu's memory does not fit the device: one CPU search, host memory only"),
     Rule("fallback: on the host, negative weights", (NEGATIVE,), "scipy_dijkstra",
