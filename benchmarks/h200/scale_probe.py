@@ -1,8 +1,9 @@
 """One GAP-scale graph end to end on the device: made by gpusp's generator, written as GAPBS's .wsg, mapped back by
-gpusp, solved by deltastep_gpu (or another solver of ours, ``--variants``) and by GAPBS's driver from that same file, every answer checked by the certificate and
-GAPBS's distances compared with ours (its driver saves them after each source's timed trials), and with ``--gcsr``
-the workflow's mapped cache written and read back. One JSON record per graph, rewritten after every step, so a run
-cut short still says how far it got. Write-up: benchmarks/sssp-scale-h200.md.
+gpusp, solved by deltastep_gpu (or other solvers of ours, ``--variants``) and by GAPBS's driver from that same file,
+every answer checked by the certificate and GAPBS's distances compared with ours (its driver saves them after each
+source's timed trials), each solver's device memory read beside its spec's formula, and with ``--gcsr`` the
+workflow's mapped cache written and read back. One JSON record per graph, rewritten after every step, so a run cut
+short still says how far it got. Write-up: benchmarks/sssp-scale-h200.md.
 
 usage (device, repo root, after `. benchmarks/h200/env.sh`):
     python3 benchmarks/h200/scale_probe.py KIND SCALE --out DIR [--sources 4] [--trials 3] [--gapbs-trials 2]
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba import cuda
 
 from gpusp.data.formats import read_graph, write_graph
 from gpusp.data.generate import generate
@@ -26,6 +28,7 @@ from gpusp.measure.harness import solve_many
 from gpusp.measure.sources import pick_sources
 from gpusp.measure.validate import check_certificate
 from gpusp.plan import parse_assignments
+from gpusp.solvers import registry
 from gpusp.solvers.peers import build as peers
 
 
@@ -77,6 +80,13 @@ def gapbs(wsg: Path, sources, delta: int, threads: int, trials: int, work: Path)
             "load_pct_of_solve": 100.0 * ready["load_ms"] / solve_ms if solve_ms else None, "saved": str(saved)}
 
 
+def device_used() -> int | None:
+    """Bytes of device memory in use (total - free on the current context); None in the simulator (NaN there)."""
+    free, total = cuda.current_context().get_memory_info()
+    used = total - free
+    return int(used) if used == used else None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kind", choices=("kron", "urand", "delaunay"))
@@ -124,9 +134,15 @@ def main(argv=None) -> int:
         params = parse_assignments(settings.split(",")) if settings != "-" else {}
         key = solver if i == 0 else f"{solver}+{settings}"
         started = time.perf_counter()
+        before = device_used()
+        spec = registry.get(solver)
+        record[f"{key}_memory_formula_bytes"] = spec.memory(graph.n, graph.m, spec.resolve(params),
+                                                            graph.weights.itemsize)
         for r in solve_many(graph, solver, sources, trials=args.trials, warmup=1, **params):
             if r.source == sources[0]:
                 record[f"{key}_first_answer_s" if i else "first_answer_s"] = time.perf_counter() - started
+                # the solver's arrays are alive while the generator runs: what it holds beyond the context
+                record[f"{key}_device_bytes"] = None if before is None else device_used() - before
             ours.setdefault(r.source, r.dist)
             answer = {"source": r.source, "samples_ms": r.timings.samples_ms,
                       "median_ms": float(np.median(r.timings.samples_ms)), "compile_s": r.timings.compile_s,

@@ -94,7 +94,7 @@ INTERNALS = {
     "h200/scale_probe.py": {"gpusp.data.formats.read_graph", "gpusp.data.formats.write_graph",
                             "gpusp.data.generate.generate", "gpusp.measure.harness.solve_many",
                             "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_certificate",
-                            "gpusp.plan.parse_assignments", "gpusp.solvers.peers.build"},
+                            "gpusp.plan.parse_assignments", "gpusp.solvers.peers.build", "gpusp.solvers.registry"},
     "h200/road_sweep.py": {"gpusp.data.generate", "gpusp.data.weights.add_weights", "gpusp.measure.harness.solve_many",
                            "gpusp.measure.sources.pick_sources", "gpusp.measure.validate.check_sssp",
                            "gpusp.measure.validate.reference_rows"},
