@@ -386,21 +386,26 @@ class DeltaStepSolver(PersistentSSSP):
                          fuse_limit=fuse_limit, fuse_queue=fuse_queue, fuse_lanes=fuse_lanes, split=split,
                          push=push, launch=launch, registers=registers, paths=paths)
         self.chain = chain
+        self.fuse = fuse
+        self.fuse_queue = fuse_queue
+        if split > 0 and fuse == "block":
+            raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
+        self._near_far(delta, lanes, block, grid, split, push, launch, fused=fuse == "block")
+        self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)
+        self.fuse_limit = block_fuse_limit(fuse_limit, block, self.fuse_lanes) if fuse == "block" else 0
+        self.registers = registers
+        self.kernel = nearfar_kernel(registers)
+
+    def _near_far(self, delta, lanes, block, grid, split, push, launch, fused=False):
+        """The settings of the near-far kernels (this one and deltastep_lean's), resolved for the graph."""
+        graph = self.graph
         self.delta = nearfar_delta(delta, graph)
         self.block = block
         depth = graph.hop_landmarks()[0] if not lanes else 0  # the automatic lanes read the hop depth
         self.lanes = nearfar_lanes(lanes, block, graph.n, depth, graph.m)
-        self.fuse = fuse
-        self.fuse_queue = fuse_queue
-        self.fuse_lanes = nearfar_lanes(fuse_lanes or self.lanes, block)
-        self.fuse_limit = block_fuse_limit(fuse_limit, block, self.fuse_lanes) if fuse == "block" else 0
-        if split > 0 and fuse == "block":
-            raise SolverError("split and fuse=block exclude each other (the block-local queue holds whole vertices)")
-        max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
-        self.split = nearfar_split(split, self.lanes, max_degree, fuse == "block", graph.m / max(graph.n, 1))
+        self.max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
+        self.split = nearfar_split(split, self.lanes, self.max_degree, fused, graph.m / max(graph.n, 1))
         self.push = push
-        self.registers = registers
-        self.kernel = nearfar_kernel(registers)
         # 'auto': the kernel's launch captured into a CUDA graph and replayed (the simulator has no graphs)
         self.asked = launch
         self.launch = "graph" if launch != "direct" and TARGET.gpu else "direct"

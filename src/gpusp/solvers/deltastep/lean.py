@@ -12,14 +12,12 @@ import functools
 import numpy as np
 from numba import cuda
 
-from ..common.csr import DeviceGraph
 from ..common.gate import OFFSETS, kernel
-from ..common.launch import TARGET, blocks_per_sm
+from ..common.launch import blocks_per_sm
 from .gpu import (CTL_SIZE, FAR, FAR_SCANNED, FMIN, FMIN_EMPTY, GRID_STEPS, NEAR, RELAX, ROUNDS, SPLITS,
                   DeltaStepSolver, _arc_range, _claim)
 from .persistent import block_add, tight_tree
-from .spec import (NEARFAR_BLOCKS_PER_SM, NEARFAR_REGISTERS, lean_hub, lean_queue, nearfar_delta, nearfar_lanes,
-                   nearfar_split)
+from .spec import NEARFAR_BLOCKS_PER_SM, NEARFAR_REGISTERS, lean_hub, lean_queue
 
 # control words past deltastep_gpu's: the hub chunks a bitmap round queued (one slot per step parity), the rounds
 # read from a bitmap and the splits that read the far bitmap
@@ -43,8 +41,8 @@ def _unbit(w):
 @cuda.jit(device=True)
 def _push_near(nearq, chunkq, nearbits, ctl, w, wrow, wbuf, wslot, indptr, split, warp):
     """Mark w for the next round (bitmap row ``wrow``) unless it already is; the first to mark it claims its queue
-    entries (with ``split``, one per ``split`` arcs). Entries past the queue's capacity are counted, not written: a count
-    past the capacity sends the next round to the bitmap."""
+    entries (with ``split``, one per ``split`` arcs). Entries past the queue's capacity are counted, not written: a
+    count past the capacity sends the next round to the bitmap."""
     bit = _bit(w)
     if cuda.atomic.or_(nearbits, wrow + (w >> 5), bit) & bit == 0:  # atomic: one mark per vertex and round
         cap = nearq.shape[1]
@@ -320,33 +318,18 @@ class LeanSolver(DeltaStepSolver):
     """deltastep_lean: deltastep_gpu's rounds and splits over bitmaps and queues of a fraction of n."""
 
     def __init__(self, graph, *, delta, lanes, block, grid, split, push, launch, queue, paths):
+        # the Solver's own __init__: deltastep_gpu's fusion, chains and register caps are not this kernel's
         super(DeltaStepSolver, self).__init__(graph, delta=delta, lanes=lanes, block=block, grid=grid, split=split,
                                               push=push, launch=launch, queue=queue, paths=paths)
-        self.delta = nearfar_delta(delta, graph)
-        self.block = block
-        depth = graph.hop_landmarks()[0] if not lanes else 0
-        self.lanes = nearfar_lanes(lanes, block, graph.n, depth, graph.m)
-        max_degree = int(np.diff(graph.indptr).max()) if graph.n else 0
-        self.split = nearfar_split(split, self.lanes, max_degree, False, graph.m / max(graph.n, 1))
+        self._near_far(delta, lanes, block, grid, split, push, launch)
         self.queue = lean_queue(queue, graph.n)
         self.hub = lean_hub(graph.m, self.queue)
-        self.hubs = max_degree > self.hub  # a bitmap round cuts some vertex into chunks
-        self.push = push
+        self.hubs = self.max_degree > self.hub  # a bitmap round cuts some vertex into chunks
         self.kernel = lean_kernel()
-        self.asked = launch
-        self.launch = "graph" if launch != "direct" and TARGET.gpu else "direct"
-        self.want_grid = grid
-        self.dtype = graph.dtype
-        self.inf = graph.dtype.type(graph.inf)
-        self.grid = None
-        self.replay = None
 
     def upload(self):
-        n = self.graph.n
-        self.dg = DeviceGraph(self.graph).upload()
-        self.d_dist = cuda.device_array(n, dtype=self.dtype)
-        self.d_parent = cuda.device_array(n if self.paths else 1, dtype=np.int32)
-        words = -(-n // 32)
+        words = -(-self.graph.n // 32)
+        self.upload_arrays(self.dtype, parents=self.paths)
         chunked = self.split > 0 or self.hubs
         self.d_near = cuda.device_array((2, self.queue), dtype=np.int32)
         self.d_chunk = cuda.device_array((2, self.queue if chunked else 1), dtype=np.int32)

@@ -19,12 +19,12 @@ class PersistentSSSP(Solver):
 
     device = "gpu"
 
-    def upload_arrays(self, dtype):
-        """The CSR graph, distances (``dtype``) and parents on the device."""
+    def upload_arrays(self, dtype, parents: bool = True):
+        """The CSR graph, distances (``dtype``) and parents on the device (without ``parents``, one placeholder)."""
         n = self.graph.n
         self.dg = DeviceGraph(self.graph).upload()
         self.d_dist = cuda.device_array(n, dtype=dtype)
-        self.d_parent = cuda.device_array(n, dtype=np.int32)
+        self.d_parent = cuda.device_array(n if parents else 1, dtype=np.int32)
 
     def upload_source(self):
         """The source in pinned host memory that the kernel reads (a launch, or a replayed graph, per source without new

@@ -82,7 +82,7 @@ def nearfar_split_bound(split: int, lanes: int) -> int:
 # deltastep_gpu in at most 16 bytes a vertex beside the graph: membership in bits, queues of a fraction of n.
 LEAN_QUEUE_SHARE = 8  # queue 0: entries of each near queue and far pile = n / this
 LEAN_HUB_MIN = 32  # arcs of a bitmap round's hub chunk at least: a warp's pass
-LEAN_FIXED = 256  # bytes of control words and placeholders
+LEAN_FIXED = 256  # bytes of control words and placeholder arrays
 
 
 def lean_queue(queue: int, n: int) -> int:
@@ -370,7 +370,7 @@ LEAN = SolverSpec(
     "deltastep_lean", "sssp", "gpu", "-", "deltastep_gpu's near-far delta-stepping in at most 16 bytes a vertex "
     "beside the graph (distances and parents included): near and far membership as bits, queues of n / "
     f"{LEAN_QUEUE_SHARE} entries; a round whose queue overflowed reads the near bitmap, a split whose pile "
-    "overflowed the far bitmap; for graphs whose size the memory decides (GAP's kron and urand at scale 27 and past)",
+    "overflowed the far bitmap; faster than deltastep_gpu on GAP's kron and urand, and where its memory does not fit",
     "gpusp.solvers.deltastep.lean:LeanSolver",
     params=(*(p for p in NEARFAR.params if p.name in ("delta", "lanes", "block", "grid", "split", "push", "launch")),
             Param("queue", 0, f"entries of each near queue and far pile (0: n / {LEAN_QUEUE_SHARE}); a round or "
@@ -378,10 +378,8 @@ LEAN = SolverSpec(
             PATHS),
     offsets64=True,
     memory=GRAPH + W * N + when("paths", lambda p: p["paths"], note(4 * N, "parents"))
-    + note(16 * derived("Q", lambda n, m, p, w: lean_queue(p["queue"], n), f"queue, or n / {LEAN_QUEUE_SHARE}"),
-           "two near queues, two far piles")
-    + note(8 * derived("Q", lambda n, m, p, w: lean_queue(p["queue"], n), f"queue, or n / {LEAN_QUEUE_SHARE}"),
-           "two chunk-index queues (with split or hubs)")
+    + note(24 * derived("Q", lambda n, m, p, w: lean_queue(p["queue"], n), f"queue, or n / {LEAN_QUEUE_SHARE}"),
+           "two near queues, their chunk indices (with split or hubs), two far piles")
     + note(16 * derived("B", lambda n, m, p, w: -(-n // 32), "words of a bitmap, n / 32"),
            "three near bitmaps, the far bitmap") + note(lift(LEAN_FIXED), "control words"))
 
