@@ -143,8 +143,8 @@ for st in "$@"; do
         # simulator tests on the real GPU
         phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core${PHASTCORE_CONFIG:-}.yaml ${PHASTCORE_GRAPHS:-})" ;;
         coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py tests/solvers/phast/test_phast_gpu.py -k 'core or launch' > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
-        # issue 38 at GAP scale (PROBE_SCALE, default 26): deltastep_gpu with and without its tree beside GAPBS-16t from
-        # one .wsg, every answer certified
+        # issue 38 at GAP scale (PROBE_SCALE, default 26): SCALE26_VARIANTS (default deltastep_gpu with and without its
+        # tree; SOLVER:SETTINGS for another solver) beside GAPBS-16t from one .wsg, every answer certified
         scale26) P=${PROBE_SCALE:-26}; step scale-$P ${CAP_scale26:-560} 200 "mkdir -p $O/scale$P && python3 -m gpusp.cli peers build gapbs --mirror .devdata --offline > $O/scale$P/build.txt 2>&1; for k in ${SCALE26_KINDS:-kron urand}; do timeout ${SCALE26_EACH:-280} python3 benchmarks/h200/scale_probe.py \$k $P --out $O/scale$P --threads \$(nproc) --variants ${SCALE26_VARIANTS:-- paths=false} > $O/scale$P/probe-\$k.log 2>&1; echo \"probe \$k exit \$?\"; tail -4 $O/scale$P/probe-\$k.log; done" ;;
         # issue 39: the fixed rounds' device time of paper 000's three Bellman-Ford kernels on NY, ROUNDEV_REPEATS times each
         roundev) step round-device ${CAP_roundev:-150} 40 "mkdir -p $O/roundev && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > $O/roundev/gpu.txt; python3 benchmarks/h200/round_floor.py .devdata/USA-road-d.NY.gr.gz --device-repeats ${ROUNDEV_REPEATS:-5} > $O/roundev/round-device.csv 2> $O/roundev/log.txt; cat $O/roundev/round-device.csv" ;;
