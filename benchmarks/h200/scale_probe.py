@@ -13,6 +13,7 @@ usage (device, repo root, after `. benchmarks/h200/env.sh`):
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -81,8 +82,13 @@ def gapbs(wsg: Path, sources, delta: int, threads: int, trials: int, work: Path)
 
 
 def device_used() -> int | None:
-    """Bytes of device memory in use (total - free on the current context); None in the simulator (NaN there)."""
-    free, total = cuda.current_context().get_memory_info()
+    """Bytes of device memory in use (total - free on the current context) once the arrays no longer referenced are
+    freed (an earlier variant's, else counted against the next); None in the simulator (NaN there)."""
+    gc.collect()
+    context = cuda.current_context()
+    if hasattr(context, "deallocations"):
+        context.deallocations.clear()
+    free, total = context.get_memory_info()
     used = total - free
     return int(used) if used == used else None
 
