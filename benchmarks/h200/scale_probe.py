@@ -152,7 +152,7 @@ def main(argv=None) -> int:
             ours.setdefault(r.source, r.dist)
             answer = {"source": r.source, "samples_ms": r.timings.samples_ms,
                       "median_ms": float(np.median(r.timings.samples_ms)), "compile_s": r.timings.compile_s,
-                      "h2d_ms": r.timings.h2d_ms, "relaxations": r.counters.get("relaxations"),
+                      "h2d_ms": r.timings.h2d_ms, "relaxations": r.counters.get("relaxations"), "counters": r.counters,
                       "reached": int((r.dist != graph.inf).sum()), "params": params,
                       "same_as_first": bool(np.array_equal(r.dist, ours[r.source]))}
             record.setdefault(key, []).append(answer)
