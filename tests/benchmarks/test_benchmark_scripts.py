@@ -44,6 +44,7 @@ SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
     "road_pieces_floor.py": "run", "bucket_work_model.py": "run", "far_pile_model.py": "run",
+    "gap_scale_figure.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
@@ -72,6 +73,7 @@ INTERNALS = {
     "papers/memory_limits.py": {"gpusp.solvers.registry"},
     "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors", "gpusp.solvers.floydwarshall.cpu.fw_step"},
     "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
+    "gap_scale_figure.py": {"gpusp.atomic.atomic_open"},
     "papers/make_configs.py": {"gpusp.report.findings.cell_specs", "gpusp.report.findings.expand_cells"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
@@ -264,6 +266,21 @@ def test_all_trees_amortisation_finds_each_crossover_from_the_committed_figures(
         (float(multi["per_tree_ms"]) - float(phast["per_tree_ms"])) / 1e3)
     assert abs(ny[("phast_gpu", "multisource_sssp")] - expected) <= 1
     assert ("multisource_sssp", "GAPBS, 16 threads") in ny and (tmp_path / "a.png").stat().st_size > 10_000
+
+
+def test_gap_scale_figure_draws_one_call_a_scale_with_gapbs_from_that_call(tmp_path):
+    out = script("gap_scale_figure.py", "--out", tmp_path / "gap.png").stdout
+    assert (tmp_path / "gap.png").stat().st_size > 10_000 and "wrote" in out
+    table = import_script("gap_scale_figure.py").rows()
+    assert sorted(set(zip(table["kind"], table["scale"]))) == [(k, s) for k in ("kron", "urand") for s in (22, 26, 27)]
+    assert (table["n"] == 2 ** table["scale"]).all()
+    for _, point in table.groupby(["kind", "scale"]):
+        assert len(point) == 3 and point["call"].nunique() == 1  # every series of a point from one call
+        ms = dict(zip(point["series"], point["median_ms"]))
+        assert ms["deltastep_lean"] < ms["deltastep_gpu"] < ms["GAPBS, 16 threads"] / 10  # the write-up's reading
+    kron27 = table[(table["kind"] == "kron") & (table["scale"] == 27)].set_index("series")
+    assert kron27.loc["deltastep_lean", "median_ms"] == pytest.approx(439.78)
+    assert kron27.loc["deltastep_lean", "gteps"] == pytest.approx(4223273018 / 439.78 / 1e6)
 
 
 def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
