@@ -23,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -44,7 +45,7 @@ SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
     "road_pieces_floor.py": "run", "bucket_work_model.py": "run", "far_pile_model.py": "run",
-    "gap_scale_figure.py": "run",
+    "gap_scale_figure.py": "run", "dist_locality_model.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
@@ -74,6 +75,7 @@ INTERNALS = {
     "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors", "gpusp.solvers.floydwarshall.cpu.fw_step"},
     "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
     "gap_scale_figure.py": {"gpusp.atomic.atomic_open"},
+    "dist_locality_model.py": {"gpusp.measure.sources.pick_sources"},
     "papers/make_configs.py": {"gpusp.report.findings.cell_specs", "gpusp.report.findings.expand_cells"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
     "h200/launch_micro.py": {"gpusp.solvers.common.launch.Launch", "gpusp.solvers.common.launch.NativeRead"},
@@ -283,6 +285,23 @@ def test_gap_scale_figure_draws_one_call_a_scale_with_gapbs_from_that_call(tmp_p
     assert kron27.loc["deltastep_lean", "gteps"] == pytest.approx(4223273018 / 439.78 / 1e6)
 
 
+def test_dist_locality_model_counts_sector_hits_and_keeps_the_search_under_relabelling():
+    model = import_script("dist_locality_model.py")
+    # vertex 0's arcs read heads 1..8 twice over: sectors of 4 distances, {1,2,3}, {4..7}, {8}
+    indptr = np.array([0, 16] + [16] * 8, np.int64)
+    indices = np.array(list(range(1, 9)) * 2, np.int32)
+    expanded = np.array([0], np.int64)
+    assert model.replay(indptr, indices, expanded, 4, 2, 4) == (16, 13)  # 3 first reads miss, the rest hit
+    assert model.replay(indptr, indices, expanded, 1, 1, 4) == (16, 10)  # one sector of room: its 6 changes miss
+    out = script("dist_locality_model.py", "kron-10", "--sources", "1", "--cache-mb", "0.001", "64").stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {(r["order"], r["cache_mb"]) for r in rows} == {(o, c) for o in ("generated", "degree", "bfs")
+                                                           for c in (0.001, 64.0)}
+    assert len({r["relaxations"] for r in rows}) == 1 and all(r["reads"] == r["relaxations"] for r in rows)
+    for r in rows:  # a cache larger than the distances misses each sector once at most
+        assert r["cache_mb"] < 1 or r["miss_bytes"] <= -(-r["n"] // 4) * 32
+
+
 def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
     out = script("road_pieces_floor.py", "grid8", "--pieces", "1", "2", "--sources", "2").stdout
     rows = [json.loads(line) for line in out.splitlines()]
@@ -293,8 +312,6 @@ def test_road_pieces_floor_counts_cut_arcs_and_piece_changes_on_a_grid():
 
 
 def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buckets():
-    import numpy as np
-
     from gpusp.data.generate import generate
     from gpusp.measure.validate import reference_rows
 
@@ -318,8 +335,6 @@ def test_bucket_work_model_finds_the_distances_and_counts_more_work_in_wider_buc
 
 
 def test_far_pile_model_finds_the_distances_and_counts_the_kernels_pile_reads():
-    import numpy as np
-
     from gpusp.data.generate import generate
     from gpusp.measure.validate import reference_rows
 
