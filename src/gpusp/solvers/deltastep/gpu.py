@@ -470,12 +470,15 @@ class DeltaStepSolver(PersistentSSSP):
 
         return lambda: self._counters(self.d_ctl.copy_to_host(), launches)  # after the trial's clock
 
+    def _near_far_counters(self, ctl, launches) -> dict:
+        """The counters the near-far kernels (this one and deltastep_lean's) share: control words and settings."""
+        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
+                "far_scanned": int(ctl[FAR_SCANNED]), "launches": launches, "delta": self.delta, "lanes": self.lanes,
+                "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "split": self.split, "push": self.push,
+                "launch": self.launch, "paths": self.paths}
+
     def _counters(self, ctl, launches) -> dict:
         """A run's counters from its control words and the settings used."""
-        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                "far_scanned": int(ctl[FAR_SCANNED]),
-                "launches": launches, "delta": self.delta, "lanes": self.lanes, "chain": self.chain,
-                "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "block_steps": int(ctl[BLOCK_STEPS]),
-                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit,
-                "fuse_lanes": self.fuse_lanes, "split": self.split, "push": self.push,
-                "launch": self.launch, "registers": self.registers, "paths": self.paths}
+        return {**self._near_far_counters(ctl, launches), "chain": self.chain, "block_steps": int(ctl[BLOCK_STEPS]),
+                "fused_steps": int(ctl[FUSED_ROUNDS]), "fuse_limit": self.fuse_limit, "fuse_lanes": self.fuse_lanes,
+                "registers": self.registers}

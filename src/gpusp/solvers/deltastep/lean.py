@@ -348,8 +348,5 @@ class LeanSolver(DeltaStepSolver):
         return ((dg.indptr, dg.indices, dg.weights), self.d_dist, self.d_parent, queues, self.d_source, search, modes)
 
     def _counters(self, ctl, launches) -> dict:
-        return {"iterations": int(ctl[ROUNDS]), "buckets": int(ctl[SPLITS]), "relaxations": int(ctl[RELAX]),
-                "far_scanned": int(ctl[FAR_SCANNED]), "bitmap_rounds": int(ctl[BITMAP_ROUNDS]),
-                "bitmap_splits": int(ctl[BITMAP_SPLITS]), "launches": launches, "delta": self.delta,
-                "lanes": self.lanes, "grid": self.grid, "grid_steps": int(ctl[GRID_STEPS]), "split": self.split,
-                "queue": self.queue, "hub": self.hub, "push": self.push, "launch": self.launch, "paths": self.paths}
+        return {**self._near_far_counters(ctl, launches), "bitmap_rounds": int(ctl[BITMAP_ROUNDS]),
+                "bitmap_splits": int(ctl[BITMAP_SPLITS]), "queue": self.queue, "hub": self.hub}
