@@ -1,13 +1,16 @@
 """The SciPy reference (scipy_dijkstra, scipy_apsp) on the awkward cases, negative weights and negative cycles, and
 scipy_apsp's rows split over forked workers."""
 
+import multiprocessing
 import os
+import signal
+import time
 
 import pytest
 from cases import assert_apsp_ok, assert_sssp_ok, negative_cycle_graph, sssp_cases
 
 import gpusp
-from gpusp.errors import NegativeCycleError
+from gpusp.errors import NegativeCycleError, SolverError
 
 CASES = sssp_cases(negative=True)
 
@@ -38,11 +41,9 @@ def test_apsp_workers_split_the_sources(label, graph, source):
 
 
 def test_apsp_workers_are_forked_with_the_stop_signals_blocked(tmp_path, monkeypatch):
-    """A stop signal that reached a new worker before it took the default handlers back ran the parent's handler;
-    after Pool.terminate() that worker waited forever for the queue's lock (a CI run hung on the negative-cycle test
-    below). The workers start with the stop signals blocked, and the parent's mask is given back."""
-    import signal
-
+    """A stop signal that reached a new worker before it took the default handlers back would run the parent's
+    handler and keep the worker alive. The workers start with the stop signals blocked, and the parent's mask is given
+    back."""
     from gpusp.solvers.scipy import reference
 
     real = reference._default_signals
@@ -60,17 +61,62 @@ def test_apsp_workers_are_forked_with_the_stop_signals_blocked(tmp_path, monkeyp
     assert not signal.pthread_sigmask(signal.SIG_BLOCK, []) & set(reference._STOP_SIGNALS)
 
 
+@pytest.mark.timeout(120)
 def test_apsp_workers_negative_cycle():
-    with pytest.raises(NegativeCycleError):
-        gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=2)
+    """Every worker meets the cycle and the first error is raised; repeated, because multiprocessing.Pool.terminate()
+    once hung here now and then (it killed a worker holding the result queue's lock, then waited for that lock)."""
+    for _ in range(20):
+        with pytest.raises(NegativeCycleError):
+            gpusp.solve(negative_cycle_graph(), "scipy_apsp", workers=3)
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.timeout(120)
+def test_apsp_worker_killed_is_an_error_not_a_hang(monkeypatch):
+    """A worker that dies without a word (the OOM killer, say) makes the call fail, naming it."""
+    from gpusp.solvers.scipy import reference
+
+    real = reference._scipy_rows
+
+    def dying(bounds):
+        if bounds[0] == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(bounds)
+
+    monkeypatch.setattr(reference, "_scipy_rows", dying)
+    graph = dict((c[0], c[1]) for c in CASES)["random-13"]
+    with pytest.raises(SolverError, match=r"worker \d+ died \(exit code -9\)"):
+        gpusp.solve(graph, "scipy_apsp", workers=2)
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.timeout(120)
+def test_apsp_workers_are_stopped_when_the_parent_is_interrupted(monkeypatch):
+    """An exception in the parent while the workers run (Ctrl-C, a job's stop) ends them and reaches the caller."""
+    from gpusp.solvers.scipy import reference
+
+    monkeypatch.setattr(reference, "_scipy_rows", lambda bounds: time.sleep(600))
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            gpusp.solve(dict((c[0], c[1]) for c in CASES)["random-13"], "scipy_apsp", workers=3)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert time.monotonic() - start < 30
+    assert not multiprocessing.active_children()
 
 
 @pytest.mark.timeout(120)
 def test_apsp_workers_end_under_a_parent_handler_that_keeps_running(label="random-13"):
     """A parent that forwards stop signals instead of dying (a job's handler) must not keep the forked workers alive:
-    they take the default handlers, leave when the queue is drained, and the call returns."""
-    import signal
-
+    they take the default handlers, leave when their chunks are done, and the call returns."""
     graph = dict((c[0], c[1]) for c in CASES)[label]
     before = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:

@@ -63,11 +63,11 @@ class ScipySssp(_Scipy):
         return {"iterations": 1}
 
 
-_ROWS: dict = {}  # what the forked workers of scipy_apsp read: graph, matrix and the shared result
+_ROWS: dict = {}  # what the forked workers of scipy_rows_parallel read: graph, matrix, chunks and the shared result
 
 
 def _scipy_rows(bounds):
-    """Worker: SciPy rows lo .. hi - 1 (of the sources asked for) straight into the shared result."""
+    """SciPy rows lo .. hi - 1 (of the sources asked for) straight into the shared result."""
     lo, hi = bounds
     dist, parent = scipy_paths(_ROWS["graph"], _ROWS["matrix"], _ROWS["sources"][lo:hi],
                                predecessors=_ROWS["parent"] is not None)
@@ -81,42 +81,90 @@ _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def _default_signals():
-    """A forked worker dies of the stop signals: the parent's handlers (a job's forwarding handler, say) would keep a
-    worker blocked on the pool's queue alive through Pool.terminate(). They arrive blocked (see
-    :func:`scipy_rows_parallel`), so one sent before this point is taken by the default action too."""
+    """A forked worker dies of the stop signals: the parent's handlers (a job's forwarding handler, say) would keep it
+    alive. They arrive blocked (see :func:`scipy_rows_parallel`), so one sent before this point is taken by the default
+    action too."""
     for signum in _STOP_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
+def _rows_worker(first, stride, conn):
+    """Worker: chunks first, first + stride, ... until they run out or a worker has failed; sends ``("rows", count)``
+    or ``("error", exception)`` through its own pipe, the one thing it shares with the parent besides the mapping."""
+    _default_signals()
+    chunks, failed = _ROWS["chunks"], _ROWS["failed"]
+    try:
+        done = 0
+        for bounds in chunks[first::stride]:
+            if failed[0]:
+                break
+            done += _scipy_rows(bounds)
+        conn.send(("rows", done))
+    except BaseException as exc:  # noqa: BLE001 - the parent re-raises it
+        failed[0] = 1
+        conn.send(("error", exc))
+    finally:
+        conn.close()
+
+
 def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predecessors: bool = True):
     """SciPy's rows from ``sources`` (None: every vertex, APSP), split into chunks over ``workers`` forked processes;
-    ``(dist, parent)``, parent None unless ``predecessors``."""
+    ``(dist, parent)``, parent None unless ``predecessors``.
+
+    The workers share no lock with the parent (each reports through its own pipe, rows go to one anonymous mapping,
+    a failure sets a flag byte in it), so killing them never leaves the parent waiting on a lock a dead worker held, as
+    ``multiprocessing.Pool.terminate()`` can."""
     n, w = graph.n, graph.dtype.itemsize
     sources = np.arange(n) if sources is None else np.asarray(sources, dtype=np.int64)
     k = sources.size
-    shared = mmap.mmap(-1, max(k * n * (w + 4 * predecessors), 1))  # anonymous, shared with the forked workers
+    rows = k * n * (w + 4 * predecessors)
+    shared = mmap.mmap(-1, rows + 1)  # anonymous, shared with the forked workers; the last byte is the failure flag
     dist = np.frombuffer(shared, dtype=graph.dtype, count=k * n).reshape(k, n)
     parent = (np.frombuffer(shared, dtype=np.int32, count=k * n, offset=k * n * w).reshape(k, n)
               if predecessors else None)
     step = max(1, -(-k // (8 * workers)))  # 8 chunks per worker even out the rows' costs
-    _ROWS.update(graph=graph, matrix=matrix, sources=sources, dist=dist, parent=parent)
-    # the stop signals stay blocked from before the fork until a worker has taken the default handlers back: one that
-    # came in between would run the parent's handler, and a worker that lived on would wait forever for the queue's
-    # lock, which Pool.terminate() keeps (the pool's own threads, which fork replacements, keep the mask blocked)
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    chunks = [(lo, min(k, lo + step)) for lo in range(0, k, step)]
+    workers = min(workers, len(chunks))
+    _ROWS.update(graph=graph, matrix=matrix, sources=sources, dist=dist, parent=parent, chunks=chunks,
+                 failed=np.frombuffer(shared, dtype=np.uint8, count=1, offset=rows))
+    ctx = multiprocessing.get_context("fork")
+    procs, conns = [], []
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-    try:
-        done = sum(pool.imap_unordered(_scipy_rows, [(lo, min(k, lo + step)) for lo in range(0, k, step)]))
-        pool.close()  # the workers leave when the queue is drained: none is killed while it holds the queue's lock
+        # the stop signals stay blocked from before the forks until each worker has taken the default handlers back:
+        # one that came in between would run the parent's handler in the worker
+        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            for first in range(workers):
+                recv, send = ctx.Pipe(duplex=False)
+                procs.append(ctx.Process(target=_rows_worker, args=(first, workers, send), daemon=True))
+                procs[-1].start()
+                send.close()
+                conns.append(recv)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+        done, error = 0, None
+        for proc, conn in zip(procs, conns):
+            try:
+                kind, value = conn.recv()
+            except EOFError:
+                proc.join()
+                kind, value = "error", SolverError(f"SciPy rows: worker {proc.pid} died (exit code {proc.exitcode})")
+            if kind == "rows":
+                done += value
+            elif error is None:
+                error = value
+        if error is not None:
+            raise error
     except BaseException:
-        pool.terminate()
+        for proc in procs:  # they die of SIGTERM (default handlers); none holds anything the parent waits for
+            proc.terminate()
         raise
     finally:
-        pool.join()
+        for proc in procs:
+            proc.join()
+        for conn in conns:
+            conn.close()
         _ROWS.clear()
     if done != k:
         raise SolverError(f"SciPy rows: the workers returned {done} of {k} rows")
