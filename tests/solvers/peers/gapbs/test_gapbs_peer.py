@@ -41,6 +41,7 @@ from gpusp.measure.validate import NO_PARENTS, reference_distances
 pytestmark = pytest.mark.timeout(600)  # room for a host several times slower than usual
 ENTRY = peers.get_peer("gapbs")
 DRIVER = "gapbs_sssp_many"
+CLOCK_STEP_MS = 1.0  # how far GAPBS's real-time clock may run ahead of our monotonic one within a trial
 REPO_TINY = Path(__file__).resolve().parents[4] / "src" / "gpusp" / "data" / "tiny.gr"
 
 
@@ -377,7 +378,10 @@ def test_runs_from_several_sources_in_one_driver(gapbs, drivers, threads):
         assert c["arcs"] == g.simple().m and c["threads"] == threads and c["delta"] == g.default_delta()
         assert c["driver_load_ms"] == load >= 0 and "peer_verified" not in c and c["gapbs_commit"] == ENTRY["commit"]
         assert t.clock == "peer:gapbs" and len(t.samples_ms) == 2 and t.compile_s == 0.0 and t.d2h_ms > 0
-        assert all(0 <= s <= w for s, w in zip(t.samples_ms, c["wall_ms"])), (t.samples_ms, c["wall_ms"])
+        # GAPBS times a trial on the real-time clock (gettimeofday), ours around the call on the monotonic one; an
+        # adjustment of the real-time clock during a trial can put a sample above its wall time (one CI run saw it)
+        walls = c["wall_ms"]
+        assert all(0 <= s <= w + CLOCK_STEP_MS for s, w in zip(t.samples_ms, walls)), (t.samples_ms, walls)
     assert results[0].timings.h2d_ms > 0 and len(results[0].timings.warmup_ms) == 1
     assert all(r.timings.h2d_ms == 0 and not r.timings.warmup_ms for r in results[1:])
 
