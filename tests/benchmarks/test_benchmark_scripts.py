@@ -45,7 +45,7 @@ SCRIPTS = {
     "sssp_fast_table.py": "run", "apsp_fast_table.py": "run", "make_table.py": "run", "parse_speed.py": "run",
     "large_graph_io.py": "run", "phast_contraction.py": "run", "all_trees_amortisation.py": "run",
     "road_pieces_floor.py": "run", "bucket_work_model.py": "run", "far_pile_model.py": "run",
-    "gap_scale_figure.py": "run", "dist_locality_model.py": "run",
+    "gap_scale_figure.py": "run", "dist_locality_model.py": "run", "scale_rows.py": "run",
     "auto_features.py": "imports",  # reads the mirror's graphs and builds GAP-scale ones: minutes
     "fastfw_sass.py": "help",  # needs nvdisasm and numba-cuda's sm_90 compiler
     "papers/make_configs.py": "run", "papers/cpu_sampled.py": "run", "papers/memory_limits.py": "run",
@@ -75,6 +75,7 @@ INTERNALS = {
     "papers/fw_sampled.py": {"gpusp.data.graph.dense_predecessors", "gpusp.solvers.floydwarshall.cpu.fw_step"},
     "papers/ncu_traffic.py": {"gpusp.atomic.atomic_open"},
     "gap_scale_figure.py": {"gpusp.atomic.atomic_open"},
+    "scale_rows.py": {"gpusp.atomic.atomic_open"},
     "dist_locality_model.py": {"gpusp.measure.sources.pick_sources"},
     "papers/make_configs.py": {"gpusp.report.findings.cell_specs", "gpusp.report.findings.expand_cells"},
     "h200/fastfw_resources.py": {"gpusp.solvers.blockedfw.fast.kernels.kernel_sigs", "gpusp.solvers.blockedfw.fast.kernels.kernels"},
@@ -283,6 +284,32 @@ def test_gap_scale_figure_draws_one_call_a_scale_with_gapbs_from_that_call(tmp_p
     kron27 = table[(table["kind"] == "kron") & (table["scale"] == 27)].set_index("series")
     assert kron27.loc["deltastep_lean", "median_ms"] == pytest.approx(439.78)
     assert kron27.loc["deltastep_lean", "gteps"] == pytest.approx(4223273018 / 439.78 / 1e6)
+
+
+def test_scale_rows_appends_a_call_once_and_leaves_the_other_rows_as_they_are(tmp_path):
+    rows = tmp_path / "solvers.csv"
+    committed = (BENCH / "sssp-scale-h200-solvers.csv").read_text()
+    rows.write_text(committed)
+    summary = tmp_path / "summary.csv"
+    pd.DataFrame([{"graph": "kron-22", "problem": "sssp", "solver": "deltastep_lean", "params": "paths-false",
+                   "gpu": "NVIDIA H200", "n": 4194304, "m": 128305846, "median_ms": 8.123456789, "q1_ms": 8.0,
+                   "q3_ms": 8.3, "samples": 48, "sources": 16, "compile_s": 0.3, "h2d_ms": 199.5, "d2h_ms": 6.3,
+                   "iterations": 109.5, "relaxations": 1.53e8, "relaxations_per_s": 1.88e10, "validated": True,
+                   "status": "ok", "mode": "gpu"}]).to_csv(summary, index=False)
+    gpu = tmp_path / "gpu.txt"
+    gpu.write_text("name, driver_version, memory.total [MiB]\nNVIDIA H200, 999.1.2, 143771 MiB\nnumpy 2.4.6\n")
+    for _ in range(2):  # the second append replaces the first
+        out = script("scale_rows.py", summary, gpu, "--run", "call t1 (0000000)", "--date", "2026-12-03",
+                     "--out", rows).stdout
+    assert "1 rows of call t1 (0000000) (1 replaced)" in out
+    lines = rows.read_text().splitlines()
+    assert lines[:-1] == committed.splitlines()  # the committed rows untouched, in their order
+    assert lines[-1] == ('2026-12-03,"nvidia-h200 (1 GPU, 16 cores)",999.1.2,call t1 (0000000),kron-22,4194304,'
+                         '128305846,deltastep_lean,paths-false,NVIDIA H200,8.12346,8,8.3,48,16,0.3,199.5,6.3,109.5,'
+                         '1.53e+08,1.88e+10,True,ok')
+    summary.write_text("graph,solver\nkron-22,deltastep_lean\n")
+    bad = script("scale_rows.py", summary, gpu, "--run", "x", "--date", "y", "--out", rows, check=False)
+    assert bad.returncode != 0 and "no column" in bad.stderr and rows.read_text().splitlines() == lines
 
 
 def test_dist_locality_model_counts_sector_hits_and_keeps_the_search_under_relabelling():
