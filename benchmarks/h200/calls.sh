@@ -117,6 +117,8 @@ for st in "$@"; do
         alltreescfg) step all-trees-cfg ${CAP_alltreescfg:-300} 60 "$(bench all-trees-cfg config/h200-all-trees.yaml)" ;;
         atdtest) step all-trees-device-tests ${CAP_atdtest:-200} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/measure/test_alltrees.py tests/solvers/phast/test_phast_sweep.py > $O/dtest/alltrees-pytest-log.txt 2>&1; tail -8 $O/dtest/alltrees-pytest-log.txt" ;;
         scalecfg) step ${SCALE_NAME:-sssp-scale-cfg} ${CAP_scalecfg:-540} 60 "$(bench ${SCALE_NAME:-sssp-scale-cfg} config/h200-sssp-scale.yaml ${SCALE_GRAPHS//,/ })" ;;
+        # issue 38: the configurations of config/h200-sssp-scale.yaml that no call has measured, beside their baselines
+        scalefill) step ${SCALE_NAME:-sssp-scale-fill} ${CAP_scalefill:-540} 60 "$(bench ${SCALE_NAME:-sssp-scale-fill} config/sweeps/sssp-scale-fill.yaml ${SCALE_GRAPHS//,/ })" ;;
         clustersdelta) step clusters-delta ${CAP_clustersdelta:-300} 60 "$(bench clusters-delta config/sweeps/sssp-clusters-delta.yaml)" ;;
         clusterscount) step clusters-count-${COUNT_GRAPHS:-all} ${CAP_clusterscount:-300} 60 "$(bench clusters-count-${COUNT_GRAPHS:-all} config/sweeps/sssp-clusters-count.yaml ${COUNT_GRAPHS:-})" ;;
         scaledelta) step scale-delta ${CAP_scaledelta:-300} 60 "$(bench scale-delta config/sweeps/sssp-scale-delta.yaml)" ;;
