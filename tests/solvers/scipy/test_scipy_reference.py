@@ -4,6 +4,7 @@ scipy_apsp's rows split over forked workers."""
 import multiprocessing
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -100,15 +101,17 @@ def test_apsp_workers_are_stopped_when_the_parent_is_interrupted(monkeypatch):
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    before = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    # SIGUSR1 from a timer thread, not SIGALRM: pytest-timeout's alarm stays armed over this test
+    before = signal.signal(signal.SIGUSR1, interrupt)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGUSR1))
     start = time.monotonic()
     try:
+        timer.start()
         with pytest.raises(KeyboardInterrupt):
             gpusp.solve(dict((c[0], c[1]) for c in CASES)["random-13"], "scipy_apsp", workers=3)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, before)
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, before)
     assert time.monotonic() - start < 30
     assert not multiprocessing.active_children()
 
