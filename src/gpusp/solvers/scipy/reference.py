@@ -137,9 +137,12 @@ def scipy_rows_parallel(graph: Graph, matrix, workers: int, sources=None, predec
         try:
             for first in range(workers):
                 recv, send = ctx.Pipe(duplex=False)
-                procs.append(ctx.Process(target=_rows_worker, args=(first, workers, send), daemon=True))
-                procs[-1].start()
-                send.close()
+                try:
+                    proc = ctx.Process(target=_rows_worker, args=(first, workers, send), daemon=True)
+                    proc.start()  # interrupted here, a forked worker is not tracked: it ends with its chunks
+                finally:
+                    send.close()
+                procs.append(proc)
                 conns.append(recv)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
