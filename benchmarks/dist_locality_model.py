@@ -100,17 +100,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for name in args.graphs:
         base = load(name, args.mirror)
-        by_degree = None  # the same for every source: relabelled once, at its first use
+        if "degree" in args.orders:  # the same for every source: relabelled once
+            degree_id = degree_order(base)
+            by_degree = base.relabel(degree_id)
         for source in pick_sources(base, args.sources, seed=1):
             for order in args.orders:
                 t0 = time.perf_counter()
                 if order == "generated":
                     graph, s = base, int(source)
                 elif order == "degree":
-                    if by_degree is None:
-                        new_id = degree_order(base)
-                        by_degree = (base.relabel(new_id), new_id)
-                    graph, s = by_degree[0], int(by_degree[1][source])
+                    graph, s = by_degree, int(degree_id[source])
                 else:
                     new_id = bfs_order(base, int(source))
                     graph, s = base.relabel(new_id), int(new_id[source])
