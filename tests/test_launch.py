@@ -70,6 +70,29 @@ def test_summary_across_sources_gives_median_quartiles_mean_and_range():
     assert line == "s over 4 sources: median 2.500 ms (q1-q3 1.750-3.250), mean 2.500 ms, min 1.000, max 4.000"
 
 
+def test_each_run_is_heard_as_it_ends_and_a_long_one_is_logged(capsys):
+    """solve_many reports every warm-up and trial as it ends, a batch's too, with the time the record keeps; the job
+    writes a line for each run of PROGRESS_AFTER_S or more, so a step killed mid-job has said how far it got."""
+    from gpusp.measure.harness import solve_many
+
+    graph = generate("grid", rows=4, cols=5, seed=1)
+    for name, sources in (("dijkstra_cpu", [0, 3]), ("multisource_sssp", [0, 3, 7])):
+        heard = []
+        results = list(solve_many(graph, name, sources, trials=3, warmup=2,
+                                  on_run=lambda *run: heard.append(run)))
+        trials = len(sources) if not registry.get(name).batched else 1
+        assert [(kind, k) for kind, k, _ in heard] == [("warm-up", 1), ("warm-up", 2)] + [("trial", 1), ("trial", 2),
+                                                                                        ("trial", 3)] * trials
+        if trials > 1:  # each trial's seconds are the sample the record keeps
+            assert [s * 1e3 for kind, _, s in heard if kind == "trial"] == [
+                ms for r in results for ms in r.timings.samples_ms]
+        assert all(s >= 0 for *_, s in heard)
+    job._run_done("s", "trial", 2, job.PROGRESS_AFTER_S - 0.1)
+    assert capsys.readouterr().err == ""
+    job._run_done("s", "warm-up", 1, 71.34)
+    assert capsys.readouterr().err == "gpusp: s: warm-up 1 took 71.3 s\n"
+
+
 def test_progress_and_the_simulator_warning_go_to_stderr(monkeypatch, capsys):
     job._progress("s", 1, 4, 0.5)
     assert capsys.readouterr().err == ""  # a short job stays quiet

@@ -87,13 +87,17 @@ def solve(graph: Graph, name, source: int | None = 0, *, trials: int = 1, warmup
                                 **params)))
 
 
-def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1, end_to_end: int = 0, **params):
+def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1, end_to_end: int = 0,
+               on_run=None, **params):
     """Yield one :class:`Result` per source, uploading the graph and compiling once.
 
     ``name`` is a registered solver name or its spec. Warm-up runs happen before the first source only (they
     include JIT compilation); each source then gets ``trials`` timed runs, then ``end_to_end`` runs of a fresh
     solver timed from allocation to download (module docstring). APSP solvers take ``sources=[None]``.
+    ``on_run(kind, k, seconds)``, where given, hears of each run as it ends ("warm-up" or "trial", its number from
+    1, its time), so that a job cut short by a time limit has said how far it got.
     """
+    report = on_run or (lambda kind, k, seconds: None)
     spec = name if isinstance(name, registry.SolverSpec) else registry.get(name)
     name = spec.name
     resolved = spec.resolve(params)
@@ -123,20 +127,22 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
     h2d_ms, _ = timer.time(solver.upload)
     if spec.batched and spec.problem == "sssp":
         yield from _solve_batch(spec, graph, solver, timer, np.array(sources, dtype=np.int64), trials, warmup,
-                                end_to_end, resolved, h2d_ms)
+                                end_to_end, resolved, h2d_ms, report)
         return
     warm_wall = []
-    for _ in range(warmup):
+    for k in range(warmup):
         t0 = time.perf_counter()
         ms, _ = _trial(timer, solver, sources[0], spec.peer)
         warm_wall.append(ms / 1e3 if spec.peer else time.perf_counter() - t0)
+        report("warm-up", k + 1, warm_wall[-1])
     clock = f"peer:{spec.family}" if spec.peer else timer.clock
     for i, source in enumerate(sources):
         samples, per_trial = [], []
-        for _ in range(trials):
+        for k in range(trials):
             ms, counters = _trial(timer, solver, source, spec.peer)
             samples.append(ms)
             per_trial.append(counters)
+            report("trial", k + 1, ms / 1e3)
         counters = _peer_counters(per_trial) if spec.peer else per_trial[-1]
         d2h_ms, (dist, parent) = timer.time(solver.download)
         whole, uploads = _end_to_end_runs(spec, graph, resolved, source, end_to_end)
@@ -153,19 +159,21 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
 
 
 def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials: int, warmup: int, end_to_end: int,
-                 resolved: dict, h2d_ms: float):
+                 resolved: dict, h2d_ms: float, report):
     """The batch protocol (module docstring): every run takes all ``sources``; one Result per source, its row and
     its share of the batch's times."""
     k = len(sources)
     warm = []
-    for _ in range(warmup):
+    for j in range(warmup):
         t0 = time.perf_counter()
         _trial(timer, solver, sources, False)
         warm.append(time.perf_counter() - t0)
+        report("warm-up", j + 1, warm[-1])
     batch, counters = [], {}
-    for _ in range(trials):
+    for j in range(trials):
         ms, counters = _trial(timer, solver, sources, False)
         batch.append(ms)
+        report("trial", j + 1, ms / 1e3)
     d2h_ms, (dist, parent) = timer.time(solver.download)
     dist, parent = _host(dist), _host(parent)
     if dist.shape != (k, graph.n) or (parent is not None and parent.shape != (k, graph.n)):

@@ -18,6 +18,7 @@ forwarded to the child, the parent waits for it, removes the folder, records not
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import shutil
@@ -48,7 +49,7 @@ POLL_S = 0.1  # how often the parent looks at the clock and the stop flag while 
 STAGED = {"answer": "answer.npz", "paths": "paths.txt", "summary": "summary.npz",
           "record": "record.json"}  # names in the child's folder
 SIM_WARN_ARCS = 1 << 14  # a GPU solver in the simulator on more arcs than this gets a warning first
-PROGRESS_AFTER_S = 5.0  # a job running this long reports each source done on stderr
+PROGRESS_AFTER_S = 5.0  # a job running this long reports each source done on stderr, a run this long its time
 
 
 @dataclass
@@ -175,7 +176,7 @@ def _execute(job: SolveJob, stream) -> JobOutcome:
     t0 = time.perf_counter()
     try:
         for result in solve_many(graph, spec, sources, trials=job.trials, warmup=job.warmup,
-                                 end_to_end=job.end_to_end, **params):
+                                 end_to_end=job.end_to_end, on_run=functools.partial(_run_done, spec.name), **params):
             results.append(result)
             runs.append(run_entry(result))
             _progress(spec.name, len(results), len(sources), time.perf_counter() - t0)
@@ -274,6 +275,13 @@ def _progress(solver: str, done: int, total: int, elapsed_s: float) -> None:
     if total > 1 and elapsed_s >= PROGRESS_AFTER_S:
         print(f"gpusp: {solver}: {done}/{total} sources in {elapsed_s:.1f} s ({elapsed_s / done:.2f} s a source)",
               file=sys.stderr, flush=True)
+
+
+def _run_done(solver: str, kind: str, k: int, seconds: float) -> None:
+    """A line on stderr for each run of PROGRESS_AFTER_S seconds or more: a job cut short by its step's time limit
+    has said what each run took."""
+    if seconds >= PROGRESS_AFTER_S:
+        print(f"gpusp: {solver}: {kind} {k} took {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _targets(job: SolveJob) -> dict:
