@@ -97,6 +97,31 @@ def test_a_failed_job_stops_no_other_and_bench_says_so(tmp_path, monkeypatch, ca
     assert not (out / "tables" / "summary.csv").exists()
 
 
+def test_bench_keeps_to_its_output_folder_and_refuses_a_second_bench_into_it(tmp_path, monkeypatch, capsys):
+    """Other Snakemake runs in the working directory neither stop bench nor lose their locks to it (Snakemake's
+    unlock removes the whole lock folder); a second bench into the same output folder is refused, naming it."""
+    import fcntl
+
+    work = tmp_path / "work"
+    locks = work / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    out = tmp_path / "out"
+    claim = locks / "0.output.lock"  # another run's claim on this bench's table: Snakemake's own lock would refuse
+    claim.write_text(f"{out / 'tables' / 'summary.csv'}\n")
+    monkeypatch.chdir(work)
+    config = write(tmp_path, {"trials": 1, "warmup": 0, "sources": {"count": 1}, "graphs": {"ring": RING},
+                              "solvers": [{"name": "scipy_dijkstra"}]})
+    assert cli.main(["bench", "--config", str(config), "--out", str(out)]) == 0
+    assert (out / "tables" / "summary.csv").exists() and claim.read_text().startswith(str(out))
+    capsys.readouterr()
+    with open(out / ".gpusp-bench.lock") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert cli.main(["bench", "--config", str(config), "--out", str(out)]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err.strip() == (f"gpusp: error: {out}: another gpusp bench is writing this folder (it "
+                                               f"holds {out / '.gpusp-bench.lock'}); wait for it or give --out "
+                                               "another folder")
+
+
 @pytest.mark.parametrize("change, words", [({"trails": 1}, "top level: Additional properties are not allowed ('trails'"),
                                            ({"trials": "five"}, "key trials: 'five' is not of type 'integer'"),
                                            ({"time_budget_s": -1}, "key time_budget_s: ")],

@@ -10,6 +10,7 @@ reported in bench's words.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shlex
 import sys
@@ -75,11 +76,29 @@ def _config_settings(config, given: dict):
         raise GpuspError(f"{config}: cannot read the config: {' '.join(str(exc).split())}") from None
 
 
+@contextlib.contextmanager
+def _folder_lock(out: Path):
+    """One bench at a time into ``out``: an exclusive lock on OUT/.gpusp-bench.lock, held while the workflow runs.
+    It stands in for Snakemake's own lock, which bench turns off: that one is kept per working directory, and a
+    Snakemake run that ends there removes the lock folder of every other run in it (two benches into different
+    folders from one checkout would fail at random)."""
+    out.mkdir(parents=True, exist_ok=True)
+    lock = out / ".gpusp-bench.lock"
+    with open(lock, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GpuspError(f"{out}: another gpusp bench is writing this folder (it holds {lock}); wait for it or "
+                             "give --out another folder") from None
+        yield
+
+
 def _run(path: Path, config_settings, out: Path) -> None:
     """``snakemake --snakefile PATH --cores all --resources gpu=1 --default-resources gpu=1 --keep-going
-    --rerun-incomplete --scheduler greedy --show-failed-logs``, then ``--report OUT/report.html``: solves never share
-    the GPU, and as every job takes the GPU token (its default resource), no job runs beside another (one at a time,
-    the greedy scheduler is as good as any); a failed job stops neither the others nor their records."""
+    --rerun-incomplete --scheduler greedy --show-failed-logs --nolock``, then ``--report OUT/report.html``: solves
+    never share the GPU, and as every job takes the GPU token (its default resource), no job runs beside another (one
+    at a time, the greedy scheduler is as good as any); a failed job stops neither the others nor their records; the
+    output folder's lock (:func:`_folder_lock`) in place of Snakemake's."""
     from snakemake.api import SnakemakeApi
     from snakemake.report.html_reporter import ReportSettings
     from snakemake.resources import Resources
@@ -97,10 +116,14 @@ def _run(path: Path, config_settings, out: Path) -> None:
                                                    default_resources=defaults),
                 config_settings=config_settings, snakefile=path)
             dag = workflow.dag(dag_settings=DAGSettings(force_incomplete=True))
-            dag.execute_workflow(executor="local", execution_settings=ExecutionSettings(keep_going=True),
-                                 scheduling_settings=SchedulingSettings(scheduler="greedy"),
-                                 scheduler_settings=SchedulerSettings())
-            dag.create_report(reporter="html", report_settings=ReportSettings(path=out / REPORT))
+            with _folder_lock(out):  # once the config is checked: a refused one leaves nothing behind
+                dag.execute_workflow(executor="local",
+                                     execution_settings=ExecutionSettings(keep_going=True, lock=False),
+                                     scheduling_settings=SchedulingSettings(scheduler="greedy"),
+                                     scheduler_settings=SchedulerSettings())
+                dag.create_report(reporter="html", report_settings=ReportSettings(path=out / REPORT))
+        except GpuspError:
+            raise
         except Exception as exc:
             api.print_exception(exc)
             raise GpuspError(f"the workflow did not finish: {' '.join(str(exc).split()) or type(exc).__name__} "
