@@ -572,17 +572,17 @@ def r39t1pc(c):
 # 1.12's complete-4677 cell: paper 001's CPU column, the heap Dijkstra from every source on 4 threads, 5 trials in
 # parts (each its own warm-up), pooled into experiment r39t1heap by `gpusp aggregate` as r39g30 is. Its whole run (6
 # runs) did not finish in a 420 s step on the device's host, so a run there takes over 69 s (2 threads here: 75.5 s).
-T1HEAP_TRIALS = (2, 2, 1)
+T1HEAP_PARTS = {"r39t1heapa": 2, "r39t1heapb": 2, "r39t1heapc": 1}  # {config name: its trials}
 
 
-def r39t1heap_part(c, part: int):
+def r39t1heap_part(c, name: str):
     c["graphs"] = {"complete-4677": c["graphs"]["complete-4677"]}
     five(c)
-    c["trials"] = T1HEAP_TRIALS[part]
+    c["trials"] = T1HEAP_PARTS[name]
     c["solvers"] = [{"name": "dijkstra_cputhreads", "params": {"threads": 4}}]
-    names = [f"r39t1heap{'abc'[i]}" for i in range(len(T1HEAP_TRIALS))]
-    return ["in_process: true", f"{T1HEAP_TRIALS[part]} of the 5 trials after 1 warm-up, part {part + 1} of "
-            f"{len(names)} ({', '.join(names)}), pooled into experiment r39t1heap; the whole step (6 runs) did not "
+    names = list(T1HEAP_PARTS)
+    return ["in_process: true", f"{T1HEAP_PARTS[name]} of the 5 trials after 1 warm-up, part {names.index(name) + 1} "
+            f"of {len(names)} ({', '.join(names)}), pooled into experiment r39t1heap; the whole step (6 runs) did not "
             "finish in 420 s on the device's host", "complete-4677 only",
             "the CPU column as paper 001 ran it: a compiled binary-heap Dijkstra from every source on 4 threads "
             "(dijkstra_cputhreads); SciPy on 4 workers takes about 15 minutes a run on this graph, past a device "
@@ -635,12 +635,11 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
 
 def issue39() -> dict:
     """ISSUE39 with r39fig4's parts, r39fig4a, r39fig4b, ... (as many as fig4_parts fills), r39t1heap's parts
-    (T1HEAP_TRIALS) and the Gnutella30 kernels' parts (g30_parts)."""
+    (T1HEAP_PARTS) and the Gnutella30 kernels' parts (g30_parts)."""
     parts = fig4_parts()[0]
     return {**ISSUE39, **{f"r39fig4{FIG4_PARTS[i]}": ("paper002-fig4", functools.partial(r39fig4_part, part=i))
                           for i in range(len(parts))},
-            **{f"r39t1heap{'abc'[i]}": ("paper001-table1", functools.partial(r39t1heap_part, part=i))
-               for i in range(len(T1HEAP_TRIALS))},
+            **{name: ("paper001-table1", functools.partial(r39t1heap_part, name=name)) for name in T1HEAP_PARTS},
             **{name: ("paper000-table3", functools.partial(r39g30_part, name=name)) for name in g30_parts()}}
 
 

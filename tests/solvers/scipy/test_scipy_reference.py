@@ -15,6 +15,7 @@ from gpusp.errors import NegativeCycleError, SolverError
 from gpusp.solvers.scipy import reference
 
 CASES = sssp_cases(negative=True)
+GRAPHS = {c[0]: c[1] for c in CASES}
 
 
 @pytest.mark.parametrize("label,graph,source", CASES, ids=[c[0] for c in CASES])
@@ -54,7 +55,7 @@ def test_apsp_workers_are_forked_with_the_stop_signals_blocked(tmp_path, monkeyp
         real()
 
     monkeypatch.setattr(reference, "_default_signals", recording)
-    graph = dict((c[0], c[1]) for c in CASES)["random-13"]
+    graph = GRAPHS["random-13"]
     assert_apsp_ok(graph, gpusp.solve(graph, "scipy_apsp", workers=2))
     masks = [set(map(int, f.read_text().split())) for f in tmp_path.iterdir()]
     assert len(masks) >= 2 and all({int(s) for s in reference._STOP_SIGNALS} <= mask for mask in masks)
@@ -84,7 +85,7 @@ def test_apsp_worker_killed_is_an_error_not_a_hang(monkeypatch):
         return real(bounds)
 
     monkeypatch.setattr(reference, "_scipy_rows", dying)
-    graph = dict((c[0], c[1]) for c in CASES)["random-13"]
+    graph = GRAPHS["random-13"]
     with pytest.raises(SolverError, match=r"worker \d+ died \(exit code -9\)"):
         gpusp.solve(graph, "scipy_apsp", workers=2)
     assert set(multiprocessing.active_children()) <= others  # every worker of this test joined
@@ -106,7 +107,7 @@ def test_apsp_workers_are_stopped_when_the_parent_is_interrupted(monkeypatch):
     try:
         timer.start()
         with pytest.raises(KeyboardInterrupt):
-            gpusp.solve(dict((c[0], c[1]) for c in CASES)["random-13"], "scipy_apsp", workers=3)
+            gpusp.solve(GRAPHS["random-13"], "scipy_apsp", workers=3)
     finally:
         timer.cancel()
         signal.signal(signal.SIGUSR1, before)
@@ -118,7 +119,7 @@ def test_apsp_workers_are_stopped_when_the_parent_is_interrupted(monkeypatch):
 def test_apsp_workers_end_under_a_parent_handler_that_keeps_running(label="random-13"):
     """A parent that forwards stop signals instead of dying (a job's handler) must not keep the forked workers alive:
     they take the default handlers, leave when their chunks are done, and the call returns."""
-    graph = dict((c[0], c[1]) for c in CASES)[label]
+    graph = GRAPHS[label]
     before = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:
         for _ in range(5):
