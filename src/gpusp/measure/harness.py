@@ -5,7 +5,9 @@ apart, every sample kept; end-to-end runs, peers that time themselves and batche
 
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -130,11 +132,12 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
                                 end_to_end, resolved, h2d_ms, report)
         return
     warm_wall = []
-    for k in range(warmup):
-        t0 = time.perf_counter()
-        ms, _ = _trial(timer, solver, sources[0], spec.peer)
-        warm_wall.append(ms / 1e3 if spec.peer else time.perf_counter() - t0)
-        report("warm-up", k + 1, warm_wall[-1])
+    with numba_compile_clock() as jit_s:
+        for k in range(warmup):
+            t0 = time.perf_counter()
+            ms, _ = _trial(timer, solver, sources[0], spec.peer)
+            warm_wall.append(ms / 1e3 if spec.peer else time.perf_counter() - t0)
+            report("warm-up", k + 1, warm_wall[-1])
     clock = f"peer:{spec.family}" if spec.peer else timer.clock
     for i, source in enumerate(sources):
         samples, per_trial = [], []
@@ -149,7 +152,7 @@ def solve_many(graph: Graph, name, sources, *, trials: int = 1, warmup: int = 1,
         median_s = float(np.median(samples)) / 1e3
         compile_s = 0.0
         if i == 0 and not spec.peer:  # the kernels' JIT in the first warm-up, the host's in the solver's build
-            compile_s = (max(0.0, warm_wall[0] - median_s) if warm_wall else 0.0) + host_compile_s(solver)
+            compile_s = _warmup_compile_s(spec, warm_wall, median_s, jit_s()) + host_compile_s(solver)
         timings = Timings(samples_ms=samples, warmup_ms=[w * 1e3 for w in warm_wall] if i == 0 else [],
                           compile_s=compile_s, h2d_ms=h2d_ms if i == 0 else 0.0, d2h_ms=d2h_ms, clock=clock,
                           end_to_end_ms=whole, end_to_end_clock=_host_clock(spec) if whole else None,
@@ -164,11 +167,12 @@ def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials:
     its share of the batch's times."""
     k = len(sources)
     warm = []
-    for j in range(warmup):
-        t0 = time.perf_counter()
-        _trial(timer, solver, sources, False)
-        warm.append(time.perf_counter() - t0)
-        report("warm-up", j + 1, warm[-1])
+    with numba_compile_clock() as jit_s:
+        for j in range(warmup):
+            t0 = time.perf_counter()
+            _trial(timer, solver, sources, False)
+            warm.append(time.perf_counter() - t0)
+            report("warm-up", j + 1, warm[-1])
     batch, counters = [], {}
     for j in range(trials):
         ms, counters = _trial(timer, solver, sources, False)
@@ -179,7 +183,7 @@ def _solve_batch(spec, graph: Graph, solver, timer, sources: np.ndarray, trials:
     if dist.shape != (k, graph.n) or (parent is not None and parent.shape != (k, graph.n)):
         raise SolverError(f"{spec.name}.download gave {dist.shape} rows for {k} sources of n = {graph.n}")
     whole, uploads = _end_to_end_runs(spec, graph, resolved, sources, end_to_end)
-    compile_s = (max(0.0, warm[0] - float(np.median(batch)) / 1e3) if warm else 0.0) + host_compile_s(solver)
+    compile_s = _warmup_compile_s(spec, warm, float(np.median(batch)) / 1e3, jit_s()) + host_compile_s(solver)
     counters = {**counters, "batch_sources": k}
     for i, source in enumerate(sources):
         first = i == 0
@@ -196,6 +200,44 @@ def _end_to_end_runs(spec, graph: Graph, resolved: dict, source, runs: int) -> t
     """``runs`` end-to-end runs: (their milliseconds, their uploads' milliseconds)."""
     out = [_end_to_end(spec, graph, resolved, source) for _ in range(runs)]
     return [whole for whole, _ in out], [upload for _, upload in out]
+
+
+@contextmanager
+def numba_compile_clock():
+    """Yield a function giving the seconds Numba spent compiling on this thread inside the block: from the start of
+    each outermost "numba:compile" event to its end (a function compiled inside another's compile counts once; a
+    load from the on-disk cache is no compile; a validation compiling on another thread of the process is not
+    this solve's)."""
+    from numba.core import event
+
+    class Clock(event.Listener):
+        def __init__(self):
+            self.thread, self.depth, self.since, self.seconds = threading.get_ident(), 0, 0.0, 0.0
+
+        def on_start(self, ev):
+            if threading.get_ident() == self.thread:
+                self.depth += 1
+                if self.depth == 1:
+                    self.since = time.perf_counter()
+
+        def on_end(self, ev):
+            if threading.get_ident() == self.thread and self.depth:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.seconds += time.perf_counter() - self.since
+
+    clock = Clock()
+    with event.install_listener("numba:compile", clock):
+        yield lambda: clock.seconds
+
+
+def _warmup_compile_s(spec, warm_s: list, median_s: float, numba_s: float) -> float:
+    """The warm-ups' JIT: for a CPU solver the seconds Numba reported compiling, since a host run's spread can
+    exceed its compile; for a GPU solver the first warm-up's excess over the median trial, which also holds the
+    first launch's module load and link that no compile event covers."""
+    if spec.device == "cpu":
+        return numba_s
+    return max(0.0, warm_s[0] - median_s) if warm_s else 0.0
 
 
 def host_compile_s(solver) -> float:
