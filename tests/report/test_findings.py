@@ -164,6 +164,26 @@ def test_a_split_rows_grid_labels_are_set_apart_by_semicolons(monkeypatch, store
                                                   ("9.9 (n = 80, B = 16)", f.NOT_HOLD)]
 
 
+def test_a_configuration_has_one_interval_whatever_its_label_or_scale(store):
+    """The bootstrap is seeded by what was measured (experiment, graph, solver, parameters, metric), so two rows
+    naming one configuration, one through its cell's experiment and one with its own, or scaled, print the same
+    interval."""
+    spec = "complete-16384|edgebf_dense|transfer-pinned"
+    a = f.measure(store, spec, "r39transferbig", "h2d_ms", RULE)
+    b = f.measure(store, f"r39transferbig:{spec} *2", "r39transfer", "h2d_ms", RULE)
+    assert np.allclose(a.boot * 2, b.boot)
+
+
+def test_a_point_given_as_a_ratio_is_printed_without_a_unit(store):
+    cell = {"label": "n", "type": "trend", "experiment": "r39transfer", "metric": "h2d_ms", "points": [
+        {"name": f"n {n}", "num": [f"complete-{n}|edgebf_dense|transfer-pageable"],
+         "den": [f"complete-{n}|edgebf_dense|transfer-pinned"]} for n in (256, 1024)]}
+    text = f.judge_cell(store, cell, RULE).numbers
+    assert text.startswith("n 256 ") and " ms" not in text
+    cell["points"] = [f"n {n}=complete-{n}|edgebf_dense|transfer-pinned" for n in (256, 1024)]
+    assert f.judge_cell(store, cell, RULE).numbers.count(" ms") == 2
+
+
 def test_the_transfer_figure_draws_the_numbers_rows_4_1_to_4_3_judge(store):
     """Paper 004's transfer figure and the findings read one function (gpusp.report.metrics): the same values."""
     from gpusp.report import paperfigs

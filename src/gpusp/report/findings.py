@@ -192,7 +192,8 @@ def config_rows(store: Store, spec: str, default: str | None) -> pd.DataFrame:
 def measure(store: Store, spec: str, default: str | None, metric: str, rule: Rule) -> Quantity | None:
     """The configuration's metric with its bootstrap medians; None when the configuration has no data."""
     experiment, keys, scale = _split_config(spec, default)
-    seed = [rule.seed, zlib.crc32(f"{spec}\x1f{metric}".encode())]
+    configuration = "|".join([experiment, *keys])  # the label and the scale are no part of what was measured
+    seed = [rule.seed, zlib.crc32(f"{configuration}\x1f{metric}".encode())]
     if experiment == "record":  # one serial CPU record of native/cpu/
         record = json.loads(store.member("native", f"papers/native/cpu/{keys[0]}"))
         values = np.array([s for run in record["runs"] for s in run["timings"]["samples_ms"]], float)
@@ -480,8 +481,8 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         return Cell(cell["label"], verdict, why, text, r.trials)
     if kind in ("order", "trend", "spread"):
         points = get(cell["points"])
-        text = " < ".join(_show(q, rule, unit) for q in points) if kind == "order" else \
-            " → ".join(_show(q, rule, unit) for q in points)
+        shown = [_show(q, rule, "" if isinstance(item, dict) else unit) for q, item in zip(points, cell["points"])]
+        text = (" < " if kind == "order" else " → ").join(shown)  # a point given as num / den is a ratio: no unit
         if kind == "spread":
             verdict, why, spread = judge_spread(points, cell, rule)
             text += f"; max / min {_num(spread.value)}"
@@ -574,7 +575,8 @@ def rule_text(rule: Rule) -> str:
 Every **measured** statement is judged by one rule; **design** and **speculation** statements are listed, not
 scored. A configuration's figure is the median of its timed samples; its interval is the {rule.confidence:.0%}
 percentile interval of {rule.resamples} bootstrap medians, resampled with replacement within each source, seeded
-per configuration ({rule.seed} and a CRC-32 of its name), so a row never depends on the others. A ratio's interval
+per configuration ({rule.seed} and a CRC-32 of its experiment, graph, solver, parameters and metric), so a row never
+depends on the others and two rows naming one configuration share its interval. A ratio's interval
 comes from the same resamples, numerator over denominator.
 
 * **Fewer than {rule.min_trials} trials** (timed samples; for an upload time, distinct uploads) in any
