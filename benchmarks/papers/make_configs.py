@@ -589,6 +589,15 @@ def r39t1heap_part(c, name: str):
             "command"]
 
 
+def r39t1heaprest(c):
+    c["graphs"] = {k: c["graphs"][k] for k in ("random-4677", "powerlaw-4677", "ring-4677")}
+    five(c)
+    c["solvers"] = [{"name": "dijkstra_cputhreads", "params": {"threads": 4}}]
+    return ["in_process: true", FIVE, "random-4677, powerlaw-4677 and ring-4677 (complete-4677: r39t1heap)",
+            "the CPU column as paper 001 ran it, a compiled binary-heap Dijkstra from every source on 4 threads "
+            "(dijkstra_cputhreads), beside SciPy on 4 workers (r39ring, r39t1pc) for findings 1.12-1.14"]
+
+
 SEC52_ROWS = ((32, 4), (32, 8), (64, 4), (128, 4))  # (N, B): the settings finding 1.22 compares
 
 
@@ -629,6 +638,7 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
            "r39t3b": ("paper000-table3", functools.partial(r39t3, part="b")),
            "r39fig12": ("paper001-fig12", r39five), "r39fig13": ("paper001-fig13", r39five),
            "r39fig14": ("paper001-fig14", r39five), "r39t1pc": ("paper001-table1", r39t1pc),
+           "r39t1heaprest": ("paper001-table1", r39t1heaprest),
            "r39sec52": ("paper001-sec52-n-b", r39sec52), "r39t2": ("paper000-table2", r39t2),
            "r39fig10b": ("paper001-fig10", r39fig10b)}
 
