@@ -164,7 +164,7 @@ def test_a_split_rows_grid_labels_are_set_apart_by_semicolons(monkeypatch, store
                                                   ("9.9 (n = 80, B = 16)", f.NOT_HOLD)]
 
 
-def test_a_configuration_has_one_interval_whatever_its_label_or_scale(store):
+def test_a_configuration_has_one_interval_however_a_row_spells_or_scales_it(store):
     """The bootstrap is seeded by what was measured (experiment, graph, solver, parameters, metric), so two rows
     naming one configuration, one through its cell's experiment and one with its own, or scaled, print the same
     interval."""
