@@ -482,11 +482,11 @@ def r39five(c):
     five(c)
     return ["in_process: true", FIVE]
 
+
 def r39five_no_scipy(c):
-    five(c)
     c["solvers"] = [s for s in c["solvers"] if s["name"] != "scipy_dijkstra"]
-    return ["in_process: true", FIVE, "scipy_dijkstra left out (no finding reads it; validation still checks every "
-            "answer against SciPy)"]
+    return r39five(c) + ["scipy_dijkstra left out (no finding reads it; validation still checks every answer against "
+                         "SciPy)"]
 
 
 R39T3 = {"a": {("p2p-Gnutella04", "floydwarshall_naive"), ("p2p-Gnutella04", "floydwarshall_tiledglobal"),
@@ -576,9 +576,14 @@ def r39t1pc(c):
             "dijkstra_cputhreads left out (SciPy on 4 workers is the CPU column here)"]
 
 
-# 1.12's complete-4677 cell: paper 001's CPU column, the heap Dijkstra from every source on 4 threads, 5 trials in
-# parts (each its own warm-up), pooled into experiment r39t1heap by `gpusp aggregate` as r39g30 is. Its whole run (6
-# runs) did not finish in a 420 s step on the device's host, so a run there takes over 69 s (2 threads here: 75.5 s).
+# Paper 001's CPU column as the paper ran it, for findings 1.12-1.14.
+HEAP = {"name": "dijkstra_cputhreads", "params": {"threads": 4}}
+HEAP_NOTE = ("the CPU column as paper 001 ran it: a compiled binary-heap Dijkstra from every source on 4 threads "
+             "(dijkstra_cputhreads)")
+
+# 1.12's complete-4677 cell: the heap, 5 trials in parts (each its own warm-up), pooled into experiment r39t1heap by
+# `gpusp aggregate` as r39g30 is. Its whole run (6 runs) did not finish in a 420 s step on the device's host (a run
+# there takes about 64 s: benchmarks/papers/native/README.md).
 T1HEAP_PARTS = {"r39t1heapa": 2, "r39t1heapb": 2, "r39t1heapc": 1}  # {config name: its trials}
 
 
@@ -586,23 +591,20 @@ def r39t1heap_part(c, name: str):
     c["graphs"] = {"complete-4677": c["graphs"]["complete-4677"]}
     five(c)
     c["trials"] = T1HEAP_PARTS[name]
-    c["solvers"] = [{"name": "dijkstra_cputhreads", "params": {"threads": 4}}]
+    c["solvers"] = [HEAP]
     names = list(T1HEAP_PARTS)
     return ["in_process: true", f"{T1HEAP_PARTS[name]} of the 5 trials after 1 warm-up, part {names.index(name) + 1} "
             f"of {len(names)} ({', '.join(names)}), pooled into experiment r39t1heap; the whole step (6 runs) did not "
             "finish in 420 s on the device's host", "complete-4677 only",
-            "the CPU column as paper 001 ran it: a compiled binary-heap Dijkstra from every source on 4 threads "
-            "(dijkstra_cputhreads); SciPy on 4 workers takes about 15 minutes a run on this graph, past a device "
-            "command"]
+            f"{HEAP_NOTE}; SciPy on 4 workers takes about 15 minutes a run on this graph, past a device command"]
 
 
 def r39t1heaprest(c):
     c["graphs"] = {k: c["graphs"][k] for k in ("random-4677", "powerlaw-4677", "ring-4677")}
     five(c)
-    c["solvers"] = [{"name": "dijkstra_cputhreads", "params": {"threads": 4}}]
+    c["solvers"] = [HEAP]
     return ["in_process: true", FIVE, "random-4677, powerlaw-4677 and ring-4677 (complete-4677: r39t1heap)",
-            "the CPU column as paper 001 ran it, a compiled binary-heap Dijkstra from every source on 4 threads "
-            "(dijkstra_cputhreads), beside SciPy on 4 workers (r39ring, r39t1pc) for findings 1.12-1.14"]
+            f"{HEAP_NOTE}, beside SciPy on 4 workers (r39ring, r39t1pc)"]
 
 
 SEC52_ROWS = ((32, 4), (32, 8), (64, 4), (128, 4))  # (N, B): the settings finding 1.22 compares
