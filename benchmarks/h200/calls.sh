@@ -145,6 +145,8 @@ for st in "$@"; do
         # issue 38: phast_gpu with its core searched on the device (PHASTCORE_GRAPHS: the config's graphs to run; PHASTCORE_CONFIG=-g4096: the grid alone beside deltastep_gpu), and its
         # simulator tests on the real GPU
         phastcore) step phast-core-${PHASTCORE_NAME:-all} ${CAP_phastcore:-540} 60 "$(bench phast-core-${PHASTCORE_NAME:-all} config/sweeps/sssp-phast-core${PHASTCORE_CONFIG:-}.yaml ${PHASTCORE_GRAPHS:-})" ;;
+        # paper 002's versions on the GPU: v30's native events, v40 / v41's graphs built node by node (and recorded)
+        fwdtest) step blockedfw-device-tests ${CAP_fwdtest:-240} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py tests/solvers/blockedfw/test_blockedfw_versions.py > $O/dtest/blockedfw-pytest-log.txt 2>&1; tail -8 $O/dtest/blockedfw-pytest-log.txt" ;;
         coretest) step core-device-tests ${CAP_coretest:-150} 40 "mkdir -p $O/dtest && NUMBA_ENABLE_CUDASIM=0 python3 -m pytest -q -p no:cacheprovider tests/solvers/common/test_common_launch.py tests/solvers/phast/test_phast_gpu.py -k 'core or launch' > $O/dtest/core-pytest-log.txt 2>&1; tail -8 $O/dtest/core-pytest-log.txt" ;;
         # issue 38 at GAP scale (PROBE_SCALE, default 26): SCALE26_VARIANTS (default deltastep_gpu with and without its
         # tree; SOLVER:SETTINGS for another solver) beside GAPBS-16t from one .wsg, every answer certified

@@ -255,13 +255,15 @@ def test_graph_wiring_keeps_every_dependency(relaxed):
         assert root.seen == set(range(len(dag)))
 
 
+@pytest.mark.parametrize("launcher", ["native", "numba"])
 @pytest.mark.parametrize("mode", ["once", "per-run"])
 @pytest.mark.parametrize("version", ["v40", "v41"])
-def test_graph_modes(version, mode):
-    """'once' captures in the first run and replays; 'per-run' runs plainly first (compiling), then captures,
-    launches and releases a graph in every run. The simulator launches the pieces one by one in both modes."""
+def test_graph_modes(version, mode, launcher):
+    """'once' builds the graph in the first run and replays; 'per-run' runs plainly first (compiling), then builds,
+    launches and releases a graph in every run, node by node through the driver ('native') or recorded from
+    Numba's launches ('numba'). The simulator launches the pieces one by one in every mode."""
     g = random_graph(13, 40, seed=2, wmin=0, wmax=9)
-    s = build(g, version, capture=mode, paths=mode == "once")
+    s = build(g, version, capture=mode, paths=mode == "once", launcher=launcher)
     runs = [counters_of(s.run(None)) for _ in range(3)]
     assert_apsp_ok(g, answer(s))
     graph = [c["graph"] for c in runs]
@@ -271,10 +273,56 @@ def test_graph_modes(version, mode):
         assert captured == ([1, 0, 0] if mode == "once" else [0, 1, 1])
     else:
         assert graph == [False] * 3 and captured == [0] * 3
-    s = build(negative_cycle_graph(), version, capture=mode)
+    s = build(negative_cycle_graph(), version, capture=mode, launcher=launcher)
     for _ in range(2):  # the first run launches plainly, the second a graph (on a GPU)
         with pytest.raises(NegativeCycleError):
             s.run(None)
+
+
+class _FakeNodes:
+    """NativeGraph's calls, recorded: each node is (what, the DAG piece or array it stands for, the nodes it waits
+    for)."""
+
+    def __init__(self):
+        self.nodes, self.closed, self.instantiated = [], False, False
+
+    def _add(self, what, deps):
+        self.nodes.append((what, list(deps)))
+        return len(self.nodes) - 1
+
+    def kernel(self, launch, args, deps=()):
+        return self._add(("kernel", launch.kernel.__name__, args[2:]), deps)
+
+    def copy(self, dst, src, deps=()):
+        return self._add(("copy", id(dst), id(src)), deps)
+
+    def instantiate(self):
+        self.instantiated = True
+        return self
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("paths", [True, False])
+@pytest.mark.parametrize("version", ["v40", "v41"])
+def test_native_graph_nodes_wait_for_exactly_their_dependencies(version, paths, monkeypatch):
+    """launcher='native' builds one node per DAG piece (the reset's copies, the check's kernel) whose dependencies are
+    exactly the graph nodes of the piece's DAG dependencies, then releases the graph once instantiated."""
+    made = []
+    monkeypatch.setattr(versions, "NativeGraph", lambda: made.append(_FakeNodes()) or made[-1])
+    s = build(random_graph(13, 40, seed=2), version, paths=paths)
+    s.plan = s.stream_plan()
+    assert s.build_nodes() is made[0] and made[0].instantiated and made[0].closed
+    nodes, dag = made[0].nodes, s.dag
+    copies = 2 if paths else 1
+    assert [n[0][0] for n in nodes] == ["copy"] * copies + ["kernel"] * (len(dag) - 1)
+    assert {n[0][1:] for n in nodes[:copies]} == {(id(s.d), id(s.d0))} | ({(id(s.p), id(s.p0))} if paths else set())
+    of = [list(range(copies))] + [[copies + v - 1] for v in range(1, len(dag))]  # DAG node -> its graph nodes
+    for v, (_, kind, t, deps) in enumerate(dag):
+        for node in of[v]:
+            assert sorted(nodes[node][1]) == sorted(g for u in deps for g in of[u]), (v, kind, t)
+    assert nodes[-1][0][1] == "negative_diagonal" and s.kernel_nodes == len(dag) - 2
 
 
 @pytest.mark.parametrize("capture", ["once", "per-run"])

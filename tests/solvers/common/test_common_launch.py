@@ -8,6 +8,7 @@ the simulator every call is Numba's launch; there the same kernels give the same
 
 from __future__ import annotations
 
+import ctypes
 import gc
 
 import numpy as np
@@ -181,3 +182,164 @@ def test_records_of_arrays_and_scalars_change_between_calls(native):
         np.testing.assert_array_equal(out.copy_to_host(), 2 * k + y + 1)
         del dz
         gc.collect()
+
+
+class _Driver:
+    """libcuda's two event calls, recorded as the values ctypes would pass; ``fail`` makes them return that CUresult."""
+
+    def __init__(self, fail=0):
+        self.calls, self.fail = [], fail
+
+    def _call(self, name):
+        def call(*args):
+            self.calls.append((name, tuple(a.value for a in args)))
+            return self.fail
+        return call
+
+    def __getattr__(self, name):
+        return self._call(name)
+
+
+class _Stream:
+    def __cuda_stream__(self):
+        return (0, 0xBEEF)
+
+
+def _native_event(monkeypatch, lib):
+    """A StreamEvent as a GPU makes it (an event of handle 0x1234), with ``lib`` as the driver."""
+    from types import SimpleNamespace
+
+    from gpusp.solvers.common import launch
+
+    made = SimpleNamespace(handle=0x1234, record=None, wait=None)
+    monkeypatch.setattr(launch, "TARGET", SimpleNamespace(gpu=True))
+    monkeypatch.setattr(launch, "cuda", SimpleNamespace(event=lambda timing=True: made))
+    monkeypatch.setattr(launch, "_libcuda", lambda: lib)
+    return launch.StreamEvent(native=True)
+
+
+def test_a_native_stream_event_is_the_drivers_record_and_wait_on_the_given_stream(monkeypatch):
+    lib = _Driver()
+    ev = _native_event(monkeypatch, lib)
+    record, wait, wait_default = ev.recorder(_Stream()), ev.waiter(_Stream()), ev.waiter(0)
+    assert lib.calls == []  # preparing issues nothing
+    record(), wait(), wait_default(), record()
+    assert lib.calls == [("cuEventRecord", (0x1234, 0xBEEF)), ("cuStreamWaitEvent", (0xBEEF, 0x1234, 0)),
+                         ("cuStreamWaitEvent", (None, 0x1234, 0)), ("cuEventRecord", (0x1234, 0xBEEF))]
+
+
+def test_a_failed_native_event_call_names_what_failed(monkeypatch):
+    ev = _native_event(monkeypatch, _Driver(fail=700))
+    with pytest.raises(SolverError, match="recording an event failed: CUresult 700"):
+        ev.recorder(_Stream())()
+    with pytest.raises(SolverError, match="waiting for an event failed: CUresult 700"):
+        ev.waiter(_Stream())()
+
+
+def test_a_stream_event_off_the_driver_is_numbas_event():
+    """native=False (and the simulator): the calls are Numba's Event.record / wait on the stream given."""
+    from gpusp.solvers.common.launch import StreamEvent
+
+    ev = StreamEvent(native=False)
+    stream = cuda.stream()
+    record, wait = ev.recorder(stream), ev.waiter(stream)
+    assert (record.func, record.args) == (ev.event.record, (stream,))
+    assert (wait.func, wait.args) == (ev.event.wait, (stream,))
+    record(), wait()
+    stream.synchronize()
+
+
+class _GraphDriver:
+    """The driver's graph calls, recorded with the structures as they were when passed; handles count up from 100."""
+
+    def __init__(self, fail_on=None):
+        self.calls, self.fail_on, self.next = [], fail_on, 100
+
+    def __getattr__(self, name):
+        def call(*args):
+            seen = []
+            for a in args:
+                obj = getattr(a, "_obj", a)  # byref(x) -> x
+                if isinstance(obj, ctypes.Structure):
+                    seen.append({f: getattr(obj, f) for f, _ in obj._fields_})
+                elif isinstance(obj, ctypes.Array):
+                    seen.append([x for x in obj])
+                else:
+                    seen.append(getattr(obj, "value", obj))
+            self.calls.append((name, seen))
+            if name == self.fail_on:
+                return 1
+            for a in args[:1]:
+                if hasattr(a, "_obj") and isinstance(a._obj, ctypes.c_void_p):  # an out-parameter handle
+                    self.next += 1
+                    a._obj.value = self.next
+            return 0
+        return call
+
+
+class _DeviceArray:
+    def __init__(self, address, nbytes):
+        self.device_ctypes_pointer, self.nbytes = ctypes.c_void_p(address), nbytes
+
+
+class _NodeLaunch:
+    """What NativeGraph reads of a Launch: node_params(*args)."""
+
+    def __init__(self):
+        self.block = (ctypes.c_void_p * 2)(0xAA, 0xBB)
+
+    def node_params(self, *args):
+        return (0xF00D, 3, 2, 1, 8, 8, 1, 64, self.block)
+
+
+def test_a_native_graph_adds_each_node_after_exactly_the_nodes_given(monkeypatch):
+    from gpusp.solvers.common import graph as native
+
+    lib = _GraphDriver()
+    monkeypatch.setattr(native, "_graph_api", lambda: lib)
+    g = native.NativeGraph()
+    assert (g.handle.value, g.ctx.value) == (101, 102)
+    reset = g.copy(_DeviceArray(0x2000, 4096), _DeviceArray(0x1000, 4096))
+    piece = _NodeLaunch()
+    first = g.kernel(piece, ("d", "p", 0), [reset])
+    second = g.kernel(piece, ("d", "p", 1), [reset, first])
+    exe = g.instantiate()
+    g.close()
+    exe.launch(0)
+    exe.close()
+    names = [name for name, _ in lib.calls]
+    assert names == ["cuGraphCreate", "cuCtxGetCurrent", "cuGraphAddMemcpyNode", "cuGraphAddKernelNode_v2",
+                     "cuGraphAddKernelNode_v2", "cuGraphInstantiateWithFlags", "cuGraphDestroy", "cuGraphLaunch",
+                     "cuGraphExecDestroy"]
+    graph, ctx = 101, 102  # the handles the driver wrote out, in order
+    _, (_, in_graph, deps, count, copy, copy_ctx) = lib.calls[2]
+    assert (in_graph, count, copy_ctx) == (graph, 0, ctx)
+    assert {k: copy[k] for k in ("srcMemoryType", "dstMemoryType", "srcDevice", "dstDevice", "WidthInBytes",
+                                 "Height", "Depth")} == {"srcMemoryType": 2, "dstMemoryType": 2, "srcDevice": 0x1000,
+                                                         "dstDevice": 0x2000, "WidthInBytes": 4096, "Height": 1,
+                                                         "Depth": 1}
+    for (_, (_, in_graph, deps, count, node)), after in zip(lib.calls[3:5], ([reset], [reset, first])):
+        assert in_graph == graph and count == len(after) and deps[:count] == after
+        assert (node["func"], node["gridDimX"], node["gridDimY"], node["blockDimX"], node["sharedMemBytes"]) == (
+            0xF00D, 3, 2, 8, 64)
+        assert node["kernelParams"] == ctypes.addressof(piece.block) and node["extra"] is None
+    assert (reset, first, second) == (103, 104, 105)
+    assert lib.calls[6][1] == [graph] and not g.handle  # the graph released, its executable kept
+    assert lib.calls[7][1] == [106, None] and lib.calls[8][1] == [106] and not exe.handle
+
+
+def test_a_failed_native_graph_call_names_the_call(monkeypatch):
+    from gpusp.solvers.common import graph as native
+
+    monkeypatch.setattr(native, "_graph_api", lambda: _GraphDriver(fail_on="cuGraphAddKernelNode_v2"))
+    g = native.NativeGraph()
+    with pytest.raises(SolverError, match="cuGraphAddKernelNode_v2 failed: CUresult 1"):
+        g.kernel(_NodeLaunch(), ())
+    with pytest.raises(SolverError, match="a graph copy of 8 bytes into 4"):
+        g.copy(_DeviceArray(1, 4), _DeviceArray(2, 8))
+
+
+def test_a_kernel_node_needs_a_launch_that_has_launched_natively():
+    launch = Launch(axpy, 2, 32)
+    with pytest.raises(SolverError, match="axpy: a graph's kernel node needs a Launch that has launched natively"):
+        launch.node_params()

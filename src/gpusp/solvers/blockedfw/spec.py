@@ -11,9 +11,13 @@ from .fast import variants as fast
 BLOCKING = Param("block_size", 32, "blocking factor B (matrix block side = CUDA block side)", choices=layout.BLOCK_SIZES)
 PATHS = Param("paths", True, "record the predecessor matrix (paper 002 computes costs only: false)",
               choices=(True, False))
-CAPTURE = Param("capture", "once", "'once': the CUDA graph is captured and instantiated in warm-up and replayed "
-                "by every run; 'per-run': captured and instantiated inside every timed run, as the thesis "
+CAPTURE = Param("capture", "once", "'once': the CUDA graph is built and instantiated in warm-up and replayed "
+                "by every run; 'per-run': built and instantiated inside every timed run, as the thesis "
                 "does", choices=("once", "per-run"))
+GRAPH_LAUNCHER = Param("launcher", "native", "how the CUDA graph is built: 'native' node by node through the driver's "
+                       "graph API (each kernel node from its launch's parameter block, as C builds it); 'numba' "
+                       "recorded from Numba's launches into a cuda.core GraphBuilder (far more host time a node)",
+                       choices=("native", "numba"))
 
 # n_pad: n rounded up to the block (w = 8 where zero or negative weights force the hop tie-break's wider keys)
 PADDED = derived("n_pad", lambda n, m, p, w: layout.padded(n, p["block_size"]), "n rounded up to B")
@@ -91,8 +95,9 @@ VERSIONS = (
     ("v21", "V21Solver", (LAUNCHER,), "2.1: 2.0 with bank-conflict prevention (transposition and padding "
                                       "where the lcm rule predicts a conflict)"),
     ("v30", "V30Solver", (LAUNCHER,), "3.0: phases 2 and 3 split into pieces launched on several streams"),
-    ("v40", "V40Solver", (CAPTURE,), "4.0: the 3.0 launches captured into a CUDA graph and replayed"),
-    ("v41", "V41Solver", (CAPTURE,), "4.1: CUDA graph with the dependency structure between phase pieces"),
+    ("v40", "V40Solver", (CAPTURE, GRAPH_LAUNCHER), "4.0: the 3.0 launches as one CUDA graph, built and replayed"),
+    ("v41", "V41Solver", (CAPTURE, GRAPH_LAUNCHER), "4.1: CUDA graph with the dependency structure between phase "
+                                                    "pieces"),
 )
 
 SPECS = (

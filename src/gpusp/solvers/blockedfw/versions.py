@@ -16,7 +16,8 @@ from ...errors import NegativeCycleError, SolverError
 from ..common.base import Solver
 from ..common.dense import (apsp_tight_parents, check_diagonal, hop_tiebreak, negative_diagonal, padded_matrices,
                             undo_tiebreak)
-from ..common.launch import TARGET, Launch, NativeRead, capture_graph, event
+from ..common.graph import NativeGraph
+from ..common.launch import TARGET, Launch, NativeRead, StreamEvent, capture_graph
 from .globalmem import global_kernels
 from .layout import LANES, adversarial_order, conflict_plan, dependency_dag, padded, piece_ranges, wire_dag
 from .sharedmem import shared_kernels
@@ -239,7 +240,7 @@ class V30Solver(_BlockedFW):
         self.ks = self.shared()
         self.dag = dependency_dag(self.r, relaxed=self.relaxed)
         self.streams = [cuda.stream() for _ in range(4)]
-        self.events = [event() for _ in self.dag]
+        self.events = [StreamEvent(native=self.native) for _ in self.dag]
         self.lanes = [LANES.get(kind, 0) for _, kind, _, _ in self.dag]
         self.kernel_nodes = sum(1 for _, kind, _, _ in self.dag if kind not in ("start", "end"))
         self.plan = None
@@ -263,7 +264,8 @@ class V30Solver(_BlockedFW):
         kern(*args)
 
     def stream_plan(self):
-        """Per node: (stream, events to wait for, kernel or None, args, event to record or None).
+        """Per node: (stream, event waits to issue first, kernel or None, args, event recording to issue after or
+        None).
 
         Built once: configuring a launch (and converting its stream) costs more host time than the
         launch itself, and v30 issues up to 9r of them a run."""
@@ -276,12 +278,12 @@ class V30Solver(_BlockedFW):
         plan = []
         for v, (_, kind, t, deps) in enumerate(self.dag):
             st = s[lanes[v]]
-            waits = [ev[u] for u in deps if lanes[u] != lanes[v]]
+            waits = [ev[u].waiter(st) for u in deps if lanes[u] != lanes[v]]
             if kind in ("start", "end"):
                 kern, args = None, kind
             else:
                 kern, args = self.piece_call(kind, t, st)
-            plan.append((st, waits, kern, args, ev[v] if needed[v] else None))
+            plan.append((st, waits, kern, args, ev[v].recorder(st) if needed[v] else None))
         return plan
 
     def run_streams(self):
@@ -289,8 +291,8 @@ class V30Solver(_BlockedFW):
         if self.plan is None:
             self.plan = self.stream_plan()
         for st, waits, kern, args, record in self.plan:
-            for e in waits:
-                e.wait(st)
+            for wait in waits:
+                wait()
             if kern is not None:
                 kern(*args)
             elif args == "start":
@@ -298,7 +300,7 @@ class V30Solver(_BlockedFW):
             else:
                 self.check(st)
             if record is not None:
-                record.record(st)
+                record()
         self.finish()
 
     def run(self, source=None):
@@ -311,8 +313,10 @@ class V30Solver(_BlockedFW):
 
 
 class _GraphVersion(V30Solver):
-    """4.x: the DAG captured into a CUDA graph (cuda.core GraphBuilder) once and replayed (``capture='once'``), or
-    captured, instantiated, launched and released inside every run (``capture='per-run'``, as the thesis)."""
+    """4.x: the DAG as one CUDA graph, built once and replayed (``capture='once'``), or built, instantiated, launched
+    and released inside every run (``capture='per-run'``, as the thesis). ``launcher='native'`` builds it node by node
+    through the driver's graph API, as the thesis's C code does; 'numba' records Numba's launches into a cuda.core
+    GraphBuilder."""
 
     def __init__(self, graph, **params):
         super().__init__(graph, **params)
@@ -342,7 +346,7 @@ class _GraphVersion(V30Solver):
         fresh = self.per_run or self.graph_exec is None  # 'once' whose first run stopped at a negative cycle
         built = self.capture() if fresh else self.graph_exec
         try:
-            built.launch(self.core_stream)
+            built.launch(0 if self.native else self.core_stream)
             self.finish()
         finally:
             if self.per_run:
@@ -368,7 +372,33 @@ class _GraphVersion(V30Solver):
             self.launch_piece(kind, t, stream)
 
     def capture(self):
-        """Build the executable graph: one branch per dependency edge via GraphBuilder.split / join."""
+        """The executable graph: every DAG node after exactly its dependencies (``launcher`` says how it is built)."""
+        return self.build_nodes() if self.native else self.record()
+
+    def build_nodes(self):
+        """Nodes and edges through the driver: the reset's memcpy nodes, a kernel node per piece with the parameters
+        of its native launch in the stream plan (run once before, which compiled it), the check's kernel node."""
+        graph = NativeGraph()
+        try:
+            nodes = []  # per DAG node, the graph nodes its users wait for
+            for v, (_, kind, _, deps) in enumerate(self.dag):
+                after = [node for u in deps for node in nodes[u]]
+                if kind == "start":
+                    nodes.append([graph.copy(self.d, self.d0, after)]
+                                 + ([graph.copy(self.p, self.p0, after)] if self.paths else []))
+                elif kind == "end":
+                    nodes.append([graph.kernel(self.l_check, (self.d, self.n, self.flag), after)])
+                else:
+                    kern, args = self.plan[v][2:4]
+                    nodes.append([graph.kernel(kern, args, after)])
+            return graph.instantiate()
+        except SolverError as exc:
+            raise SolverError(f"{type(self).__name__}: building the CUDA graph failed: {exc}") from exc
+        finally:
+            graph.close()
+
+    def record(self):
+        """Record the graph: one branch per dependency edge via GraphBuilder.split / join."""
         try:
             from cuda.core.graph import GraphBuilder
         except ImportError:  # cuda.core < 1.0

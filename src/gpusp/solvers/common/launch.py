@@ -1,6 +1,7 @@
 """How the solvers put work on the device: what the CUDA target in use can do (:data:`TARGET`), grid sizes,
-cooperative grids, CUDA graph capture, launches and small reads at the driver's cost (:class:`Launch`,
-:class:`NativeRead`), cluster launches, and the ``fill`` and ``put`` kernels. Design: docs/solvers/common.md.
+cooperative grids, CUDA graph capture, launches, small reads and cross-stream events at the driver's cost
+(:class:`Launch`, :class:`NativeRead`, :class:`StreamEvent`; graphs built node by node are ``graph.py``'s), cluster
+launches, and the ``fill`` and ``put`` kernels. Design: docs/solvers/common.md.
 """
 
 from __future__ import annotations
@@ -220,6 +221,23 @@ class Launch:
         self._function = compiled
 
     def _native(self, args) -> None:
+        launch, head, tail = self._launch
+        err = launch(*head, self._pointers(args), *tail)
+        if err:
+            raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
+
+    def node_params(self, *args):
+        """(CUfunction, grid x, y, z, block x, y, z, shared bytes, parameter block) of a launch with these arguments,
+        for a kernel node of a graph built through the driver (which copies the parameters into the node). The
+        Launch must have launched natively once (that compiles the kernel and fixes its parameter layout)."""
+        if self._function is None or self._function.cooperative:
+            raise SolverError(f"{self.kernel.__name__}: a graph's kernel node needs a Launch that has launched "
+                              "natively once, and not a cooperative one")
+        flat = args if self._members is None else tuple(args[i] if j is None else args[i][j] for i, j in self._members)
+        return (*self._launch[1][:8], self._pointers(flat))
+
+    def _pointers(self, args):
+        """The parameter block of this launch's arguments: kept per set of arrays, its scalars written in place."""
         arrays = self._pick(args)
         key = tuple(map(id, arrays))
         last_key, entry, _ = self._last
@@ -231,10 +249,7 @@ class Launch:
         holders = entry[1]
         for (i, convert), at in zip(self._scalars, entry[2]):
             holders[at].value = convert(args[i])
-        launch, head, tail = self._launch
-        err = launch(*head, entry[3], *tail)
-        if err:
-            raise SolverError(f"launching {self.kernel.__name__} failed: CUresult {err}")
+        return entry[3]
 
     def _block(self, args, arrays, key):
         """The parameter block of one set of array arguments (:func:`_parameters`), kept for the next launches."""
@@ -318,8 +333,10 @@ def _libcuda():
     lib.cuMemcpyDtoHAsync_v2.argtypes = [p, ctypes.c_uint64, ctypes.c_size_t, p]
     lib.cuStreamSynchronize.argtypes = [p]
     lib.cuLaunchKernelEx.argtypes = [p, p, p, p]
+    lib.cuEventRecord.argtypes = [p, p]
+    lib.cuStreamWaitEvent.argtypes = [p, p, u]
     for name in ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuLaunchKernelEx", "cuMemcpyDtoHAsync_v2",
-                 "cuStreamSynchronize", "cuCtxSynchronize"):
+                 "cuStreamSynchronize", "cuCtxSynchronize", "cuEventRecord", "cuStreamWaitEvent"):
         getattr(lib, name).restype = ctypes.c_int
     return lib
 
@@ -527,9 +544,39 @@ class CooperativeLaunch(ClusterLaunch):
         return int(per_sm) * device.multiprocessors()
 
 
-def event():
-    """A CUDA event for ordering streams (without timing on a GPU: cheaper to record)."""
-    return cuda.event(timing=False) if TARGET.gpu else cuda.event()
+class StreamEvent:
+    """A CUDA event that orders streams (without timing on a GPU: cheaper to record). ``recorder(stream)`` and
+    ``waiter(stream)`` return calls with their arguments prepared once: at the driver's cost (``cuEventRecord``,
+    ``cuStreamWaitEvent`` through ctypes, as C issues them) where ``native`` and on a GPU, else through Numba's
+    ``Event.record`` / ``wait`` (the simulator, ``native=False``)."""
+
+    __slots__ = ("event", "_lib", "_handle")
+
+    def __init__(self, *, native=True):
+        self.event = cuda.event(timing=False) if TARGET.gpu else cuda.event()
+        self._lib = _libcuda() if native and TARGET.gpu else None
+        self._handle = ctypes.c_void_p(int(self.event.handle)) if self._lib is not None else None
+
+    def recorder(self, stream=0):
+        """A call recording the event on ``stream``: the work queued there so far is what a waiter waits for."""
+        if self._lib is None:
+            return functools.partial(self.event.record, stream)
+        return functools.partial(_driver_call, self._lib.cuEventRecord,
+                                 (self._handle, ctypes.c_void_p(_stream_handle(stream))), "recording an event")
+
+    def waiter(self, stream=0):
+        """A call making ``stream``'s later work wait for the event's last recording (the host does not wait)."""
+        if self._lib is None:
+            return functools.partial(self.event.wait, stream)
+        return functools.partial(_driver_call, self._lib.cuStreamWaitEvent,
+                                 (ctypes.c_void_p(_stream_handle(stream)), self._handle, ctypes.c_uint(0)),
+                                 "waiting for an event")
+
+
+def _driver_call(function, args, what: str) -> None:
+    err = function(*args)
+    if err:
+        raise SolverError(f"{what} failed: CUresult {err}")
 
 
 @kernel("void({w}[::1], {w})", cases=DISTANCES)
