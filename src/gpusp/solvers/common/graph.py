@@ -9,7 +9,7 @@ import ctypes
 import functools
 
 from ...errors import SolverError
-from .launch import Launch, _stream_handle
+from .launch import Launch, _driver_call, _libcuda, _stream_handle
 
 
 class _KernelNodeParams(ctypes.Structure):
@@ -39,8 +39,9 @@ _MEMORYTYPE_DEVICE = 2  # CU_MEMORYTYPE_DEVICE
 
 @functools.cache
 def _graph_api():
-    """The driver's explicit graph calls (cuda.h's names for CUDA 12: cuGraphAddKernelNode is its _v2)."""
-    lib = ctypes.CDLL("libcuda.so.1")
+    """The driver library (launch's) with the explicit graph calls declared (cuda.h's names for CUDA 12:
+    cuGraphAddKernelNode is its _v2)."""
+    lib = _libcuda()
     p, n, u64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_ulonglong
     pp = ctypes.POINTER(ctypes.c_void_p)
     signatures = {"cuGraphCreate": [pp, ctypes.c_uint], "cuGraphAddKernelNode_v2": [pp, p, p, n, p],
@@ -69,18 +70,14 @@ class NativeGraph:
         self.ctx = ctypes.c_void_p()
         self._call("cuCtxGetCurrent", ctypes.byref(self.ctx))
         self._params, self._copy = _KernelNodeParams(), _Memcpy3D()
-        self.nodes = 0
 
     def _call(self, name, *args):
-        err = getattr(self._lib, name)(*args)
-        if err:
-            raise SolverError(f"{name} failed: CUresult {err}")
+        _driver_call(getattr(self._lib, name), args, name)
 
     def _add(self, name, deps, params, *extra):
         node = ctypes.c_void_p()
         after = (ctypes.c_void_p * max(1, len(deps)))(*deps)
         self._call(name, ctypes.byref(node), self.handle, after, len(deps), ctypes.byref(params), *extra)
-        self.nodes += 1
         return node.value
 
     def kernel(self, launch: Launch, args, deps=()) -> int:
@@ -121,13 +118,9 @@ class NativeGraphExec:
         self._lib, self.handle = lib, handle
 
     def launch(self, stream=0) -> None:
-        err = self._lib.cuGraphLaunch(self.handle, ctypes.c_void_p(_stream_handle(stream)))
-        if err:
-            raise SolverError(f"cuGraphLaunch failed: CUresult {err}")
+        _driver_call(self._lib.cuGraphLaunch, (self.handle, ctypes.c_void_p(_stream_handle(stream))), "cuGraphLaunch")
 
     def close(self) -> None:
         if self.handle:
-            err = self._lib.cuGraphExecDestroy(self.handle)
-            self.handle = ctypes.c_void_p()
-            if err:
-                raise SolverError(f"cuGraphExecDestroy failed: CUresult {err}")
+            handle, self.handle = self.handle, ctypes.c_void_p()
+            _driver_call(self._lib.cuGraphExecDestroy, (handle,), "cuGraphExecDestroy")
