@@ -259,9 +259,10 @@ def test_graph_wiring_keeps_every_dependency(relaxed):
 @pytest.mark.parametrize("mode", ["once", "per-run"])
 @pytest.mark.parametrize("version", ["v40", "v41"])
 def test_graph_modes(version, mode, launcher):
-    """'once' builds the graph in the first run and replays; 'per-run' runs plainly first (compiling), then builds,
-    launches and releases a graph in every run, node by node through the driver ('native') or recorded from
-    Numba's launches ('numba'). The simulator launches the pieces one by one in every mode."""
+    """The first run launches the pieces plainly (compiling), then as every run builds and launches the graph:
+    'once' keeps it and replays it later, 'per-run' builds, launches and releases one every run, node by node
+    through the driver ('native') or recorded from Numba's launches ('numba'). The simulator launches the pieces one
+    by one in every mode."""
     g = random_graph(13, 40, seed=2, wmin=0, wmax=9)
     s = build(g, version, capture=mode, paths=mode == "once", launcher=launcher)
     runs = [counters_of(s.run(None)) for _ in range(3)]
@@ -269,12 +270,12 @@ def test_graph_modes(version, mode, launcher):
     graph = [c["graph"] for c in runs]
     captured = [c["captured"] for c in runs]
     if TARGET.gpu:
-        assert graph == [False, True, True]
-        assert captured == ([1, 0, 0] if mode == "once" else [0, 1, 1])
+        assert graph == [True, True, True]
+        assert captured == ([1, 0, 0] if mode == "once" else [1, 1, 1])
     else:
         assert graph == [False] * 3 and captured == [0] * 3
     s = build(negative_cycle_graph(), version, capture=mode, launcher=launcher)
-    for _ in range(2):  # the first run launches plainly, the second a graph (on a GPU)
+    for _ in range(2):  # the first run stops at the plain launches' check, the second at the graph's (on a GPU)
         with pytest.raises(NegativeCycleError):
             s.run(None)
 

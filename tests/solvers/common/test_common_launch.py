@@ -92,6 +92,21 @@ def test_native_calls_skip_numbas_launch():
 
 
 @gpu_only
+def test_the_first_call_builds_its_parameter_block():
+    """A launch made once a run (a piece of v3.0's stream plan, the check) must not build its block in the first
+    timed run after a one-run warm-up: the first call builds it, the next calls with those arrays reuse it."""
+    n = 64
+    out, x, y = (cuda.to_device(np.arange(n, dtype=np.int64)) for _ in range(3))
+    launch = Launch(axpy, 2, 32)
+    launch(out, x, y, 1, 0)
+    blocks = dict(launch._blocks)
+    assert list(blocks) == [(id(out), id(x), id(y))]
+    launch(out, x, y, 2, 1)
+    assert launch._blocks == blocks
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(n) * 2 + np.arange(n) + 1)
+
+
+@gpu_only
 def test_cooperative_kernel_launches_natively():
     n = 300
     x = cuda.to_device(np.ones(n, np.int64))

@@ -158,9 +158,9 @@ def capture_graph(issue):
 class Launch:
     """A kernel with its launch configuration, called with its arguments at the driver's cost.
 
-    The first call goes through Numba's dispatcher (compiling, and catching the exact overload it compiled); later
-    calls hand a block of pointers to kept parameters to ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a
-    grid-synchronising kernel), as C does. A block is kept per set of array arguments (a ping-pong pair costs two),
+    The first call goes through Numba's dispatcher (compiling, and catching the exact overload it compiled) and
+    builds the parameter block of its arguments; later calls hand a block of pointers to kept parameters to
+    ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array arguments (a ping-pong pair costs two),
     so arrays must be device arrays and a new array object costs one rebuild; scalars are written into the block in
     place and keep the type of their first call; a tuple of arrays and scalars (a kernel's record) is taken apart
     into its members, as Numba passes them. ``native=False``, the simulator (whose ``kernel[...]`` changes the
@@ -219,6 +219,11 @@ class Launch:
         self._last = ((), None, ())
         self._members = None if all(j is None for _, j in members) else members
         self._function = compiled
+        try:  # this call's parameter block now, so that a launch made once a run does not build it in a timed run
+            self._pointers(args if self._members is None else tuple(
+                args[i] if j is None else args[i][j] for i, j in self._members))
+        except SolverError:  # a host array, which Numba's launch took: the next call refuses it
+            pass
 
     def _native(self, args) -> None:
         launch, head, tail = self._launch
