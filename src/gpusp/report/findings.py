@@ -399,9 +399,20 @@ def _label(combo: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in combo.items())
 
 
+def experiment_at(test: dict, combo: dict) -> str | None:
+    """The experiment a combination of variables reads when it is not the test's own: that of the first entry
+    of ``experiment_at: [{experiment: name, variable: [values], ...}, ...]`` whose every variable holds one of
+    its values."""
+    for entry in test.get("experiment_at", []):
+        if all(combo.get(k) in values for k, values in entry.items() if k != "experiment"):
+            return entry["experiment"]
+    return None
+
+
 def expand_cells(test: dict) -> list[dict]:
     """The test's cells, each a complete test: explicit ``cells`` (each overriding fields and naming ``vars``)
-    or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b)."""
+    or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b); a cell whose
+    variables ``experiment_at`` names reads that experiment."""
     grid_keys = ("cells", "grid", "divides") if "grid" in test else ("cells",)  # a winners test keeps its divides
     base = {k: v for k, v in test.items() if k not in grid_keys}
     if "grid" in test:
@@ -413,6 +424,8 @@ def expand_cells(test: dict) -> list[dict]:
     for cell in cells:
         names = cell.get("vars", {})
         merged = {**base, **{k: v for k, v in cell.items() if k != "vars"}}
+        if (experiment := experiment_at(test, names)) is not None:
+            merged["experiment"] = experiment
         out.append(_fill(merged, names) | {"label": str(cell.get("label", ""))})
     return out
 
@@ -429,8 +442,9 @@ def _named(spec: str) -> tuple[str, str]:
 
 def cell_specs(cell: dict) -> list[str]:
     """Every configuration a cell names (for the resolution test)."""
-    if "over" in cell:  # a winners cell: its points in every combination
-        return [spec for c in _combos(cell["over"], cell.get("divides"))
+    if "over" in cell:  # a winners cell: its points in every combination, each named with its own experiment
+        return [f"{experiment}:{spec}" if (experiment := experiment_at(cell, c)) else spec
+                for c in _combos(cell["over"], cell.get("divides"))
                 for spec in cell_specs({"points": _fill(cell["points"], c)})]
     specs = []
     for key in ("num", "den", "points", "others"):
@@ -467,8 +481,10 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         return Cell(cell["label"], NOT_RUN, cell["not_run"], "")
     kind = cell["type"]
 
-    def get(items):
-        return [_quantity(store, i, cell, rule) for i in items]
+    def get(items, combo=None):  # a winners group's combination may read another experiment (experiment_at)
+        experiment = experiment_at(cell, combo or {})
+        within = cell if experiment is None else {**cell, "experiment": experiment}
+        return [_quantity(store, i, within, rule) for i in items]
 
     unit = cell.get("unit", "" if cell.get("metric") in ("iterations", "h2d_fraction") else " ms")
     if kind == "ratio":
@@ -501,7 +517,7 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         text = _show(target, rule, unit) + " vs " + "; ".join(_show(q, rule, unit) for q in others)
         return Cell(cell["label"], verdict, why, text, min(q.trials for q in [target, *others]))
     if kind == "winners":  # the same points in every combination of ``over`` (``divides`` as a grid's)
-        groups = [(_label(c), get(_fill(cell["points"], c))) for c in _combos(cell["over"], cell.get("divides"))]
+        groups = [(_label(c), get(_fill(cell["points"], c), c)) for c in _combos(cell["over"], cell.get("divides"))]
         verdict, why, shown = judge_winners(groups, rule)
         return Cell(cell["label"], verdict, why, "; ".join(shown),
                     min(q.trials for _, points in groups for q in points))
@@ -522,6 +538,36 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
     raise FindingsError(f"unknown test type {kind}")
 
 
+def replicate_of(cell: dict) -> str | None:
+    """The other run a cell is judged on as well: ``replicate: {experiment: name, solvers: [...]}`` names a second
+    run of the same code, which counts for a cell whose every configuration is one of those solvers' and is read
+    from the cell's own experiment (not one ``experiment_at`` or a spec's prefix names)."""
+    replicate = cell.get("replicate")
+    if not replicate or cell.get("experiment") == replicate["experiment"]:
+        return None
+    specs = cell_specs(cell)
+    if any(":" in spec.split("|")[0] or spec.split("|")[1] not in replicate["solvers"] for spec in specs):
+        return None
+    return replicate["experiment"]
+
+
+def agree(cell: Cell, again: Cell, replicate: str) -> Cell:
+    """One cell judged on two runs: their common verdict, else inconclusive (the runs disagree)."""
+    numbers = f"{cell.numbers} ({replicate}: {again.numbers})"
+    trials = min(t for t in (cell.trials, again.trials) if t is not None) if cell.trials and again.trials else None
+    if cell.verdict == again.verdict:
+        return Cell(cell.label, cell.verdict, f"{cell.why}; likewise in {replicate}", numbers, trials)
+    return Cell(cell.label, INCONCLUSIVE, f"the runs disagree: {cell.verdict} here, {again.verdict} in {replicate}",
+                numbers, trials)
+
+
+def judge_replicated(store: Store, cell: dict, rule: Rule) -> Cell:
+    judged = judge_cell(store, cell, rule)
+    if (replicate := replicate_of(cell)) is None:
+        return judged
+    return agree(judged, judge_cell(store, {**cell, "experiment": replicate}, rule), replicate)
+
+
 def judge_statement(store: Store, item: dict, rule: Rule) -> list[Row]:
     """One row, or one row per group of cells with the same verdict (a split result is split)."""
     base = Row(str(item["id"]), str(item["paper"]), item["section"], item["statement"].strip(), item["kind"],
@@ -536,7 +582,7 @@ def judge_statement(store: Store, item: dict, rule: Rule) -> list[Row]:
         base.verdict, base.cells = NOT_RUN, [Cell("", NOT_RUN, item["not_run"], "")]
         return [base]
     try:
-        cells = [judge_cell(store, cell, rule) for cell in expand_cells(item["test"])]
+        cells = [judge_replicated(store, cell, rule) for cell in expand_cells(item["test"])]
     except (FindingsError, KeyError) as err:
         raise FindingsError(f"finding {base.id}: {err}") from err
     groups: dict[str, list[Cell]] = {}
@@ -599,7 +645,10 @@ comes from the same resamples, numerator over denominator.
   every other in it; holds when two groups resolve different winners, does not hold when every group resolves the
   same one.
 * Overlapping intervals: **inconclusive**. A statement whose cells (graphs, sizes) get different verdicts is split
-  into one row per verdict. **Not run**: no data, with the reason."""
+  into one row per verdict. **Not run**: no data, with the reason.
+* **Two runs of the same code** (a row's `replicate`): a cell is judged on each; it keeps a verdict both give and is
+  **inconclusive** (the runs disagree) otherwise, since the resampling within one run does not see the drift
+  between runs."""
 
 
 def tally(rows: list[Row]) -> dict[str, int]:
