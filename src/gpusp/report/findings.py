@@ -554,7 +554,7 @@ def replicate_of(cell: dict) -> str | None:
 def agree(cell: Cell, again: Cell, replicate: str) -> Cell:
     """One cell judged on two runs: their common verdict, else inconclusive (the runs disagree)."""
     numbers = f"{cell.numbers} ({replicate}: {again.numbers})"
-    trials = min(t for t in (cell.trials, again.trials) if t is not None) if cell.trials and again.trials else None
+    trials = min((t for t in (cell.trials, again.trials) if t is not None), default=None)
     if cell.verdict == again.verdict:
         return Cell(cell.label, cell.verdict, f"{cell.why}; likewise in {replicate}", numbers, trials)
     return Cell(cell.label, INCONCLUSIVE, f"the runs disagree: {cell.verdict} here, {again.verdict} in {replicate}",
