@@ -169,7 +169,8 @@ def test_experiment_at_sends_the_named_combinations_to_another_run():
             "grid": {"n": [80, 720], "B": [8, 16]}, "experiment_at": [{"experiment": "old", "n": [720]},
                                                                    {"experiment": "older", "n": [80], "B": [16]}]}
     read = {c["label"]: c["experiment"] for c in f.expand_cells(test)}
-    assert read == {"n = 80, B = 8": "new", "n = 80, B = 16": "older", "n = 720, B = 8": "old", "n = 720, B = 16": "old"}
+    assert read == {"n = 80, B = 8": "new", "n = 80, B = 16": "older",
+                    "n = 720, B = 8": "old", "n = 720, B = 16": "old"}
     winners = {"type": "winners", "experiment": "new", "points": ["a=random-{n}|a|x", "b=random-{n}|b|x"],
                "over": {"n": [80, 720]}, "experiment_at": [{"experiment": "old", "n": [720]}]}
     assert f.cell_specs(f.expand_cells(winners)[0]) == [

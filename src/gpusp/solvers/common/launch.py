@@ -160,12 +160,13 @@ class Launch:
 
     The first call goes through Numba's dispatcher (compiling, and catching the exact overload it compiled) and
     builds the parameter block of its arguments; later calls hand a block of pointers to kept parameters to
-    ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is kept per set of array arguments (a ping-pong pair costs two),
-    so arrays must be device arrays and a new array object costs one rebuild; scalars are written into the block in
-    place and keep the type of their first call; a tuple of arrays and scalars (a kernel's record) is taken apart
-    into its members, as Numba passes them. ``native=False``, the simulator (whose ``kernel[...]`` changes the
-    kernel object, so it is configured per call) and launches into a CUDA graph builder go through Numba every call:
-    the path the per-round variants are compared with. Why: docs/solvers/common.md.
+    ``cuLaunchKernel`` (or ``cuLaunchCooperativeKernel`` for a grid-synchronising kernel), as C does. A block is
+    kept per set of array arguments (a ping-pong pair costs two), so arrays must be device arrays and a new array
+    object costs one rebuild; scalars are written into the block in place and keep the type of their first call; a
+    tuple of arrays and scalars (a kernel's record) is taken apart into its members, as Numba passes them.
+    ``native=False``, the simulator (whose ``kernel[...]`` changes the kernel object, so it is configured per call)
+    and launches into a CUDA graph builder go through Numba every call: the path the per-round variants are compared
+    with. Why: docs/solvers/common.md.
     """
 
     __slots__ = ("kernel", "config", "native", "bound", "_function", "_launch", "_types", "_pick", "_scalars",
