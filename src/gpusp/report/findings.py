@@ -28,6 +28,7 @@ import yaml
 
 from ..atomic import atomic_open
 from .compare import _resampled_medians
+from .findings_cells import cell_specs, combos, expand_cells, experiment_at, fill, label_of, named, replicate_of
 from .metrics import LIST_METRIC, metric_values
 
 FINDINGS_YAML = "benchmarks/papers/findings.yaml"
@@ -376,91 +377,13 @@ def _num(x: float) -> str:
 
 
 # --- statements -> rows --------------------------------------------------------------------------------------
-def _fill(value, names: dict):
-    if isinstance(value, str):
-        return value.format(**names) if names else value
-    if isinstance(value, list):
-        return [_fill(v, names) for v in value]
-    if isinstance(value, dict):
-        return {k: _fill(v, names) for k, v in value.items()}
-    return value
-
-
-def _combos(grid: dict, divides: list | None) -> list[dict]:
-    """Every combination of the grid's variables (``divides: [a, b]`` keeps those where a divides b)."""
-    combos = [dict(zip(grid, c)) for c in itertools.product(*grid.values())]
-    if divides:
-        a, b = divides
-        combos = [c for c in combos if c[b] % c[a] == 0]
-    return combos
-
-
-def _label(combo: dict) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in combo.items())
-
-
-def experiment_at(test: dict, combo: dict) -> str | None:
-    """The experiment a combination of variables reads when it is not the test's own: that of the first entry
-    of ``experiment_at: [{experiment: name, variable: [values], ...}, ...]`` whose every variable holds one of
-    its values."""
-    for entry in test.get("experiment_at", []):
-        if all(combo.get(k) in values for k, values in entry.items() if k != "experiment"):
-            return entry["experiment"]
-    return None
-
-
-def expand_cells(test: dict) -> list[dict]:
-    """The test's cells, each a complete test: explicit ``cells`` (each overriding fields and naming ``vars``)
-    or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b); a cell whose
-    variables ``experiment_at`` names reads that experiment."""
-    grid_keys = ("cells", "grid", "divides") if "grid" in test else ("cells",)  # a winners test keeps its divides
-    base = {k: v for k, v in test.items() if k not in grid_keys}
-    if "grid" in test:
-        combos = _combos(test["grid"], test.get("divides"))
-        cells = [{"label": _label(c), "vars": c} for c in combos]
-    else:
-        cells = test.get("cells") or [{"label": ""}]
-    out = []
-    for cell in cells:
-        names = cell.get("vars", {})
-        merged = {**base, **{k: v for k, v in cell.items() if k != "vars"}}
-        if (experiment := experiment_at(test, names)) is not None:
-            merged["experiment"] = experiment
-        out.append(_fill(merged, names) | {"label": str(cell.get("label", ""))})
-    return out
-
-
-def _named(spec: str) -> tuple[str, str]:
-    """'name=spec[ @metric]' -> (name, spec): the name (else the solver) and the configuration alone."""
-    spec = spec.partition(" @")[0]
-    head, bar, tail = spec.partition("|")
-    if "=" in head:  # 'name=spec': the name may hold '=' itself, the configuration never does
-        name, _, rest = head.rpartition("=")
-        return name, rest + bar + tail
-    return spec.split("|")[1] if "|" in spec else spec, spec
-
-
-def cell_specs(cell: dict) -> list[str]:
-    """Every configuration a cell names (for the resolution test)."""
-    if "over" in cell:  # a winners cell: its points in every combination, each named with its own experiment
-        return [f"{experiment}:{spec}" if (experiment := experiment_at(cell, c)) else spec
-                for c in _combos(cell["over"], cell.get("divides"))
-                for spec in cell_specs({"points": _fill(cell["points"], c)})]
-    specs = []
-    for key in ("num", "den", "points", "others"):
-        for item in cell.get(key, []):
-            specs += (item.get("num", []) + item.get("den", [])) if isinstance(item, dict) else [item]
-    specs += [cell[key] for key in ("target", "point") if key in cell]
-    return [_named(s)[1] for s in specs]
-
-
 def _quantity(store: Store, item, cell: dict, rule: Rule) -> Quantity:
     if isinstance(item, dict):
         q = ratio([_quantity(store, s, cell, rule) for s in item["num"]],
                   [_quantity(store, s, cell, rule) for s in item["den"]])
         q.label = item.get("name", "ratio")
         return q
-    name, spec = _named(item)
+    name, spec = named(item)
     metric = item.partition(" @")[2] or cell.get("metric", "time_ms")  # ' @metric': this item's own metric
     q = measure(store, spec, cell.get("experiment"), metric, rule)
     if q is None:
@@ -517,7 +440,7 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         text = _show(target, rule, unit) + " vs " + "; ".join(_show(q, rule, unit) for q in others)
         return Cell(cell["label"], verdict, why, text, min(q.trials for q in [target, *others]))
     if kind == "winners":  # the same points in every combination of ``over`` (``divides`` as a grid's)
-        groups = [(_label(c), get(_fill(cell["points"], c), c)) for c in _combos(cell["over"], cell.get("divides"))]
+        groups = [(label_of(c), get(fill(cell["points"], c), c)) for c in combos(cell["over"], cell.get("divides"))]
         verdict, why, shown = judge_winners(groups, rule)
         return Cell(cell["label"], verdict, why, "; ".join(shown),
                     min(q.trials for _, points in groups for q in points))
@@ -536,19 +459,6 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
                             (INCONCLUSIVE, f"interval straddles {_band_text(lo, hi)}"))
         return Cell(cell["label"], verdict, why, f"{_show(q, rule, unit)}; ours / paper {_num(scaled.value)}", q.trials)
     raise FindingsError(f"unknown test type {kind}")
-
-
-def replicate_of(cell: dict) -> str | None:
-    """The other run a cell is judged on as well: ``replicate: {experiment: name, solvers: [...]}`` names a second
-    run of the same code, which counts for a cell whose every configuration is one of those solvers' and is read
-    from the cell's own experiment (not one ``experiment_at`` or a spec's prefix names)."""
-    replicate = cell.get("replicate")
-    if not replicate or cell.get("experiment") == replicate["experiment"]:
-        return None
-    specs = cell_specs(cell)
-    if any(":" in spec.split("|")[0] or spec.split("|")[1] not in replicate["solvers"] for spec in specs):
-        return None
-    return replicate["experiment"]
 
 
 def agree(cell: Cell, again: Cell, replicate: str) -> Cell:
