@@ -180,8 +180,7 @@ class Launch:
 
     def __call__(self, *args):
         if self._function is not None:
-            self._native(args if self._members is None else tuple(
-                args[i] if j is None else args[i][j] for i, j in self._members))
+            self._native(args if self._members is None else self._flat(args))  # no call where nothing to flatten
         elif self.bound is None:
             self.kernel[self.config](*args)
         elif self.native:
@@ -201,7 +200,8 @@ class Launch:
         compiled = seen[-1]
         arguments = compiled.argument_types
         members = _members(arguments)
-        types = tuple(arguments[i] if j is None else arguments[i][j] for i, j in members)
+        self._members = None if all(j is None for _, j in members) else members
+        types = tuple(self._flat(arguments))
         if not all(_is_array(t) or _scalar_kind(t) for t in types):
             self.native = False  # an argument kind without a fixed parameter layout: Numba's launch every call
             return
@@ -218,13 +218,17 @@ class Launch:
             (lambda a, i=arrays[0]: (a[i],)) if len(arrays) == 1 else operator.itemgetter(*arrays))
         self._scalars = [(i, _scalar_kind(t)) for i, t in enumerate(types) if not _is_array(t)]
         self._last = ((), None, ())
-        self._members = None if all(j is None for _, j in members) else members
         self._function = compiled
         try:  # this call's parameter block now, so that a launch made once a run does not build it in a timed run
-            self._pointers(args if self._members is None else tuple(
-                args[i] if j is None else args[i][j] for i, j in self._members))
+            self._pointers(self._flat(args))
         except SolverError:  # a host array, which Numba's launch took: the next call refuses it
             pass
+
+    def _flat(self, args):
+        """The arguments as the kernel's parameters: each record (tuple) taken apart into its members."""
+        if self._members is None:
+            return args
+        return tuple(args[i] if j is None else args[i][j] for i, j in self._members)
 
     def _native(self, args) -> None:
         launch, head, tail = self._launch
@@ -239,8 +243,7 @@ class Launch:
         if self._function is None or self._function.cooperative:
             raise SolverError(f"{self.kernel.__name__}: a graph's kernel node needs a Launch that has launched "
                               "natively once, and not a cooperative one")
-        flat = args if self._members is None else tuple(args[i] if j is None else args[i][j] for i, j in self._members)
-        return (*self._launch[1][:8], self._pointers(flat))
+        return (*self._launch[1][:8], self._pointers(self._flat(args)))
 
     def _pointers(self, args):
         """The parameter block of this launch's arguments: kept per set of arrays, its scalars written in place."""
