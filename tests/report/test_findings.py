@@ -56,6 +56,9 @@ def test_every_scored_cell_names_exactly_one_configuration_with_samples(items, s
                     scale = f._split_config(spec, cell.get("experiment"))[2]
                     assert quantity.value / scale == pytest.approx(rows["median_ms"].iloc[0], rel=1e-9), spec
                 checked += 1
+                for run in f.replicates_of(cell):  # a run of the same code counts where it holds the configuration
+                    if len(f.config_rows(store, spec, run)):
+                        assert f.measure(store, spec, run, cell.get("metric", "time_ms"), RULE) is not None, (run, spec)
     assert checked > 100
 
 
@@ -164,39 +167,30 @@ def test_a_split_rows_grid_labels_are_set_apart_by_semicolons(monkeypatch, store
                                                   ("9.9 (n = 80, B = 16)", f.NOT_HOLD)]
 
 
-def test_experiment_at_sends_the_named_combinations_to_another_run():
-    test = {"type": "ratio", "experiment": "new", "num": ["random-{n}|a|block_size-{B}"], "den": ["random-{n}|b|x"],
-            "grid": {"n": [80, 720], "B": [8, 16]}, "experiment_at": [{"experiment": "old", "n": [720]},
-                                                                   {"experiment": "older", "n": [80], "B": [16]}]}
-    read = {c["label"]: c["experiment"] for c in f.expand_cells(test)}
-    assert read == {"n = 80, B = 8": "new", "n = 80, B = 16": "older",
-                    "n = 720, B = 8": "old", "n = 720, B = 16": "old"}
-    winners = {"type": "winners", "experiment": "new", "points": ["a=random-{n}|a|x", "b=random-{n}|b|x"],
-               "over": {"n": [80, 720]}, "experiment_at": [{"experiment": "old", "n": [720]}]}
-    assert f.cell_specs(f.expand_cells(winners)[0]) == [
-        "random-80|a|x", "random-80|b|x", "old:random-720|a|x", "old:random-720|b|x"]
-
-
 def test_a_replicate_counts_only_for_cells_of_its_solvers_read_from_the_cells_own_run():
-    replicate = {"experiment": "old", "solvers": ["a", "b"]}
+    replicate = [{"experiment": "old", "solvers": ["a", "b"]}, {"experiment": "same", "solvers": ["a", "b", "c"]}]
     cell = {"type": "ratio", "experiment": "new", "replicate": replicate, "num": ["g|a|x"], "den": ["g|b|x"]}
-    assert f.replicate_of(cell) == "old"
-    assert f.replicate_of({**cell, "den": ["g|c|x"]}) is None  # c's code changed between the runs
-    assert f.replicate_of({**cell, "experiment": "old"}) is None  # the cell reads the replicate itself
-    assert f.replicate_of({**cell, "den": ["other:g|b|x"]}) is None
-    assert f.replicate_of({k: v for k, v in cell.items() if k != "replicate"}) is None
+    assert f.replicates_of(cell) == ["old", "same"]
+    assert f.replicates_of({**cell, "den": ["g|c|x"]}) == ["same"]  # c's code changed after old ran
+    assert f.replicates_of({**cell, "experiment": "old"}) == ["same"]  # the cell reads old itself
+    assert f.replicates_of({**cell, "den": ["other:g|b|x"]}) == []
+    assert f.replicates_of({k: v for k, v in cell.items() if k != "replicate"}) == []
 
 
-@pytest.mark.parametrize("here, there, verdict", [
-    (f.HOLDS, f.HOLDS, f.HOLDS), (f.NOT_HOLD, f.NOT_HOLD, f.NOT_HOLD), (f.HOLDS, f.NOT_HOLD, f.INCONCLUSIVE),
-    (f.NOT_HOLD, f.INCONCLUSIVE, f.INCONCLUSIVE), (f.INCONCLUSIVE, f.HOLDS, f.INCONCLUSIVE)])
-def test_two_runs_keep_only_a_verdict_both_give(here, there, verdict):
-    cell = f.agree(f.Cell("n = 80", here, "w", "1 ms", 5), f.Cell("n = 80", there, "w", "2 ms", 5), "old")
-    assert (cell.verdict, cell.numbers, cell.trials) == (verdict, "1 ms (old: 2 ms)", 5)
-    assert ("disagree" in cell.why) == (here != there)
+@pytest.mark.parametrize("verdicts, verdict", [
+    ([f.HOLDS], f.HOLDS), ([f.HOLDS, f.HOLDS], f.HOLDS), ([f.NOT_HOLD] * 3, f.NOT_HOLD),
+    ([f.HOLDS, f.NOT_HOLD], f.INCONCLUSIVE), ([f.NOT_HOLD, f.INCONCLUSIVE], f.INCONCLUSIVE),
+    ([f.INCONCLUSIVE, f.HOLDS], f.INCONCLUSIVE), ([f.HOLDS, f.HOLDS, f.NOT_HOLD], f.INCONCLUSIVE)])
+def test_several_runs_keep_only_a_verdict_all_give(verdicts, verdict):
+    here, *there = verdicts
+    others = [(f"run{i}", f.Cell("n = 80", v, "w", f"{i + 2} ms", 6 + i)) for i, v in enumerate(there)]
+    cell = f.agree(f.Cell("n = 80", here, "w", "1 ms", 5), others)
+    assert (cell.verdict, cell.trials) == (verdict, 5)
+    assert cell.numbers == "1 ms" + "".join(f" (run{i}: {i + 2} ms)" for i in range(len(there)))
+    assert ("disagree" in cell.why) == (len(set(verdicts)) > 1)
 
 
-def test_a_replicated_cell_is_judged_on_both_runs(monkeypatch, store):
+def test_a_replicated_cell_is_judged_on_every_run_that_holds_its_configurations(monkeypatch, store):
     seen = []
 
     def judge(s, cell, r):
@@ -204,11 +198,12 @@ def test_a_replicated_cell_is_judged_on_both_runs(monkeypatch, store):
         return f.Cell(cell["label"], f.HOLDS if cell["experiment"] == "new" else f.NOT_HOLD, "", "n")
 
     monkeypatch.setattr(f, "judge_cell", judge)
+    monkeypatch.setattr(f, "config_rows", lambda s, spec, run: [] if run == "partial" else [spec])
+    replicate = [{"experiment": "partial", "solvers": ["a"]}, {"experiment": "old", "solvers": ["a"]}]
     item = {"id": "9.9", "paper": "002", "section": "s", "statement": "t", "kind": "measured",
-            "test": {"type": "ratio", "experiment": "new", "replicate": {"experiment": "old", "solvers": ["a"]},
-                     "num": ["g|a|x"], "den": ["g|a|y"]}}
+            "test": {"type": "ratio", "experiment": "new", "replicate": replicate, "num": ["g|a|x"], "den": ["g|a|y"]}}
     rows = f.judge_statement(store, item, RULE)
-    assert seen == ["new", "old"] and [r.verdict for r in rows] == [f.INCONCLUSIVE]
+    assert seen == ["old", "new"] and [r.verdict for r in rows] == [f.INCONCLUSIVE]
 
 
 def test_a_configuration_has_one_interval_however_a_row_spells_or_scales_it(store):

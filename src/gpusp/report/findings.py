@@ -28,7 +28,7 @@ import yaml
 
 from ..atomic import atomic_open
 from .compare import _resampled_medians
-from .findings_cells import cell_specs, combos, expand_cells, experiment_at, fill, label_of, named, replicate_of
+from .findings_cells import cell_specs, combos, expand_cells, fill, label_of, named, replicates_of
 from .metrics import LIST_METRIC, metric_values
 
 FINDINGS_YAML = "benchmarks/papers/findings.yaml"
@@ -404,10 +404,8 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         return Cell(cell["label"], NOT_RUN, cell["not_run"], "")
     kind = cell["type"]
 
-    def get(items, combo=None):  # a winners group's combination may read another experiment (experiment_at)
-        experiment = experiment_at(cell, combo or {})
-        within = cell if experiment is None else {**cell, "experiment": experiment}
-        return [_quantity(store, i, within, rule) for i in items]
+    def get(items):
+        return [_quantity(store, i, cell, rule) for i in items]
 
     unit = cell.get("unit", "" if cell.get("metric") in ("iterations", "h2d_fraction") else " ms")
     if kind == "ratio":
@@ -440,7 +438,7 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
         text = _show(target, rule, unit) + " vs " + "; ".join(_show(q, rule, unit) for q in others)
         return Cell(cell["label"], verdict, why, text, min(q.trials for q in [target, *others]))
     if kind == "winners":  # the same points in every combination of ``over`` (``divides`` as a grid's)
-        groups = [(label_of(c), get(fill(cell["points"], c), c)) for c in combos(cell["over"], cell.get("divides"))]
+        groups = [(label_of(c), get(fill(cell["points"], c))) for c in combos(cell["over"], cell.get("divides"))]
         verdict, why, shown = judge_winners(groups, rule)
         return Cell(cell["label"], verdict, why, "; ".join(shown),
                     min(q.trials for _, points in groups for q in points))
@@ -461,21 +459,23 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
     raise FindingsError(f"unknown test type {kind}")
 
 
-def agree(cell: Cell, again: Cell, replicate: str) -> Cell:
-    """One cell judged on two runs: their common verdict, else inconclusive (the runs disagree)."""
-    numbers = f"{cell.numbers} ({replicate}: {again.numbers})"
-    trials = min((t for t in (cell.trials, again.trials) if t is not None), default=None)
-    if cell.verdict == again.verdict:
-        return Cell(cell.label, cell.verdict, f"{cell.why}; likewise in {replicate}", numbers, trials)
-    return Cell(cell.label, INCONCLUSIVE, f"the runs disagree: {cell.verdict} here, {again.verdict} in {replicate}",
-                numbers, trials)
+def agree(cell: Cell, others: list[tuple[str, Cell]]) -> Cell:
+    """One cell judged on several runs (``others``: each other run's name and verdict): the verdict every run
+    gives, else inconclusive (the runs disagree)."""
+    numbers = cell.numbers + "".join(f" ({name}: {again.numbers})" for name, again in others)
+    trials = min((t for t in (cell.trials, *(again.trials for _, again in others)) if t is not None), default=None)
+    if all(again.verdict == cell.verdict for _, again in others):
+        likewise = f"; likewise in {', '.join(name for name, _ in others)}" if others else ""
+        return Cell(cell.label, cell.verdict, cell.why + likewise, numbers, trials)
+    there = ", ".join(f"{again.verdict} in {name}" for name, again in others)
+    return Cell(cell.label, INCONCLUSIVE, f"the runs disagree: {cell.verdict} here, {there}", numbers, trials)
 
 
 def judge_replicated(store: Store, cell: dict, rule: Rule) -> Cell:
-    judged = judge_cell(store, cell, rule)
-    if (replicate := replicate_of(cell)) is None:
-        return judged
-    return agree(judged, judge_cell(store, {**cell, "experiment": replicate}, rule), replicate)
+    """A cell judged on its run and on each replicate that holds all of its configurations."""
+    others = [(run, judge_cell(store, {**cell, "experiment": run}, rule)) for run in replicates_of(cell)
+              if all(len(config_rows(store, spec, run)) for spec in cell_specs(cell))]
+    return agree(judge_cell(store, cell, rule), others)
 
 
 def judge_statement(store: Store, item: dict, rule: Rule) -> list[Row]:
@@ -556,9 +556,9 @@ comes from the same resamples, numerator over denominator.
   same one.
 * Overlapping intervals: **inconclusive**. A statement whose cells (graphs, sizes) get different verdicts is split
   into one row per verdict. **Not run**: no data, with the reason.
-* **Two runs of the same code** (a row's `replicate`): a cell is judged on each; it keeps a verdict both give and is
-  **inconclusive** (the runs disagree) otherwise, since the resampling within one run does not see the drift
-  between runs."""
+* **Several runs of the same code** (a row's `replicate`): a cell is judged on each run that holds its
+  configurations; it keeps a verdict every run gives and is **inconclusive** (the runs disagree) otherwise, since
+  the resampling within one run does not see the drift between runs."""
 
 
 def tally(rows: list[Row]) -> dict[str, int]:

@@ -1,7 +1,6 @@
 """The cells of a test in ``benchmarks/papers/findings.yaml``: a grid of variables or explicit cells expanded into
-complete tests, the experiment each cell reads (``experiment_at``, a second run of the same code as a
-``replicate``) and the configurations it names. Pure functions of the YAML's dicts; :mod:`gpusp.report.findings`
-judges the cells."""
+complete tests, the configurations each names and the other runs of the same code (``replicate``) it counts for.
+Pure functions of the YAML's dicts; :mod:`gpusp.report.findings` judges the cells."""
 
 from __future__ import annotations
 
@@ -32,20 +31,9 @@ def label_of(combo: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in combo.items())
 
 
-def experiment_at(test: dict, combo: dict) -> str | None:
-    """The experiment a combination of variables reads when it is not the test's own: that of the first entry
-    of ``experiment_at: [{experiment: name, variable: [values], ...}, ...]`` whose every variable holds one of
-    its values."""
-    for entry in test.get("experiment_at", []):
-        if all(combo.get(k) in values for k, values in entry.items() if k != "experiment"):
-            return entry["experiment"]
-    return None
-
-
 def expand_cells(test: dict) -> list[dict]:
     """The test's cells, each a complete test: explicit ``cells`` (each overriding fields and naming ``vars``)
-    or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b); a cell whose
-    variables ``experiment_at`` names reads that experiment."""
+    or a ``grid`` of variables (``divides: [a, b]`` keeps the combinations where a divides b)."""
     grid_keys = ("cells", "grid", "divides") if "grid" in test else ("cells",)  # a winners test keeps its divides
     base = {k: v for k, v in test.items() if k not in grid_keys}
     if "grid" in test:
@@ -56,8 +44,6 @@ def expand_cells(test: dict) -> list[dict]:
     for cell in cells:
         names = cell.get("vars", {})
         merged = {**base, **{k: v for k, v in cell.items() if k != "vars"}}
-        if (experiment := experiment_at(test, names)) is not None:
-            merged["experiment"] = experiment
         out.append(fill(merged, names) | {"label": str(cell.get("label", ""))})
     return out
 
@@ -74,9 +60,8 @@ def named(spec: str) -> tuple[str, str]:
 
 def cell_specs(cell: dict) -> list[str]:
     """Every configuration a cell names (for the resolution test)."""
-    if "over" in cell:  # a winners cell: its points in every combination, each named with its own experiment
-        return [f"{experiment}:{spec}" if (experiment := experiment_at(cell, c)) else spec
-                for c in combos(cell["over"], cell.get("divides"))
+    if "over" in cell:  # a winners cell: its points in every combination
+        return [spec for c in combos(cell["over"], cell.get("divides"))
                 for spec in cell_specs({"points": fill(cell["points"], c)})]
     specs = []
     for key in ("num", "den", "points", "others"):
@@ -86,14 +71,13 @@ def cell_specs(cell: dict) -> list[str]:
     return [named(s)[1] for s in specs]
 
 
-def replicate_of(cell: dict) -> str | None:
-    """The other run a cell is judged on as well: ``replicate: {experiment: name, solvers: [...]}`` names a second
-    run of the same code, which counts for a cell whose every configuration is one of those solvers' and is read
-    from the cell's own experiment (not one ``experiment_at`` or a spec's prefix names)."""
-    replicate = cell.get("replicate")
-    if not replicate or cell.get("experiment") == replicate["experiment"]:
-        return None
+def replicates_of(cell: dict) -> list[str]:
+    """The other runs a cell is judged on as well: ``replicate: [{experiment: name, solvers: [...]}, ...]`` names
+    runs of the same code, each counting for a cell whose every configuration is one of its solvers' and is read
+    from the cell's own experiment (not one a spec's prefix names)."""
     specs = cell_specs(cell)
-    if any(":" in spec.split("|")[0] or spec.split("|")[1] not in replicate["solvers"] for spec in specs):
-        return None
-    return replicate["experiment"]
+    if any(":" in spec.split("|")[0] for spec in specs):
+        return []
+    solvers = {spec.split("|")[1] for spec in specs}
+    return [entry["experiment"] for entry in cell.get("replicate", [])
+            if entry["experiment"] != cell.get("experiment") and solvers <= set(entry["solvers"])]
