@@ -203,7 +203,7 @@ def test_a_replicated_cell_is_judged_on_every_run_that_holds_its_configurations(
     item = {"id": "9.9", "paper": "002", "section": "s", "statement": "t", "kind": "measured",
             "test": {"type": "ratio", "experiment": "new", "replicate": replicate, "num": ["g|a|x"], "den": ["g|a|y"]}}
     rows = f.judge_statement(store, item, RULE)
-    assert seen == ["old", "new"] and [r.verdict for r in rows] == [f.INCONCLUSIVE]
+    assert seen == ["new", "old"] and [r.verdict for r in rows] == [f.INCONCLUSIVE]
 
 
 def test_a_configuration_has_one_interval_however_a_row_spells_or_scales_it(store):

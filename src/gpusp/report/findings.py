@@ -460,8 +460,8 @@ def judge_cell(store: Store, cell: dict, rule: Rule) -> Cell:
 
 
 def agree(cell: Cell, others: list[tuple[str, Cell]]) -> Cell:
-    """One cell judged on several runs (``others``: each other run's name and verdict): the verdict every run
-    gives, else inconclusive (the runs disagree)."""
+    """One cell judged on several runs (``others``: each other run's name and its judged cell): the verdict every
+    run gives, else inconclusive (the runs disagree)."""
     numbers = cell.numbers + "".join(f" ({name}: {again.numbers})" for name, again in others)
     trials = min((t for t in (cell.trials, *(again.trials for _, again in others)) if t is not None), default=None)
     if all(again.verdict == cell.verdict for _, again in others):
@@ -473,9 +473,10 @@ def agree(cell: Cell, others: list[tuple[str, Cell]]) -> Cell:
 
 def judge_replicated(store: Store, cell: dict, rule: Rule) -> Cell:
     """A cell judged on its run and on each replicate that holds all of its configurations."""
+    judged = judge_cell(store, cell, rule)
     others = [(run, judge_cell(store, {**cell, "experiment": run}, rule)) for run in replicates_of(cell)
               if all(len(config_rows(store, spec, run)) for spec in cell_specs(cell))]
-    return agree(judge_cell(store, cell, rule), others)
+    return agree(judged, others)
 
 
 def judge_statement(store: Store, item: dict, rule: Rule) -> list[Row]:
