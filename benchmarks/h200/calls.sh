@@ -55,7 +55,7 @@ NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats -
 C=config/experiments/trimmed N=config/experiments/native
 for st in "$@"; do
     case $st in
-        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52|r39ring|r39fig10|r39minplus|r39fig4|r39fig4a|r39fig4b|r39fig4c|r39fig4d|r39fig4e|r39fig4f|r39fig4g|r39t1|r39t1bay|r39transfer|r39transferbig|r39pieces|r39fwloop|r39t3a|r39t3b|r39fig12|r39fig13|r39fig14|r39t1pc|r39t1heapa|r39t1heapb|r39t1heapc|r39t1heaprest|r39fig1|r39fig1b|r39fig2|r39sec52|r39t2|r39fig10b|r39g30sna|r39g30snb|r39g30snc|r39g30snsa|r39g30snsb|r39g30tga|r39g30tgb|r39g30tsa)
+        n000t1|n000t2|n000t3|n000t3b|n001t1|n001t1c|n001fig10|n002fig4|n004fig1|n004fig2|n004transfer|n004transferbig|n004allsrc|n004minplus|n001fig14|n001fig12|n001fig13|n001sec52|r39ring|r39fig10|r39minplus|r39fig4|r39fig4a|r39fig4b|r39fig4c|r39fig4d|r39fig4e|r39fig4f|r39fig4g|r39t1|r39t1bay|r39transfer|r39transferbig|r39pieces|r39fwloop|r39t3a|r39t3b|r39fig12|r39fig13|r39fig14|r39t1pc|r39t1heapa|r39t1heapb|r39t1heapc|r39t1heaprest|r39fig1|r39fig1b|r39fig2|r39sec52|r39t2|r39fig10b|r39g30sna|r39g30snb|r39g30snc|r39g30snsa|r39g30snsb|r39g30tga|r39g30tgb|r39g30tsa|r39g25na|r39g25nb|r39g25nc|r39g25nd|r39g25ne)
             capvar="CAP_$st"; step "$st" "${!capvar:-${CAP:-240}}" 30 "$(bench "$st" "$N/$st.yaml")" ;;
         t3g04) step p000t3-g04 150 30 "$(bench p000t3-g04 $C/p000t3.yaml p2p-Gnutella04)" ;;
         t1) step p000t1 300 60 "$(bench p000t1 $C/p000t1.yaml USA-road-d.NY USA-road-d.BAY)" ;;

@@ -521,55 +521,66 @@ def r39t3(c, part):
             "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
 
 
-# Issue 39's Gnutella30 cells (rows 0.8, 0.10, 0.12b): Table 3's four one-launch-per-k kernels on Gnutella30 at
-# G30_TRIALS trials, each kernel past one device step, so its trials are split into parts (each part its own warm-up),
-# one config a part, and the parts' records pooled into one experiment, r39g30, by `gpusp aggregate` (same card, same
-# commit: benchmarks/papers/native/README.md says how).
-G30, G25 = "p2p-Gnutella30", "p2p-Gnutella25"
-G30_KERNELS = {"sn": "floydwarshall_supernaive", "sns": "floydwarshall_supernaiveshared",
-               "tg": "floydwarshall_tiledglobal", "ts": "floydwarshall_tiledshared"}
-G30_TRIALS, G30_STEP_S = 5, 540.0
+# Issue 39's Gnutella30 cells (rows 0.8, 0.10, 0.12b) and Gnutella25's naive kernel (rows 0.7, 0.9a): Table 3's
+# one-launch-per-k kernels at SPLIT_TRIALS trials, each kernel past one device step, so its trials are split into parts
+# (each part its own warm-up), one config a part, and the parts' records pooled into one experiment a graph (r39g30,
+# r39g25) by `gpusp aggregate` (same card: benchmarks/papers/native/README.md says how).
+G30, G25, G04 = "p2p-Gnutella30", "p2p-Gnutella25", "p2p-Gnutella04"
+SPLIT = {"r39g30": (G30, {"sn": "floydwarshall_supernaive", "sns": "floydwarshall_supernaiveshared",
+                          "tg": "floydwarshall_tiledglobal", "ts": "floydwarshall_tiledshared"}),
+         "r39g25": (G25, {"n": "floydwarshall_naive"})}
+SPLIT_TRIALS, SPLIT_STEP_S = 5, 540.0
+SMALLER = {G30: G25, G25: G04}  # the graph whose 5-trial median a run's estimate scales from
+SHORT = {G30: "G30", G25: "G25", G04: "G04"}
 R39T3_MEDIANS = [Path(f"benchmarks/papers/native/{e}/summary.csv") for e in ("r39t3a", "r39t3b")]
 
 
-def g30_run_s(solver: str) -> tuple[float, str]:
-    """Seconds a run of ``solver`` on Gnutella30 and where the figure comes from: paper000-table3's one G30 run where
-    it ran, else the 5-trial G25 median of r39t3a/b scaled by Floyd-Warshall's n^3."""
+def split_run_s(graph: str, solver: str) -> tuple[float, str]:
+    """Seconds a run of ``solver`` on ``graph`` and where the figure comes from: paper000-table3's one run where it
+    ran, else the smaller graph's 5-trial median of r39t3a/b scaled by Floyd-Warshall's n^3."""
     rows = {(r["graph"], r["solver"]): r for r in csv.DictReader(FW_MEDIANS.open())}
-    if (G30, solver) in rows:
-        return float(rows[G30, solver]["median_ms"]) / 1000, "paper000-table3's one G30 run"
-    (r,) = [r for path in R39T3_MEDIANS for r in csv.DictReader(path.open()) if (r["graph"], r["solver"]) == (G25, solver)]
-    n30 = float(rows[G30, "floydwarshall_tiledshared"]["n"])
-    return float(r["median_ms"]) / 1000 * (n30 / float(r["n"])) ** 3, "G25's 5-trial median x (n30 / n25)^3"
+    if (graph, solver) in rows:
+        return float(rows[graph, solver]["median_ms"]) / 1000, f"paper000-table3's one {SHORT[graph]} run"
+    small = SMALLER[graph]
+    (r,) = [r for path in R39T3_MEDIANS for r in csv.DictReader(path.open()) if (r["graph"], r["solver"]) == (small, solver)]
+    n = float(rows[graph, "floydwarshall_tiledshared"]["n"])
+    big, little = SHORT[graph], SHORT[small]
+    return (float(r["median_ms"]) / 1000 * (n / float(r["n"])) ** 3,
+            f"{little}'s 5-trial median x (n{big[1:]} / n{little[1:]})^3")
 
 
-def g30_parts() -> dict[str, tuple[str, int, float, str]]:
-    """{config name: (solver, trials, estimated seconds, how estimated)}: each kernel's G30_TRIALS trials in the
-    fewest parts whose job (FW_JOB_S, a warm-up and the part's trials) fits G30_STEP_S, as even as they come."""
+def split_parts() -> dict[str, tuple[str, str, str, int, float, str]]:
+    """{config name: (experiment, graph, solver, trials, estimated seconds, how estimated)}: each kernel's
+    SPLIT_TRIALS trials in the fewest parts whose job (FW_JOB_S, a warm-up and the part's trials) fits SPLIT_STEP_S,
+    as even as they come."""
     parts = {}
-    for short, solver in G30_KERNELS.items():
-        run_s, how = g30_run_s(solver)
-        most = int((G30_STEP_S - FW_JOB_S) // run_s) - 1
-        if most < 1:
-            raise ValueError(f"{solver} on {G30}: {run_s:.0f} s a run, no trial beside its warm-up fits {G30_STEP_S} s")
-        count = -(-G30_TRIALS // most)
-        for i in range(count):
-            trials = G30_TRIALS // count + (i < G30_TRIALS % count)
-            parts[f"r39g30{short}{'abcdefgh'[i]}"] = (solver, trials, FW_JOB_S + (1 + trials) * run_s, how)
+    for experiment, (graph, kernels) in SPLIT.items():
+        for short, solver in kernels.items():
+            run_s, how = split_run_s(graph, solver)
+            most = int((SPLIT_STEP_S - FW_JOB_S) // run_s) - 1
+            if most < 1:
+                raise ValueError(f"{solver} on {graph}: {run_s:.0f} s a run, no trial beside its warm-up fits "
+                                 f"{SPLIT_STEP_S} s")
+            count = -(-SPLIT_TRIALS // most)
+            for i in range(count):
+                trials = SPLIT_TRIALS // count + (i < SPLIT_TRIALS % count)
+                parts[f"{experiment}{short}{'abcdefgh'[i]}"] = (experiment, graph, solver, trials,
+                                                               FW_JOB_S + (1 + trials) * run_s, how)
     return parts
 
 
-def r39g30_part(c, name: str):
-    solver, trials, seconds, how = g30_parts()[name]
-    local_graphs(c, keep={G30})
+def split_part(c, name: str):
+    experiment, graph, solver, trials, seconds, how = split_parts()[name]
+    local_graphs(c, keep={graph})
     c["trials"], c["warmup"] = trials, 1
-    c["solvers"] = [{**{k: v for k, v in s.items() if k not in ("end_to_end", "graphs")}, "graphs": [G30]}
+    c["solvers"] = [{**{k: v for k, v in s.items() if k not in ("end_to_end", "graphs")}, "graphs": [graph]}
                     for s in c["solvers"] if s["name"] == solver]
-    siblings = [k for k, v in g30_parts().items() if v[0] == solver]
-    return ["in_process: true", f"{trials} of {solver}'s {G30_TRIALS} trials on {G30} after 1 warm-up (the warm-up "
-            f"holds the first-use compile), about {seconds:.0f} s ({how})",
-            f"part {siblings.index(name) + 1} of {len(siblings)} ({', '.join(siblings)}); experiment r39g30 pools the "
-            "parts of the four kernels", "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
+    siblings = [k for k, v in split_parts().items() if v[2] == solver and v[1] == graph]
+    pooled = "the parts of the four kernels" if len(SPLIT[experiment][1]) == 4 else "them"
+    return ["in_process: true", f"{trials} of {solver}'s {SPLIT_TRIALS} trials on {graph} after 1 warm-up (the "
+            f"warm-up holds the first-use compile), about {seconds:.0f} s ({how})",
+            f"part {siblings.index(name) + 1} of {len(siblings)} ({', '.join(siblings)}); experiment {experiment} pools "
+            f"{pooled}", "no end_to_end (kernel time dominates), no CPU column or SciPy row"]
 
 
 def r39t1pc(c):
@@ -666,12 +677,12 @@ ISSUE39 = {"r39ring": ("paper001-table1", r39ring), "r39fig10": ("paper001-fig10
 
 def issue39() -> dict:
     """ISSUE39 with r39fig4's parts, r39fig4a, r39fig4b, ... (as many as fig4_parts fills), r39t1heap's parts
-    (T1HEAP_PARTS) and the Gnutella30 kernels' parts (g30_parts)."""
+    (T1HEAP_PARTS) and the split kernels' parts (split_parts)."""
     parts = fig4_parts()[0]
     return {**ISSUE39, **{f"r39fig4{FIG4_PARTS[i]}": ("paper002-fig4", functools.partial(r39fig4_part, part=i))
                           for i in range(len(parts))},
             **{name: ("paper001-table1", functools.partial(r39t1heap_part, name=name)) for name in T1HEAP_PARTS},
-            **{name: ("paper000-table3", functools.partial(r39g30_part, name=name)) for name in g30_parts()}}
+            **{name: ("paper000-table3", functools.partial(split_part, name=name)) for name in split_parts()}}
 
 
 def main(native: bool = False, out: Path | None = None):
