@@ -338,7 +338,6 @@ def fig4_configurations() -> list[tuple[int, str, str, str]]:
         if str(item["paper"]) == "002" and item["kind"] == "measured" and "not_run" not in item:
             for cell in expand_cells(item["test"]):
                 named |= {tuple(s.partition(" *")[0].split("|")) for s in cell_specs(cell) if "not_run" not in cell}
-    named = {(graph.rpartition(":")[2], solver, label) for graph, solver, label in named}  # whichever run it reads
     return sorted((int(graph.split("-")[1]), graph, solver, label) for graph, solver, label in named)
 
 
@@ -544,9 +543,8 @@ def split_run_s(graph: str, solver: str) -> tuple[float, str]:
     small = SMALLER[graph]
     (r,) = [r for path in R39T3_MEDIANS for r in csv.DictReader(path.open()) if (r["graph"], r["solver"]) == (small, solver)]
     n = float(rows[graph, "floydwarshall_tiledshared"]["n"])
-    big, little = SHORT[graph], SHORT[small]
     return (float(r["median_ms"]) / 1000 * (n / float(r["n"])) ** 3,
-            f"{little}'s 5-trial median x (n{big[1:]} / n{little[1:]})^3")
+            f"{SHORT[small]}'s 5-trial median x (n{graph[-2:]} / n{small[-2:]})^3")
 
 
 def split_parts() -> dict[str, tuple[str, str, str, int, float, str]]:
@@ -570,12 +568,13 @@ def split_parts() -> dict[str, tuple[str, str, str, int, float, str]]:
 
 
 def split_part(c, name: str):
-    experiment, graph, solver, trials, seconds, how = split_parts()[name]
+    parts = split_parts()
+    experiment, graph, solver, trials, seconds, how = parts[name]
     local_graphs(c, keep={graph})
     c["trials"], c["warmup"] = trials, 1
     c["solvers"] = [{**{k: v for k, v in s.items() if k not in ("end_to_end", "graphs")}, "graphs": [graph]}
                     for s in c["solvers"] if s["name"] == solver]
-    siblings = [k for k, v in split_parts().items() if v[2] == solver and v[1] == graph]
+    siblings = [k for k, v in parts.items() if v[1:3] == (graph, solver)]
     pooled = "the parts of the four kernels" if len(SPLIT[experiment][1]) == 4 else "them"
     return ["in_process: true", f"{trials} of {solver}'s {SPLIT_TRIALS} trials on {graph} after 1 warm-up (the "
             f"warm-up holds the first-use compile), about {seconds:.0f} s ({how})",

@@ -473,9 +473,9 @@ def agree(cell: Cell, others: list[tuple[str, Cell]]) -> Cell:
 
 def judge_replicated(store: Store, cell: dict, rule: Rule) -> Cell:
     """A cell judged on its run and on each replicate that holds all of its configurations."""
-    judged = judge_cell(store, cell, rule)
+    judged, specs = judge_cell(store, cell, rule), cell_specs(cell)
     others = [(run, judge_cell(store, {**cell, "experiment": run}, rule)) for run in replicates_of(cell)
-              if all(len(config_rows(store, spec, run)) for spec in cell_specs(cell))]
+              if all(len(config_rows(store, spec, run)) for spec in specs)]
     return agree(judged, others)
 
 
